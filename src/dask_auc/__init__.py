@@ -1,0 +1,37 @@
+"""dask-auc: exact ROC AUC and ranking metrics on Dask collections.
+
+Examples
+--------
+>>> import numpy as np, dask_auc
+>>> dask_auc.roc_auc_score(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
+0.75
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from ._graph import LazyScore
+from ._ranking import roc_auc_score
+from ._summary import PartialROC, TieGroup, merge_adjacent
+from ._validation import InvalidParameterError, UndefinedMetricWarning
+
+try:
+    __version__ = version("dask-auc")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0+unknown"
+
+__all__ = [
+    "InvalidParameterError",
+    "LazyScore",
+    "PartialROC",
+    "TieGroup",
+    "UndefinedMetricWarning",
+    "__version__",
+    "merge_adjacent",
+    "roc_auc_score",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__

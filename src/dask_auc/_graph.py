@@ -1,0 +1,191 @@
+"""The dask graph: sample sort by score, chunk kernels, a neighbour-only tree.
+
+This is the only module that builds task graphs.  Layout of the graph, for
+``P`` input blocks and ``K`` score buckets (bucket 0 = highest scores)::
+
+    block_i -> meta_i ----------> plan            (P small samples -> splitters)
+    block_i + plan -> split_i -> piece_(i, b)     (views, one per bucket)
+    piece_(*, b) -> bucket_b -> summary_b         (merge runs, kernel)
+    summary_(b..b+s-1) -> merge                   (contiguous runs only)
+
+Every merge task receives a run of *consecutive* buckets, in score order, so a
+non-adjacent merge cannot be expressed; ``tests/test_graph.py`` checks that on
+the built graph.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Hashable, Sequence
+
+import dask
+from dask.base import DaskMethodsMixin, tokenize
+from dask.delayed import Delayed
+from dask.highlevelgraph import HighLevelGraph
+
+from ._kernels import assemble_bucket, block_meta, plan_sort, split_block, summarize_bucket
+from ._partial_auc import cut_bucket, locate_crossing, partial_area
+from ._summary import merge_run
+
+DEFAULT_SPLIT_EVERY = 8
+#: bound on P * K piece tasks; above it fewer buckets are used
+_MAX_PIECES = 10_000
+_SAMPLES_PER_BUCKET = 16
+
+
+def split_every_default() -> int:
+    """``split_every`` from ``dask.config`` key ``dask-auc.split-every`` (default 8)."""
+    return int(dask.config.get("dask-auc.split-every", DEFAULT_SPLIT_EVERY))
+
+
+def bucket_count(n_blocks: int) -> int:
+    """How many score buckets to sort into (``dask-auc.buckets`` overrides)."""
+    configured = dask.config.get("dask-auc.buckets", None)
+    if configured is not None:
+        return max(1, int(configured))
+    return max(1, min(n_blocks, _MAX_PIECES // max(n_blocks, 1)))
+
+
+class SortedGraph:
+    """Task keys of the sorted buckets and their summaries for one input.
+
+    Parameters
+    ----------
+    blocks : list of Delayed
+        One :class:`~dask_auc._kernels.PreparedBlock` per input block.
+    n_buckets : int, optional
+        Number of score buckets; see :func:`bucket_count`.
+    """
+
+    def __init__(self, blocks: Sequence[Delayed], n_buckets: int | None = None):
+        self.blocks = list(blocks)
+        self.n_buckets = n_buckets or bucket_count(len(self.blocks))
+        self.token = tokenize([b.key for b in self.blocks], self.n_buckets)
+        self.dsk: dict[Hashable, Any] = {}
+        self.plan_key = self._add_plan()
+        self.bucket_keys = self._add_buckets()
+        self.summary_keys = [
+            self.add(("auc-summary", b), summarize_bucket, key)
+            for b, key in enumerate(self.bucket_keys)
+        ]
+
+    def name(self, kind: str) -> str:
+        return f"{kind}-{self.token}"
+
+    def add(self, key: tuple, func: Callable, *args: Any) -> tuple:
+        """Add a task; ``key`` is ``(kind, index...)``, made unique by the token."""
+        full = (self.name(key[0]),) + tuple(key[1:])
+        self.dsk[full] = (func,) + args
+        return full
+
+    def _add_plan(self) -> tuple:
+        samples = _SAMPLES_PER_BUCKET * self.n_buckets
+        metas = [
+            self.add(("auc-meta", i), block_meta, block.key, samples)
+            for i, block in enumerate(self.blocks)
+        ]
+        return self.add(("auc-plan", 0), plan_sort, metas, self.n_buckets)
+
+    def _add_buckets(self) -> list[tuple]:
+        splits = [
+            self.add(("auc-split", i), split_block, block.key, self.plan_key)
+            for i, block in enumerate(self.blocks)
+        ]
+        pieces = [
+            [self.add(("auc-piece", i, b), operator.getitem, split, b) for b in range(self.n_buckets)]
+            for i, split in enumerate(splits)
+        ]
+        return [
+            self.add(("auc-bucket", b), assemble_bucket, *[row[b] for row in pieces])
+            for b in range(self.n_buckets)
+        ]
+
+    def tree_reduce(self, keys: Sequence[tuple], split_every: int, kind: str = "auc-merge") -> tuple:
+        """Merge ``keys`` (in score order) with a tree of contiguous runs.
+
+        Each task merges at most ``split_every`` consecutive results of the
+        level below, so only neighbours in score order ever meet.
+        """
+        level, keys = 0, list(keys)
+        while True:
+            runs = [keys[i : i + split_every] for i in range(0, len(keys), split_every)]
+            keys = [self.add((kind, level, j), merge_run, run) for j, run in enumerate(runs)]
+            if len(keys) == 1:
+                return keys[0]
+            level += 1
+
+    def partial_auc_key(self, max_fpr: float) -> tuple:
+        """Key of ``(area, P, N)`` up to ``max_fpr``, see :mod:`dask_auc._partial_auc`."""
+        crossing = self.add(("auc-crossing", 0), locate_crossing, self.summary_keys, max_fpr)
+        cuts = [
+            self.add(("auc-cut", b), cut_bucket, key, crossing, b)
+            for b, key in enumerate(self.bucket_keys)
+        ]
+        return self.add(("auc-partial", 0), partial_area, self.summary_keys, crossing, cuts)
+
+    def graph(self) -> HighLevelGraph:
+        return HighLevelGraph.from_collections(self.name("auc"), self.dsk, dependencies=self.blocks)
+
+
+class LazyScore(DaskMethodsMixin):
+    """A lazy metric: a dask collection whose ``compute()`` returns the number.
+
+    The final step (``finalize``) runs in the calling process, so warnings such
+    as scikit-learn's ``UndefinedMetricWarning`` reach the caller even when the
+    work ran on a distributed cluster.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> lazy = dask_auc.roc_auc_score(np.array([0, 1, 1]), np.array([0.1, 0.8, 0.3]),
+    ...                               compute=False)
+    >>> lazy.compute()
+    1.0
+    """
+
+    def __init__(
+        self,
+        graph: HighLevelGraph,
+        keys: list[Hashable],
+        finalize: Callable[..., Any],
+        label: str,
+    ):
+        self._graph = graph
+        self._keys = keys
+        self._finalize = finalize
+        self._label = label
+
+    def __dask_graph__(self) -> HighLevelGraph:
+        return self._graph
+
+    def __dask_keys__(self) -> list[Hashable]:
+        return list(self._keys)
+
+    def __dask_layers__(self) -> tuple[str, ...]:
+        return tuple(self._graph.layers)
+
+    def __dask_tokenize__(self) -> Any:
+        return (self._label, self._keys)
+
+    __dask_scheduler__ = staticmethod(dask.threaded.get)
+
+    @staticmethod
+    def __dask_optimize__(dsk: Any, keys: Any, **kwargs: Any) -> Any:
+        flat = set(dask.core.flatten(keys))
+        return dsk.cull(flat) if isinstance(dsk, HighLevelGraph) else dsk
+
+    def __dask_postcompute__(self) -> tuple[Callable, tuple]:
+        return _apply_finalize, (self._finalize,)
+
+    def __dask_postpersist__(self) -> tuple[Callable, tuple]:
+        return self._rebuild, ()
+
+    def _rebuild(self, dsk: Any, *, rename: Any = None) -> LazyScore:
+        return LazyScore(dsk, self._keys, self._finalize, self._label)
+
+    def __repr__(self) -> str:
+        return f"LazyScore<{self._label}, tasks={len(self._graph)}>"
+
+
+def _apply_finalize(results: list[Any], finalize: Callable[..., Any]) -> Any:
+    return finalize(*results)

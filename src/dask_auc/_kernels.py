@@ -1,0 +1,315 @@
+"""Pure-NumPy chunk kernels: the per-block and per-bucket work of the sort.
+
+The sort is a sample sort that never moves pandas rows:
+
+1. :func:`prepare_block` validates one input block, splits its rows by label
+   and sorts each class's scores locally (``np.sort``; ``argsort`` only when
+   weights must travel with the scores).
+2. :func:`block_meta` draws a regular sample of those sorted scores; one task
+   turns all samples into score splitters with :func:`plan_sort`.
+3. :func:`split_block` cuts every sorted class array at the splitters (binary
+   searches, views, no copy) into one piece per bucket.
+4. :func:`assemble_bucket` merges the pieces of one bucket, and
+   :func:`summarize_bucket` reduces it to a :class:`~dask_auc._summary.PartialROC`.
+
+Buckets are numbered in descending score order: bucket 0 holds the highest
+scores.  A tie group heavy enough to fill several buckets is spread over them
+(ties never need to stay together: the merge corrects for a straddling group).
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._summary import PartialROC, TieGroup
+from ._validation import (
+    as_score_array,
+    as_weight_array,
+    check_lengths,
+    label_classes,
+    to_numpy,
+    union_of_classes,
+)
+
+
+@dataclass(frozen=True)
+class SortedScores:
+    """The rows of one class, sorted by ascending score, with their weights."""
+
+    scores: np.ndarray
+    weights: np.ndarray | None = None
+
+    @property
+    def total(self) -> int | float:
+        if self.weights is None:
+            return len(self.scores)
+        return float(self.weights.sum())
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def slice(self, start: int, stop: int) -> SortedScores:
+        weights = None if self.weights is None else self.weights[start:stop]
+        return SortedScores(self.scores[start:stop], weights)
+
+
+@dataclass(frozen=True)
+class PreparedBlock:
+    """One validated input block, its rows sorted within each label."""
+
+    lengths: tuple[int, ...]
+    classes: tuple[Any, ...]
+    by_label: dict[Any, SortedScores]
+
+
+@dataclass(frozen=True)
+class BlockMeta:
+    """What the planning task needs to know of a block: small by design."""
+
+    lengths: tuple[int, ...]
+    classes: tuple[Any, ...]
+    sample: np.ndarray
+    sample_rows: np.ndarray  # how many rows each sampled score stands for
+
+
+@dataclass(frozen=True)
+class SortPlan:
+    """The global decisions of the sort, made once from all block samples."""
+
+    classes: tuple[Any, ...]
+    splitters: np.ndarray  # ascending, n_buckets - 1 values
+
+    @property
+    def n_buckets(self) -> int:
+        return len(self.splitters) + 1
+
+    @property
+    def positive_label(self) -> Any:
+        return self.classes[-1] if self.classes else None
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """The rows of one bucket (or one block's piece of it), split by class."""
+
+    pos: SortedScores
+    neg: SortedScores
+
+
+def prepare_block(label: Any, score: Any, weight: Any = None) -> PreparedBlock:
+    """Validate one block and sort its scores within each label.
+
+    Parameters
+    ----------
+    label, score : array-like
+        The block's ``y_true`` and ``y_score`` values, aligned row by row.
+    weight : array-like, optional
+        The block's ``sample_weight``; rows of weight zero are dropped (as
+        scikit-learn does) after the labels were counted.
+
+    Returns
+    -------
+    PreparedBlock
+        With no rows at all when the inputs' lengths differ: the planning task
+        then raises with the total lengths, as scikit-learn does.
+
+    Examples
+    --------
+    >>> block = prepare_block([0, 1, 1], [0.2, 0.9, 0.4])
+    >>> block.by_label[1].scores
+    array([0.4, 0.9])
+    """
+    label, score = to_numpy(label), to_numpy(score)
+    lengths = (len(label), len(score)) + (() if weight is None else (len(weight),))
+    if len(set(lengths)) > 1:
+        return PreparedBlock(lengths, (), {})
+    classes = label_classes(label)
+    score = as_score_array(score)
+    weights = None if weight is None else as_weight_array(weight)
+    if weights is not None and not weights.all():
+        keep = weights != 0
+        label, score, weights = label[keep], score[keep], weights[keep]
+    by_label = {}
+    for value in classes:
+        rows = label == value if len(classes) > 1 else slice(None)
+        by_label[value] = _sorted_scores(score[rows], None if weights is None else weights[rows])
+    return PreparedBlock(lengths, classes, by_label)
+
+
+def _sorted_scores(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
+    if weights is None:
+        return SortedScores(np.sort(scores))
+    # Stability is not needed: rows of equal score are interchangeable.
+    order = np.argsort(scores)
+    return SortedScores(scores[order], weights[order])
+
+
+def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
+    """A regular sample of each class's sorted scores, with the rows each stands for."""
+    values, rows = [], []
+    for part in block.by_label.values():
+        n = len(part)
+        if n == 0:
+            continue
+        take = min(n, samples_per_class)
+        positions = ((np.arange(take) + 0.5) * (n / take)).astype(np.int64)
+        values.append(part.scores[positions])
+        rows.append(np.full(take, n / take))
+    if not values:
+        return BlockMeta(block.lengths, block.classes, np.empty(0), np.empty(0))
+    return BlockMeta(block.lengths, block.classes, np.concatenate(values), np.concatenate(rows))
+
+
+def plan_sort(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
+    """Check the blocks agree, pick the classes and ``n_buckets - 1`` splitters.
+
+    Splitters sit at equal steps of the sampled row count, so buckets hold
+    about the same number of rows; a heavy tie value shows up several times.
+    """
+    totals = np.sum([meta.lengths for meta in metas], axis=0) if metas else [0, 0]
+    check_lengths(list(totals))
+    if metas and totals[0] == 0:
+        raise ValueError(
+            "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
+        )
+    classes = union_of_classes([meta.classes for meta in metas])
+    sample = np.concatenate([meta.sample for meta in metas]) if metas else np.empty(0)
+    rows = np.concatenate([meta.sample_rows for meta in metas]) if metas else np.empty(0)
+    return SortPlan(classes, _splitters(sample, rows, n_buckets))
+
+
+def _splitters(sample: np.ndarray, rows: np.ndarray, n_buckets: int) -> np.ndarray:
+    if n_buckets <= 1 or sample.size == 0:
+        return sample[:0].copy() if n_buckets <= 1 else np.zeros(n_buckets - 1)
+    order = np.argsort(sample, kind="stable")
+    cumulative = np.cumsum(rows[order])
+    targets = cumulative[-1] * np.arange(1, n_buckets) / n_buckets
+    picks = np.minimum(np.searchsorted(cumulative, targets), len(order) - 1)
+    return sample[order][picks]
+
+
+def _cut_positions(scores: np.ndarray, splitters: np.ndarray) -> np.ndarray:
+    """Where to cut one ascending array so that piece j lands in ascending bucket j.
+
+    A splitter value that repeats ``m`` times (a heavy tie) cuts its run of
+    equal scores into ``m + 1`` near-equal parts instead of sending it whole
+    to one bucket; a value that occurs once keeps its ties together.
+    """
+    values, first, repeats = np.unique(splitters, return_index=True, return_counts=True)
+    left = np.searchsorted(scores, values, "left")
+    right = np.searchsorted(scores, values, "right")
+    rank = np.arange(len(splitters)) - np.repeat(first, repeats)
+    m = np.repeat(repeats, repeats)
+    low, high = np.repeat(left, repeats), np.repeat(right, repeats)
+    spread = low + (high - low) * (rank + 1) // (m + 1)
+    cuts = np.where(m == 1, high, spread)
+    return np.concatenate(([0], cuts, [len(scores)]))
+
+
+def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
+    """Cut a prepared block into one piece per bucket, highest bucket first."""
+    pos = block.by_label.get(plan.positive_label, _EMPTY)
+    neg = _EMPTY
+    for value, part in block.by_label.items():
+        if value != plan.positive_label:
+            neg = part
+    pos_cuts = _cut_positions(pos.scores, plan.splitters)
+    neg_cuts = _cut_positions(neg.scores, plan.splitters)
+    pieces = [
+        Bucket(pos.slice(pos_cuts[j], pos_cuts[j + 1]), neg.slice(neg_cuts[j], neg_cuts[j + 1]))
+        for j in range(plan.n_buckets)
+    ]
+    return pieces[::-1]
+
+
+_EMPTY = SortedScores(np.empty(0))
+
+
+def assemble_bucket(*pieces: Bucket) -> Bucket:
+    """Merge one bucket's pieces (one from each block) into sorted class arrays."""
+    return Bucket(
+        _merge_sorted([p.pos for p in pieces]), _merge_sorted([p.neg for p in pieces])
+    )
+
+
+def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return _EMPTY
+    if len(parts) == 1:
+        return parts[0]
+    scores = np.concatenate([p.scores for p in parts])
+    if parts[0].weights is None:
+        return SortedScores(np.sort(scores))
+    order = np.argsort(scores)
+    weights = np.concatenate([p.weights for p in parts])  # type: ignore[misc]
+    return SortedScores(scores[order], weights[order])
+
+
+def summarize_bucket(bucket: Bucket) -> PartialROC:
+    """Reduce a bucket to its :class:`PartialROC`.
+
+    Each positive outranks the negatives scoring strictly lower and ties with
+    the equal ones; both counts come from binary searches of the sorted
+    positives into the sorted negatives.
+
+    Examples
+    --------
+    >>> pos = SortedScores(np.array([0.5, 0.9]))
+    >>> neg = SortedScores(np.array([0.1, 0.5]))
+    >>> summary = summarize_bucket(Bucket(pos, neg))
+    >>> summary.strict, summary.tied
+    (3, 1)
+    """
+    pos, neg = bucket.pos, bucket.neg
+    if len(pos) == 0 and len(neg) == 0:
+        return PartialROC.empty()
+    strict, tied = _pair_counts(pos, neg)
+    top = max(_edge(pos, -1), _edge(neg, -1))
+    bottom = min(_edge(pos, 0), _edge(neg, 0))
+    return PartialROC(
+        pos.total,
+        neg.total,
+        strict,
+        tied,
+        TieGroup(top, _total_equal(pos, top), _total_equal(neg, top)),
+        TieGroup(bottom, _total_equal(pos, bottom), _total_equal(neg, bottom)),
+    )
+
+
+def _pair_counts(pos: SortedScores, neg: SortedScores) -> tuple[int | float, int | float]:
+    """(pairs with pos > neg, pairs with pos == neg), weighted when weights exist."""
+    weighted = pos.weights is not None or neg.weights is not None
+    zero: int | float = 0.0 if weighted else 0
+    if len(pos) == 0 or len(neg) == 0:
+        return zero, zero
+    below = np.searchsorted(neg.scores, pos.scores, "left")
+    nearest = neg.scores[np.minimum(below, len(neg) - 1)]
+    ties = np.flatnonzero(nearest == pos.scores)
+    through = np.searchsorted(neg.scores, pos.scores[ties], "right")
+    if not weighted:
+        return int(below.sum()), int((through - below[ties]).sum())
+    assert pos.weights is not None and neg.weights is not None
+    neg_cumulative = np.concatenate(([0.0], np.cumsum(neg.weights)))
+    strict = float(pos.weights @ neg_cumulative[below])
+    tied_weight = neg_cumulative[through] - neg_cumulative[below[ties]]
+    return strict, float(pos.weights[ties] @ tied_weight)
+
+
+def _edge(part: SortedScores, index: int) -> Any:
+    if len(part) == 0:
+        return np.inf if index == 0 else -np.inf
+    return part.scores[index].item()
+
+
+def _total_equal(part: SortedScores, value: Any) -> int | float:
+    start = np.searchsorted(part.scores, value, "left")
+    stop = np.searchsorted(part.scores, value, "right")
+    if part.weights is None:
+        return int(stop - start)
+    return float(part.weights[start:stop].sum())

@@ -1,0 +1,135 @@
+"""Public, scikit-learn-compatible ranking metrics on dask collections."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ._graph import LazyScore, SortedGraph, split_every_default
+from ._inputs import prepared_blocks
+from ._kernels import SortPlan
+from ._partial_auc import mcclish
+from ._summary import PartialROC
+from ._validation import (
+    NO_NEGATIVES_MESSAGE,
+    NO_POSITIVES_MESSAGE,
+    ONE_CLASS_MESSAGE,
+    UndefinedMetricWarning,
+    check_choice,
+    check_max_fpr,
+    check_split_every,
+)
+
+_AVERAGES = ("micro", "macro", "samples", "weighted", None)
+_MULTI_CLASS = ("raise", "ovr", "ovo")
+
+
+def roc_auc_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: str | None = "macro",
+    sample_weight: Any = None,
+    max_fpr: float | None = None,
+    multi_class: str = "raise",
+    labels: Any = None,
+    compute: bool = True,
+    split_every: int | None = None,
+) -> float | LazyScore:
+    """Exact area under the ROC curve of a binary target, computed with dask.
+
+    Same definition and result as :func:`sklearn.metrics.roc_auc_score` (ties
+    count one half), for data that lives in dask collections: the rows are
+    sorted by score across partitions, each sorted bucket is reduced to a small
+    summary, and the summaries are merged, neighbours only, in a tree.
+
+    Parameters
+    ----------
+    y_true : dask Series or Array, pandas Series, ndarray or list
+        Binary labels: {0, 1}, {-1, 1}, bool, or any two classes (the greater
+        one is the positive class, as in scikit-learn).
+    y_score : same kinds as ``y_true``
+        Scores, probabilities or decision values; higher means more positive.
+        Rows pair with ``y_true`` by position (dask inputs must be partitioned
+        alike: columns of one DataFrame are).
+    average : {'macro', 'micro', 'weighted', 'samples'} or None, default='macro'
+        Accepted for compatibility; a binary target has a single score.
+    sample_weight : same kinds as ``y_true``, optional
+        Non-negative row weights; rows of weight zero are ignored.
+    max_fpr : float in (0, 1], optional
+        Return the McClish-standardised partial AUC over ``fpr <= max_fpr``.
+    multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
+        Accepted for compatibility; a multi-class ``y_true`` raises.
+    labels : array-like, optional
+        Accepted for compatibility; unused for a binary target.
+    compute : bool, default=True
+        If False, return a :class:`LazyScore` (a dask collection); call
+        ``.compute()`` or pass it to ``dask.compute`` with other work.
+    split_every : int >= 2, optional
+        Fan-in of the merge tree (default: ``dask.config`` key
+        ``dask-auc.split-every``, 8).
+
+    Returns
+    -------
+    float or LazyScore
+        The AUC; NaN with an :class:`UndefinedMetricWarning` when ``y_true``
+        holds one class only.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd, dask_auc
+    >>> df = dd.from_pandas(pd.DataFrame({"label": [0, 0, 1, 1],
+    ...                                   "score": [0.1, 0.4, 0.35, 0.8]}), npartitions=2)
+    >>> dask_auc.roc_auc_score(df["label"], df["score"])
+    0.75
+    >>> dask_auc.roc_auc_score(df["label"], df["score"], max_fpr=0.5)
+    0.6666666666666666
+    """
+    name = "roc_auc_score"
+    check_choice("average", average, _AVERAGES, name)
+    check_choice("multi_class", multi_class, _MULTI_CLASS, name)
+    max_fpr = check_max_fpr(max_fpr, name)
+    split_every = check_split_every(split_every) or split_every_default()
+    sorted_graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
+    if max_fpr is None or max_fpr == 1.0:
+        result_key = sorted_graph.tree_reduce(sorted_graph.summary_keys, split_every)
+        finalize: Any = _finalize_auc
+    else:
+        result_key = sorted_graph.partial_auc_key(max_fpr)
+        finalize = _PartialFinalizer(max_fpr)
+    lazy = LazyScore(
+        sorted_graph.graph(), [result_key, sorted_graph.plan_key], finalize, name
+    )
+    return lazy.compute() if compute else lazy
+
+
+def _defined(plan: SortPlan, pos: float, neg: float) -> bool:
+    """False (after sklearn's warning) when the AUC is undefined."""
+    if len(plan.classes) < 2:
+        message = ONE_CLASS_MESSAGE
+    elif neg == 0:
+        message = NO_NEGATIVES_MESSAGE
+    elif pos == 0:
+        message = NO_POSITIVES_MESSAGE
+    else:
+        return True
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=4)
+    return False
+
+
+def _finalize_auc(summary: PartialROC, plan: SortPlan) -> float:
+    if not _defined(plan, summary.pos, summary.neg):
+        return float("nan")
+    # Python ints divide with correct rounding: exact for unweighted input.
+    return float(summary.twice_area / (2 * summary.pos * summary.neg))
+
+
+class _PartialFinalizer:
+    def __init__(self, max_fpr: float):
+        self.max_fpr = max_fpr
+
+    def __call__(self, partial: tuple[float, Any, Any], plan: SortPlan) -> float:
+        area, pos, neg = partial
+        if not _defined(plan, pos, neg):
+            return float("nan")
+        return mcclish(area / (pos * neg), self.max_fpr)

@@ -1,0 +1,177 @@
+"""The partial summary of a contiguous run of score-sorted rows, and its merge.
+
+A :class:`PartialROC` summarises a run of rows taken from the global order of
+scores (descending).  Two summaries of *neighbouring* runs combine with
+:func:`merge_adjacent`; the merge is associative with :meth:`PartialROC.empty`
+as identity, but it is not commutative: the left argument must hold the higher
+scores.  Unweighted summaries hold Python ints, so every merge is exact and the
+final AUC does not depend on where the partitions were cut.
+
+This module imports neither dask nor pandas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import reduce
+from typing import Union
+
+Number = Union[int, float]
+
+
+@dataclass(frozen=True)
+class TieGroup:
+    """The rows of a run that share its top (or bottom) score."""
+
+    score: float
+    pos: Number
+    neg: Number
+
+
+@dataclass(frozen=True)
+class PartialROC:
+    """Summary of a run of rows, in descending score order.
+
+    Attributes
+    ----------
+    pos, neg : int or float
+        Count (or total weight) of positive and negative rows.
+    strict : int or float
+        Pairs (positive, negative) inside the run where the positive scores
+        strictly higher (weighted: the sum of ``w_pos * w_neg``).
+    tied : int or float
+        Pairs (positive, negative) inside the run with equal scores.
+    top, bottom : TieGroup or None
+        The tie groups at the highest and the lowest score; ``None`` when the
+        run is empty.  A merge needs them to correct for a tie group that
+        straddles the boundary between two runs.
+    """
+
+    pos: Number
+    neg: Number
+    strict: Number
+    tied: Number
+    top: TieGroup | None
+    bottom: TieGroup | None
+
+    @classmethod
+    def empty(cls) -> PartialROC:
+        """The identity of :func:`merge_adjacent`: an empty run."""
+        return cls(0, 0, 0, 0, None, None)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.top is None
+
+    @property
+    def area(self) -> Number:
+        """Area under the run's ROC staircase in count units (ties count 1/2)."""
+        return self.strict + self.tied / 2
+
+    @property
+    def twice_area(self) -> Number:
+        """``2 * area``; an exact int for unweighted runs."""
+        return 2 * self.strict + self.tied
+
+    @property
+    def is_single_group(self) -> bool:
+        """True when every row of the run has the same score."""
+        return (
+            self.top is not None
+            and self.bottom is not None
+            and self.top.score == self.bottom.score
+        )
+
+
+def _joined(upper: TieGroup, lower: TieGroup) -> TieGroup:
+    return TieGroup(upper.score, upper.pos + lower.pos, upper.neg + lower.neg)
+
+
+def merge_adjacent(higher: PartialROC, lower: PartialROC) -> PartialROC:
+    """Merge the summaries of two neighbouring runs.
+
+    Parameters
+    ----------
+    higher : PartialROC
+        The run whose scores are all ``>=`` those of ``lower``.
+    lower : PartialROC
+        The run that follows ``higher`` in descending score order.
+
+    Returns
+    -------
+    PartialROC
+        The summary of the concatenated run.
+
+    Notes
+    -----
+    Every positive of ``higher`` outranks every negative of ``lower``, which
+    lifts the area by ``higher.pos * lower.neg`` -- except for pairs inside a
+    tie group straddling the boundary (``higher.bottom.score ==
+    lower.top.score``), which count one half instead, in both directions.
+
+    Examples
+    --------
+    >>> a = PartialROC(1, 0, 0, 0, TieGroup(0.9, 1, 0), TieGroup(0.9, 1, 0))
+    >>> b = PartialROC(0, 1, 0, 0, TieGroup(0.2, 0, 1), TieGroup(0.2, 0, 1))
+    >>> merge_adjacent(a, b).strict
+    1
+    """
+    if higher.is_empty:
+        return lower
+    if lower.is_empty:
+        return higher
+    assert higher.top is not None and higher.bottom is not None
+    assert lower.top is not None and lower.bottom is not None
+    if higher.bottom.score < lower.top.score:
+        raise ValueError(
+            "merge_adjacent: the left run must hold the higher scores "
+            f"(left bottom {higher.bottom.score!r} < right top {lower.top.score!r})"
+        )
+    strict = higher.strict + lower.strict + higher.pos * lower.neg
+    tied = higher.tied + lower.tied
+    top, bottom = higher.top, lower.bottom
+    if higher.bottom.score == lower.top.score:
+        edge_high, edge_low = higher.bottom, lower.top
+        strict -= edge_high.pos * edge_low.neg
+        tied += edge_high.pos * edge_low.neg + edge_low.pos * edge_high.neg
+        if higher.is_single_group:
+            top = _joined(higher.top, lower.top)
+        if lower.is_single_group:
+            bottom = _joined(higher.bottom, lower.bottom)
+        if higher.is_single_group and lower.is_single_group:
+            bottom = top
+    return PartialROC(
+        higher.pos + lower.pos, higher.neg + lower.neg, strict, tied, top, bottom
+    )
+
+
+def merge_run(summaries: list[PartialROC]) -> PartialROC:
+    """Merge a run of neighbouring summaries, given highest scores first."""
+    return reduce(merge_adjacent, summaries, PartialROC.empty())
+
+
+def drop_bottom_group(run: PartialROC) -> PartialROC:
+    """The summary of ``run`` without the rows of its bottom tie group.
+
+    Used by the partial AUC, which needs the rows scoring strictly above a
+    threshold that may sit on a run's bottom edge.  The new bottom group is
+    not recoverable from the summary, so the result keeps a bottom group with
+    zero counts at the old score: merging it with a lower run stays exact
+    (a zero-count group corrects nothing), but its ``bottom`` no longer names
+    the lowest remaining score.
+    """
+    if run.is_empty or run.is_single_group:
+        return PartialROC.empty()
+    assert run.bottom is not None and run.top is not None
+    group = run.bottom
+    above_pos = run.pos - group.pos
+    strict = run.strict - above_pos * group.neg
+    tied = run.tied - group.pos * group.neg
+    return replace(
+        run,
+        pos=above_pos,
+        neg=run.neg - group.neg,
+        strict=strict,
+        tied=tied,
+        bottom=TieGroup(group.score, 0, 0),
+    )

@@ -1,0 +1,221 @@
+"""Checks on parameters and on the values inside blocks, with scikit-learn's messages.
+
+Everything here is pure NumPy so that it runs inside worker tasks; the
+messages match scikit-learn 1.9 so that code catching sklearn's errors keeps
+working when it switches to dask-auc.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+MULTICLASS_MESSAGE = "multi_class must be in ('ovo', 'ovr')"
+ONE_CLASS_MESSAGE = (
+    "Only one class is present in y_true. ROC AUC score is not defined in that case."
+)
+NO_NEGATIVES_MESSAGE = (
+    "No negative samples in y_true, false positive value should be meaningless"
+)
+NO_POSITIVES_MESSAGE = (
+    "No positive samples in y_true, true positive value should be meaningless"
+)
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter has a wrong type or value (as ``sklearn``'s error of that name)."""
+
+
+class UndefinedMetricWarning(UserWarning):
+    """The metric is not defined for this input (as ``sklearn``'s warning)."""
+
+
+def check_choice(name: str, value: Any, choices: tuple[Any, ...], func: str) -> None:
+    if value not in choices:
+        shown = "{" + ", ".join(repr(c) for c in choices if c is not None) + "}"
+        extra = " or None" if None in choices else ""
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {func} must be a str among {shown}{extra}. "
+            f"Got {value!r} instead."
+        )
+
+
+def check_max_fpr(max_fpr: Any, func: str = "roc_auc_score") -> float | None:
+    """Return ``max_fpr`` as a float, or None; raise sklearn's error if invalid."""
+    if max_fpr is None:
+        return None
+    valid = (
+        isinstance(max_fpr, numbers.Real)
+        and not isinstance(max_fpr, bool)
+        and 0.0 < float(max_fpr) <= 1.0
+    )
+    if not valid:
+        raise InvalidParameterError(
+            f"The 'max_fpr' parameter of {func} must be a float in the range "
+            f"(0.0, 1.0] or None. Got {max_fpr!r} instead."
+        )
+    return float(max_fpr)
+
+
+def check_split_every(split_every: Any) -> int | None:
+    if split_every is None:
+        return None
+    if isinstance(split_every, bool) or not isinstance(split_every, numbers.Integral):
+        raise TypeError(f"split_every must be an int >= 2 or None, got {split_every!r}")
+    if split_every < 2:
+        raise ValueError(f"split_every must be an int >= 2 or None, got {split_every!r}")
+    return int(split_every)
+
+
+def check_lengths(lengths: list[int]) -> None:
+    if len(set(lengths)) > 1:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"{[int(n) for n in lengths]}"
+        )
+
+
+def check_score_dtype(dtype: np.dtype) -> None:
+    """Reject score dtypes that cannot be numeric, before any data is read."""
+    if dtype.kind in "USa" or str(dtype) in ("string", "str"):
+        raise ValueError(
+            "dtype='numeric' is not compatible with arrays of bytes/strings."
+            "Convert your data to numeric values explicitly instead."
+        )
+    if dtype.kind == "c":
+        raise ValueError("Complex data not supported")
+    if dtype.kind in "mM":
+        raise TypeError(f"y_score must be numeric, got dtype {dtype}")
+
+
+def to_numpy(values: Any) -> np.ndarray:
+    """An ndarray from array-likes, pandas extension arrays' NA turned into NaN."""
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and not isinstance(dtype, np.dtype) and hasattr(values, "to_numpy"):
+        if getattr(dtype, "kind", "O") in "biuf":
+            return values.to_numpy(dtype=np.float64, na_value=np.nan)
+        return values.to_numpy(dtype=object)
+    return np.asarray(values)
+
+
+def check_declared_score_dtype(values: Any) -> None:
+    """Reject string or complex score columns from their dtype, before reading data."""
+    dtype = getattr(values, "dtype", None)
+    if dtype is None:
+        return
+    if isinstance(dtype, np.dtype):
+        check_score_dtype(dtype)
+    elif "str" in str(dtype).lower():
+        check_score_dtype(np.dtype("U1"))
+
+
+def as_score_array(values: Any) -> np.ndarray:
+    """Scores as a finite numeric ndarray, raising sklearn's errors otherwise."""
+    scores = to_numpy(values)
+    check_score_dtype(scores.dtype)
+    if scores.dtype.kind == "b":
+        scores = scores.astype(np.int8)
+    elif scores.dtype.kind == "O":
+        try:
+            scores = scores.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "dtype='numeric' is not compatible with arrays of bytes/strings."
+                "Convert your data to numeric values explicitly instead."
+            ) from None
+    elif scores.dtype == np.float16:
+        scores = scores.astype(np.float32)
+    if scores.dtype.kind == "f":
+        _check_finite(scores, "")
+    return scores
+
+
+def _check_finite(values: np.ndarray, name: str) -> None:
+    if np.isfinite(values).all():
+        return
+    prefix = f"Input {name} contains" if name else "Input contains"
+    if np.isnan(values).any():
+        raise ValueError(f"{prefix} NaN.")
+    raise ValueError(
+        f"{prefix} infinity or a value too large for dtype({values.dtype.name!r})."
+    )
+
+
+def as_weight_array(values: Any) -> np.ndarray:
+    """Sample weights as float64, finite and non-negative."""
+    weights = to_numpy(values)
+    if weights.dtype.kind not in "biuf":
+        try:
+            weights = weights.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"sample_weight must be numeric, got dtype {weights.dtype}"
+            ) from None
+    weights = weights.astype(np.float64, copy=False)
+    _check_finite(weights, "sample_weight")
+    if (weights < 0).any():
+        raise ValueError("Negative values in data passed to `sample_weight`")
+    return weights
+
+
+def label_classes(labels: np.ndarray) -> tuple[Any, ...]:
+    """The distinct labels of one block (sorted), raising for non-binary targets."""
+    kind = labels.dtype.kind
+    if kind == "b":
+        found = tuple(bool(v) for v in (False, True) if (labels == v).any())
+    elif kind in "iu" and labels.size:
+        low, high = labels.min().item(), labels.max().item()
+        if low != high and not ((labels == low) | (labels == high)).all():
+            raise ValueError(MULTICLASS_MESSAGE)
+        found = (low,) if low == high else (low, high)
+    elif kind == "f":
+        _check_finite_labels(labels)
+        found = tuple(v.item() for v in np.unique(labels))
+    elif kind in "OUS":
+        found = tuple(v.item() if hasattr(v, "item") else v for v in _object_unique(labels))
+    else:
+        found = tuple(v.item() for v in np.unique(labels))
+    if len(found) > 2:
+        raise ValueError(MULTICLASS_MESSAGE)
+    return found
+
+
+def _check_finite_labels(labels: np.ndarray) -> None:
+    if np.isnan(labels).any():
+        raise ValueError("Input y_true contains NaN.")
+    if not np.isfinite(labels).all() or (labels != np.round(labels)).any():
+        raise ValueError("continuous format is not supported")
+
+
+def _object_unique(labels: np.ndarray) -> np.ndarray:
+    try:
+        found = np.unique(labels)
+    except TypeError:
+        found = np.array(list({v for v in labels.tolist()}), dtype=object)
+        if not any(_is_missing(v) for v in found):
+            raise ValueError(
+                "Mix of label input types (string and number) in y_true"
+            ) from None
+    if any(_is_missing(v) for v in found):
+        raise ValueError("Input y_true contains NaN.")
+    return found
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or (
+        type(value).__name__ in ("NAType", "NaTType")
+    )
+
+
+def union_of_classes(per_block: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The sorted union of per-block classes; the last one is the positive class."""
+    found = {c for block in per_block for c in block}
+    try:
+        classes = tuple(sorted(found))
+    except TypeError:
+        raise ValueError("Mix of label input types (string and number) in y_true") from None
+    if len(classes) > 2:
+        raise ValueError(MULTICLASS_MESSAGE)
+    return classes
