@@ -1,0 +1,3 @@
+from ._demo import main
+
+main()
