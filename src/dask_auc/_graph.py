@@ -124,7 +124,17 @@ class SortedGraph:
         return self.add(("auc-partial", 0), partial_area, self.summary_keys, crossing, cuts)
 
     def graph(self) -> HighLevelGraph:
-        return HighLevelGraph.from_collections(self.name("auc"), self.dsk, dependencies=self.blocks)
+        """The graph so far, as one layer named after the tasks it holds.
+
+        Graphs of several metrics of the same input share their sort tasks
+        (same keys, computed once by ``dask.compute``), but each keeps a layer
+        name of its own so that merging the graphs loses no task.
+        """
+        return HighLevelGraph.from_collections(self.layer_name, self.dsk, dependencies=self.blocks)
+
+    @property
+    def layer_name(self) -> str:
+        return f"auc-{tokenize(sorted(self.dsk, key=str))}"
 
 
 class LazyScore(DaskMethodsMixin):

@@ -1,0 +1,127 @@
+"""The built graph: neighbour-only merges, sorted buckets, laziness, determinism."""
+
+from __future__ import annotations
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from dask.delayed import Delayed
+from strategies import dask_array
+
+import dask_auc
+from dask_auc._graph import SortedGraph
+from dask_auc._inputs import prepared_blocks
+
+
+def _layer(lazy):
+    graph = lazy.__dask_graph__()
+    (name,) = [n for n in graph.layers if n.startswith("auc-")]
+    return dict(graph.layers[name])
+
+
+def _covered(key, layer, seen):
+    """Bucket indices a summary or merge key stands for, checking every merge on the way."""
+    if key in seen:
+        return seen[key]
+    if key[0].startswith("auc-summary-"):
+        seen[key] = [key[1]]
+        return seen[key]
+    func, children = layer[key]
+    assert func.__name__ == "merge_run"
+    covered = []
+    for child in children:
+        run = _covered(child, layer, seen)
+        assert run == list(range(run[0], run[0] + len(run))), "a child is not contiguous"
+        if covered:
+            assert run[0] == covered[-1] + 1, f"merge of non-adjacent runs {covered} + {run}"
+        covered.extend(run)
+    seen[key] = covered
+    return covered
+
+
+@pytest.mark.parametrize("split_every", [2, 3, 4, 8, 100])
+@pytest.mark.parametrize("buckets", [1, 2, 7, 30])
+def test_every_merge_task_combines_a_contiguous_run_in_score_order(split_every, buckets):
+    y = np.arange(600) % 2
+    s = np.linspace(0, 1, 600)
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        lazy = dask_auc.roc_auc_score(
+            dask_array(y, list(range(0, 600, 20)) + [600]),
+            dask_array(s, list(range(0, 600, 20)) + [600]),
+            split_every=split_every,
+            compute=False,
+        )
+    layer = _layer(lazy)
+    root = lazy.__dask_keys__()[0]
+    seen: dict = {}
+    assert _covered(root, layer, seen) == list(range(buckets))
+    merges = [k for k in layer if k[0].startswith("auc-merge-")]
+    assert all(len(layer[k][1]) <= split_every for k in merges)
+    assert set(merges) <= set(seen)  # no merge task outside the tree
+
+
+def test_buckets_hold_descending_score_ranges():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 3000)
+    s = np.round(rng.random(3000), 2)
+    s[:1500] = 0.5  # a heavy tie spread over several buckets
+    with dask.config.set({"dask-auc.buckets": 9}):
+        graph = SortedGraph(prepared_blocks(dask_array(y, [0, 1000, 2000, 3000]), dask_array(s, [0, 1000, 2000, 3000])))
+    buckets = dask.compute(*[Delayed(k, graph.graph(), layer=graph.layer_name) for k in graph.bucket_keys])
+    edges = []
+    for bucket in buckets:
+        scores = np.concatenate([bucket.pos.scores, bucket.neg.scores])
+        if scores.size:
+            edges.append((scores.max(), scores.min()))
+    for (_, low), (high, _) in zip(edges, edges[1:]):
+        assert low >= high
+    sizes = [len(b.pos) + len(b.neg) for b in buckets]
+    assert sum(sizes) == 3000
+    assert max(sizes) <= 3 * 3000 / 9, sizes
+
+
+def _exploding_get(*args, **kwargs):
+    raise AssertionError("building the graph computed something")
+
+
+def test_compute_false_builds_without_reading_data():
+    reads = []
+
+    def load(i):
+        reads.append(i)
+        rng = np.random.default_rng(i)
+        return pd.DataFrame({"label": rng.integers(0, 2, 50), "score": rng.random(50)})
+
+    meta = pd.DataFrame({"label": pd.Series([], dtype=int), "score": pd.Series([], dtype=float)})
+    frame = dd.from_map(load, range(4), meta=meta, enforce_metadata=False)
+    with dask.config.set(scheduler=_exploding_get):
+        lazy = dask_auc.roc_auc_score(frame["label"], frame["score"], compute=False)
+        lazy_partial = dask_auc.roc_auc_score(frame["label"], frame["score"], max_fpr=0.3, compute=False)
+    assert reads == []
+    assert isinstance(lazy, dask_auc.LazyScore)
+    first, second = dask.compute(lazy, lazy_partial, scheduler="sync")
+    assert sorted(set(reads)) == [0, 1, 2, 3]
+    data = pd.concat([load(i) for i in range(4)])
+    from sklearn.metrics import roc_auc_score as sklearn_auc
+
+    assert first == pytest.approx(sklearn_auc(data.label, data.score), abs=1e-12)
+    assert second == pytest.approx(sklearn_auc(data.label, data.score, max_fpr=0.3), abs=1e-12)
+
+
+def test_task_keys_are_deterministic_and_readable():
+    y, s = np.array([0, 1, 1, 0]), np.array([0.1, 0.2, 0.3, 0.4])
+    a = dask_auc.roc_auc_score(y, s, compute=False)
+    b = dask_auc.roc_auc_score(y, s, compute=False)
+    assert a.__dask_keys__() == b.__dask_keys__()
+    kinds = {k[0].rsplit("-", 1)[0] for k in _layer(a)}
+    assert {"auc-meta", "auc-plan", "auc-split", "auc-piece", "auc-bucket", "auc-summary", "auc-merge"} <= kinds
+
+
+def test_lazy_score_persists_and_composes_with_dask_compute():
+    y, s = np.array([0, 1, 1, 0, 1]), np.array([0.1, 0.8, 0.3, 0.4, 0.3])
+    lazy = dask_auc.roc_auc_score(y, s, compute=False)
+    persisted = lazy.persist()
+    assert persisted.compute() == lazy.compute() == dask.compute(lazy)[0]
+    assert "LazyScore" in repr(lazy)
