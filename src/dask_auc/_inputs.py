@@ -113,6 +113,9 @@ def _as_series(x: Any, inputs: list[Any]) -> Any:
 def _as_aligned_arrays(inputs: list[Any]) -> list[da.Array]:
     reference = next(x for x in inputs if isinstance(x, da.Array))
     known = not any(math.isnan(c) for c in reference.chunks[0])
+    lengths = [x.shape[0] if isinstance(x, da.Array) else len(x) for x in inputs]
+    if not any(math.isnan(n) for n in lengths):
+        check_lengths(lengths)
     arrays = []
     for x in inputs:
         if not isinstance(x, da.Array):
@@ -125,7 +128,6 @@ def _as_aligned_arrays(inputs: list[Any]) -> list[da.Array]:
             x = da.from_array(np.asarray(x), chunks=reference.chunks)
         arrays.append(x)
     if all(not any(math.isnan(c) for c in a.chunks[0]) for a in arrays):
-        check_lengths([a.shape[0] for a in arrays])
         return [a.rechunk(reference.chunks) for a in arrays]
     if len({a.numblocks for a in arrays}) > 1:
         raise ValueError(
