@@ -140,9 +140,9 @@ class SortedGraph:
 class LazyScore(DaskMethodsMixin):
     """A lazy metric: a dask collection whose ``compute()`` returns the number.
 
-    The final step (``finalize``) runs in the calling process, so warnings such
-    as scikit-learn's ``UndefinedMetricWarning`` reach the caller even when the
-    work ran on a distributed cluster.
+    ``compute()`` runs the final step (``finalize``) in the calling process, so
+    warnings such as scikit-learn's ``UndefinedMetricWarning`` reach the caller
+    even when the work ran on a distributed cluster.
 
     Examples
     --------
@@ -187,6 +187,16 @@ class LazyScore(DaskMethodsMixin):
     def __dask_postcompute__(self) -> tuple[Callable, tuple]:
         return _apply_finalize, (self._finalize,)
 
+    def compute(self, **kwargs: Any) -> Any:
+        """Compute the parts on the scheduler, then finalize in this process.
+
+        ``dask.compute(lazy, ...)`` also works, but on a distributed cluster it
+        runs the finalize step on a worker, where warnings stay in its log.
+        """
+        parts = LazyScore(self._graph, self._keys, _parts, self._label)
+        (computed,) = dask.compute(parts, **kwargs)
+        return self._finalize(*computed)
+
     def __dask_postpersist__(self) -> tuple[Callable, tuple]:
         return self._rebuild, ()
 
@@ -199,3 +209,7 @@ class LazyScore(DaskMethodsMixin):
 
 def _apply_finalize(results: list[Any], finalize: Callable[..., Any]) -> Any:
     return finalize(*results)
+
+
+def _parts(*results: Any) -> tuple[Any, ...]:
+    return results
