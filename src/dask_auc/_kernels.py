@@ -246,7 +246,9 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
     scores = np.concatenate([p.scores for p in parts])
     if parts[0].weights is None:
         return SortedScores(np.sort(scores))
-    order = np.argsort(scores)
+    # The input is a concatenation of sorted runs: timsort ("stable") merges
+    # them about twice as fast as the default introsort.
+    order = np.argsort(scores, kind="stable")
     weights = np.concatenate([p.weights for p in parts])  # type: ignore[misc]
     return SortedScores(scores[order], weights[order])
 
