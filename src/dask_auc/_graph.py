@@ -24,6 +24,17 @@ from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 
 from ._kernels import assemble_bucket, block_meta, plan_sort, split_block, summarize_bucket
+from ._multiclass_kernels import (
+    assemble_groups,
+    class_meta,
+    column_groups,
+    encode_block,
+    micro_block,
+    plan_classes,
+    split_groups,
+    summarize_one_vs_rest,
+    summarize_pair,
+)
 from ._partial_auc import cut_bucket, locate_crossing, partial_area
 from ._summary import merge_run
 
@@ -57,6 +68,11 @@ class SortedGraph:
         Number of score buckets; see :func:`bucket_count`.
     """
 
+    #: chunk kernels of the sort; :class:`GroupedSortedGraph` swaps in multi-class ones
+    split_kernel = staticmethod(split_block)
+    assemble_kernel = staticmethod(assemble_bucket)
+    summarize_kernel = staticmethod(summarize_bucket)
+
     def __init__(self, blocks: Sequence[Delayed], n_buckets: int | None = None):
         self.blocks = list(blocks)
         self.n_buckets = n_buckets or bucket_count(len(self.blocks))
@@ -65,7 +81,7 @@ class SortedGraph:
         self.plan_key = self._add_plan()
         self.bucket_keys = self._add_buckets()
         self.summary_keys = [
-            self.add(("auc-summary", b), summarize_bucket, key)
+            self.add(("auc-summary", b), self.summarize_kernel, key)
             for b, key in enumerate(self.bucket_keys)
         ]
 
@@ -88,7 +104,7 @@ class SortedGraph:
 
     def _add_buckets(self) -> list[tuple]:
         splits = [
-            self.add(("auc-split", i), split_block, block.key, self.plan_key)
+            self.add(("auc-split", i), self.split_kernel, block.key, self.plan_key)
             for i, block in enumerate(self.blocks)
         ]
         pieces = [
@@ -96,7 +112,7 @@ class SortedGraph:
             for i, split in enumerate(splits)
         ]
         return [
-            self.add(("auc-bucket", b), assemble_bucket, *[row[b] for row in pieces])
+            self.add(("auc-bucket", b), self.assemble_kernel, *[row[b] for row in pieces])
             for b in range(self.n_buckets)
         ]
 
@@ -213,3 +229,72 @@ def _apply_finalize(results: list[Any], finalize: Callable[..., Any]) -> Any:
 
 def _parts(*results: Any) -> tuple[Any, ...]:
     return results
+
+
+class GroupedSortedGraph(SortedGraph):
+    """The sorted buckets of one score column whose rows keep their class.
+
+    Blocks are :class:`~dask_auc._multiclass_kernels.GroupedBlock` objects of
+    column ``c``; ``summary_keys`` are the one-vs-rest summaries of class
+    ``c``, and :meth:`pair_summary_keys` gives class ``c`` against one other
+    class, from the same sorted buckets.
+    """
+
+    # the grouped kernels take grouped blocks and buckets: same protocol, other types
+    split_kernel = staticmethod(split_groups)  # type: ignore[assignment]
+    assemble_kernel = staticmethod(assemble_groups)  # type: ignore[assignment]
+    summarize_kernel = staticmethod(summarize_one_vs_rest)  # type: ignore[assignment]
+
+    def pair_summary_keys(self, other: int) -> list[tuple]:
+        """Bucket summaries of this column's class against class ``other``."""
+        return [
+            self.add(("auc-pair-summary", other, b), summarize_pair, key, other)
+            for b, key in enumerate(self.bucket_keys)
+        ]
+
+
+def multiclass_graph(
+    blocks: Sequence[Delayed],
+    plan_args: tuple[Any, ...],
+    n_columns: int,
+    *,
+    one_vs_rest: bool,
+    one_vs_one: bool,
+    micro: bool,
+    split_every: int,
+) -> tuple[HighLevelGraph, list[Hashable]]:
+    """The graph of a multi-class AUC, all class reductions in one graph.
+
+    ``blocks`` are lazy :class:`~dask_auc._multiclass_kernels.MultiBlock`
+    objects.  One task plans the classes; each score column is then sorted
+    once (:class:`GroupedSortedGraph`) and reduced per target (one-vs-rest,
+    and one-vs-one against each other class); micro averaging sorts the
+    raveled matrix with the binary :class:`SortedGraph`.
+
+    Returns the graph and its keys: the class plan first, then for each column
+    ``c`` its one-vs-rest result (if asked) and its results against every other
+    class in increasing order (if asked), then the micro result (if asked).
+    """
+    metas = [dask.delayed(class_meta, pure=True)(block) for block in blocks]
+    plan = dask.delayed(plan_classes, pure=True)(metas, *plan_args)
+    encoded = [dask.delayed(encode_block, pure=True)(block, plan) for block in blocks]
+    graphs, keys = [], [plan.key]
+    if one_vs_rest or one_vs_one:
+        for column in range(n_columns):
+            grouped = GroupedSortedGraph(
+                [dask.delayed(column_groups, pure=True)(e, column) for e in encoded]
+            )
+            if one_vs_rest:
+                keys.append(grouped.tree_reduce(grouped.summary_keys, split_every))
+            if one_vs_one:
+                for other in range(n_columns):
+                    if other != column:
+                        kind = f"auc-merge-pair-{other}"
+                        summaries = grouped.pair_summary_keys(other)
+                        keys.append(grouped.tree_reduce(summaries, split_every, kind))
+            graphs.append(grouped.graph())
+    if micro:
+        raveled = SortedGraph([dask.delayed(micro_block, pure=True)(e) for e in encoded])
+        keys.append(raveled.tree_reduce(raveled.summary_keys, split_every))
+        graphs.append(raveled.graph())
+    return HighLevelGraph.merge(*graphs), keys

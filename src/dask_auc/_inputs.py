@@ -20,6 +20,7 @@ import numpy as np
 from dask.delayed import Delayed
 
 from ._kernels import prepare_block
+from ._multiclass_kernels import prepare_multiclass_block
 from ._validation import check_declared_score_dtype, check_lengths
 
 _NAMES = ("y_true", "y_score", "sample_weight")
@@ -152,3 +153,110 @@ def _array_blocks(arrays: Sequence[da.Array]) -> list[Delayed]:
     columns = [a.to_delayed(optimize_graph=False).ravel() for a in arrays]
     prepare = dask.delayed(prepare_block, pure=True)
     return [prepare(*blocks) for blocks in zip(*columns)]
+
+
+def score_column_count(y_score: Any) -> int | None:
+    """The number of score columns of a 2-D ``y_score`` with two or more, else None.
+
+    Examples
+    --------
+    >>> score_column_count(np.zeros((4, 3))), score_column_count(np.zeros(4))
+    (3, None)
+    """
+    if isinstance(y_score, dd.DataFrame):
+        n = len(y_score.columns)
+    elif isinstance(y_score, dd.Series):
+        return None
+    else:
+        if not hasattr(y_score, "ndim"):
+            y_score = np.asarray(y_score)
+        if y_score.ndim != 2:
+            return None
+        n = y_score.shape[1]
+    return int(n) if n >= 2 else None
+
+
+def multiclass_blocks(
+    y_true: Any, y_score: Any, sample_weight: Any = None, chunk_rows: int | None = None
+) -> list[Delayed]:
+    """One lazy :class:`~dask_auc._multiclass_kernels.MultiBlock` per aligned row block.
+
+    ``y_score`` is 2-D (a dask DataFrame of score columns, a 2-D dask array,
+    or in memory); ``y_true`` and ``sample_weight`` are 1-D.  Rows pair by
+    position, with the same rules as :func:`prepared_blocks`.
+    """
+    columns = [_one_dimensional(y_true, "y_true")]
+    if sample_weight is not None:
+        columns.append(_one_dimensional(sample_weight, "sample_weight"))
+    if isinstance(y_score, da.Array):
+        y_score = y_score.rechunk({1: -1})
+    elif not isinstance(y_score, dd.DataFrame):
+        y_score = y_score if hasattr(y_score, "iloc") else np.asarray(y_score)
+    inputs = [columns[0], y_score, *columns[1:]]
+    if any(isinstance(x, (dd.Series, dd.DataFrame)) for x in inputs):
+        frames = [dd.from_dask_array(x) if isinstance(x, da.Array) else x for x in inputs]
+        if not all(isinstance(x, (dd.Series, dd.DataFrame)) for x in frames):
+            _as_series(None, inputs)  # raises the in-memory / dask TypeError
+        counts = [x.npartitions for x in frames]
+        if len(set(counts)) > 1:
+            described = ", ".join(f"{n} has {c}" for n, c in zip(_NAMES, counts))
+            raise ValueError(
+                f"Inputs have different numbers of partitions ({described}). dask-auc pairs "
+                "rows by position, partition by partition: pass columns of one DataFrame."
+            )
+        blocks = dd.map_partitions(
+            prepare_multiclass_block,
+            *frames,
+            meta=("prepared", object),
+            align_dataframes=False,
+            enforce_metadata=False,
+            token="dask-auc-prepare-multiclass",
+        )
+        return list(blocks.to_delayed())
+    if any(isinstance(x, da.Array) for x in inputs):
+        arrays = _aligned_rows(inputs)
+    else:
+        values = [x.to_numpy() if hasattr(x, "to_numpy") else np.asarray(x) for x in inputs]
+        check_lengths([len(v) for v in values])
+        if chunk_rows is None:
+            cores = os.cpu_count() or 1
+            chunk_rows = max(_MIN_ROWS_PER_BLOCK, math.ceil(len(values[0]) / (4 * cores)))
+        arrays = [_row_chunks(v, max(1, chunk_rows)) for v in values]
+    delayed_rows = [a.to_delayed(optimize_graph=False).ravel() for a in arrays]
+    prepare = dask.delayed(prepare_multiclass_block, pure=True)
+    return [prepare(*row) for row in zip(*delayed_rows)]
+
+
+def _row_chunks(values: np.ndarray, rows: Any) -> da.Array:
+    return da.from_array(values, chunks=(rows,) + values.shape[1:])
+
+
+def _aligned_rows(inputs: list[Any]) -> list[da.Array]:
+    """Dask arrays (1-D or 2-D) sharing the row chunks of the first dask input."""
+    reference = next(x for x in inputs if isinstance(x, da.Array))
+    lengths = [x.shape[0] if isinstance(x, da.Array) else len(x) for x in inputs]
+    if not any(math.isnan(n) for n in lengths):
+        check_lengths(lengths)
+    rows = reference.chunks[0]
+    if any(math.isnan(c) for c in rows):
+        if not all(isinstance(x, da.Array) for x in inputs):
+            raise TypeError(
+                "Cannot pair an in-memory input with a dask array of unknown chunk "
+                "sizes: call `.compute_chunk_sizes()` on the dask array first, or "
+                "pass every input as a dask collection."
+            )
+        if len({x.numblocks[0] for x in inputs}) > 1:
+            raise ValueError(
+                "Inputs have unknown chunk sizes and different numbers of blocks "
+                f"({[x.numblocks[0] for x in inputs]}): call `.compute_chunk_sizes()` on "
+                "them so dask-auc can align the rows."
+            )
+        return list(inputs)
+    aligned = []
+    for x in inputs:
+        if not isinstance(x, da.Array):
+            x = np.asarray(x.to_numpy() if hasattr(x, "to_numpy") else x)
+            aligned.append(_row_chunks(x, rows))
+        else:
+            aligned.append(x.rechunk((rows,) + x.chunks[1:]))
+    return aligned

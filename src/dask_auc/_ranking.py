@@ -6,8 +6,9 @@ import warnings
 from typing import Any
 
 from ._graph import LazyScore, SortedGraph, split_every_default
-from ._inputs import prepared_blocks
+from ._inputs import prepared_blocks, score_column_count
 from ._kernels import SortPlan
+from ._multiclass import multiclass_roc_auc
 from ._partial_auc import mcclish
 from ._summary import PartialROC
 from ._validation import (
@@ -59,7 +60,9 @@ def roc_auc_score(
     max_fpr : float in (0, 1], optional
         Return the McClish-standardised partial AUC over ``fpr <= max_fpr``.
     multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
-        Accepted for compatibility; a multi-class ``y_true`` raises.
+        For a 2-D ``y_score`` of per-class scores (probabilities): one-vs-rest
+        or one-vs-one (Hand & Till), as scikit-learn; see
+        :mod:`dask_auc._multiclass`.  ``'raise'`` raises for a multi-class target.
     labels : array-like, optional
         Accepted for compatibility; unused for a binary target.
     compute : bool, default=True
@@ -90,6 +93,20 @@ def roc_auc_score(
     check_choice("multi_class", multi_class, _MULTI_CLASS, name)
     max_fpr = check_max_fpr(max_fpr, name)
     split_every = check_split_every(split_every) or split_every_default()
+    n_columns = score_column_count(y_score)
+    if n_columns is not None:
+        lazy = multiclass_roc_auc(
+            y_true,
+            y_score,
+            n_columns,
+            multi_class=multi_class,
+            average=average,
+            sample_weight=sample_weight,
+            max_fpr=max_fpr,
+            labels=labels,
+            split_every=split_every,
+        )
+        return lazy.compute() if compute else lazy
     sorted_graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
     if max_fpr is None or max_fpr == 1.0:
         result_key = sorted_graph.tree_reduce(sorted_graph.summary_keys, split_every)

@@ -1,0 +1,216 @@
+"""Multi-class ROC AUC as scikit-learn computes it: one-vs-rest and one-vs-one.
+
+``roc_auc_score`` sends a 2-D ``y_score`` (two or more score columns) here.
+Every class reduction of one call is part of one graph
+(:func:`dask_auc._graph.multiclass_graph`): each score column is sorted once,
+its rows keeping their class, and the sorted buckets give
+
+* one-vs-rest (``multi_class='ovr'``): class ``c`` (``y == classes[c]``)
+  against all other rows, scored by column ``c``; averaged with ``'macro'``,
+  ``'weighted'`` (by class support) or returned per class (``None``);
+* one-vs-one (``multi_class='ovo'``, Hand & Till 2001): for classes ``a < b``
+  present in ``y_true``, the mean of AUC(``a`` vs ``b`` by column ``a``) and
+  AUC(``b`` vs ``a`` by column ``b``), on the rows of classes ``a`` and ``b``
+  only; averaged with ``'macro'`` or ``'weighted'`` (by the pair's share of rows);
+* ``average='micro'`` (one-vs-rest only): the binary AUC of the raveled
+  indicator matrix against the raveled scores.
+
+Parameter checks that need no data run when the call is made; the checks that
+need the data (labels, probabilities summing to 1) run in the tasks, with
+scikit-learn 1.9's messages.  The only check done in a different order than
+scikit-learn is the probability check, which comes after the parameter checks.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from ._graph import LazyScore, multiclass_graph
+from ._inputs import multiclass_blocks
+from ._multiclass_kernels import ClassPlan
+from ._summary import PartialROC
+from ._validation import (
+    MULTICLASS_MESSAGE,
+    NO_NEGATIVES_MESSAGE,
+    NO_POSITIVES_MESSAGE,
+    ONE_CLASS_MESSAGE,
+    UndefinedMetricWarning,
+)
+
+
+def check_multiclass_params(
+    multi_class: str,
+    average: str | None,
+    max_fpr: float | None,
+    labels: tuple[Any, ...] | None,
+    n_columns: int,
+    weighted: bool,
+) -> None:
+    """scikit-learn 1.9's checks of a multi-class call that need no data, in its order."""
+    if max_fpr is not None and max_fpr != 1.0:
+        raise ValueError(
+            "Partial AUC computation not available in multiclass setting, 'max_fpr' "
+            f"must be set to `None`, received `max_fpr={max_fpr}` instead"
+        )
+    if multi_class == "raise":
+        raise ValueError(MULTICLASS_MESSAGE)
+    options: tuple[str | None, ...] = ("macro", "weighted", None)
+    if multi_class == "ovr":
+        options = ("micro",) + options
+    if average not in options:
+        raise ValueError(f"average must be one of {options} for multiclass problems")
+    if average is None and multi_class == "ovo":
+        raise NotImplementedError("average=None is not implemented for multi_class='ovo'.")
+    if labels is not None:
+        if len(set(labels)) != len(labels):
+            raise ValueError("Parameter 'labels' must be unique")
+        if list(labels) != sorted(labels):
+            raise ValueError("Parameter 'labels' must be ordered")
+        if len(labels) != n_columns:
+            raise ValueError(
+                f"Number of given labels, {len(labels)}, not equal to the number of "
+                f"columns in 'y_score', {n_columns}"
+            )
+    if multi_class == "ovo" and weighted:
+        raise ValueError(
+            "sample_weight is not supported for multiclass one-vs-one ROC AUC, "
+            "'sample_weight' must be None in this case."
+        )
+
+
+def _labels_tuple(labels: Any) -> tuple[Any, ...] | None:
+    if labels is None:
+        return None
+    values = np.asarray(labels)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    if values.ndim != 1:
+        raise ValueError(
+            f"y should be a 1d array, got an array of shape {values.shape} instead."
+        )
+    return tuple(v.item() if hasattr(v, "item") else v for v in values)
+
+
+def multiclass_roc_auc(
+    y_true: Any,
+    y_score: Any,
+    n_columns: int,
+    *,
+    multi_class: str,
+    average: str | None,
+    sample_weight: Any,
+    max_fpr: float | None,
+    labels: Any,
+    split_every: int,
+) -> LazyScore:
+    """The lazy multi-class AUC of ``y_score`` with ``n_columns`` (>= 2) score columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0, 1, 2, 2])
+    >>> p = np.array([[0.8, 0.1, 0.1], [0.3, 0.4, 0.3], [0.1, 0.2, 0.7], [0.2, 0.5, 0.3]])
+    >>> multiclass_roc_auc(y, p, 3, multi_class="ovr", average="macro", sample_weight=None,
+    ...                    max_fpr=None, labels=None, split_every=8).compute()
+    0.8472222222222222
+    """
+    label_values = _labels_tuple(labels)
+    checks = functools.partial(
+        check_multiclass_params,
+        multi_class,
+        average,
+        max_fpr,
+        label_values,
+        n_columns,
+        sample_weight is not None,
+    )
+    if n_columns > 2:
+        checks()
+        deferred = None
+    else:  # multi-class only if y_true has 3+ classes: known from the data
+        deferred = checks
+    ovr = multi_class != "ovo"
+    graph, keys = multiclass_graph(
+        multiclass_blocks(y_true, y_score, sample_weight),
+        (label_values, n_columns, deferred),
+        n_columns,
+        one_vs_rest=ovr and average != "micro",
+        one_vs_one=not ovr,
+        micro=ovr and average == "micro",
+        split_every=split_every,
+    )
+    finalize = _MultiClassFinalizer(multi_class, average, n_columns)
+    return LazyScore(graph, keys, finalize, "roc_auc_score")
+
+
+def _binary_auc(summary: PartialROC, one_class: bool) -> float:
+    """One binary AUC of the reduction, with scikit-learn's warning when undefined."""
+    if one_class:
+        message = ONE_CLASS_MESSAGE
+    elif summary.neg == 0:
+        message = NO_NEGATIVES_MESSAGE
+    elif summary.pos == 0:
+        message = NO_POSITIVES_MESSAGE
+    else:
+        # Python ints divide with correct rounding: exact for unweighted input.
+        return float(summary.twice_area / (2 * summary.pos * summary.neg))
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=5)
+    return float("nan")
+
+
+class _MultiClassFinalizer:
+    """Turn the class plan and the reductions into scikit-learn's number(s)."""
+
+    def __init__(self, multi_class: str, average: str | None, n_columns: int):
+        self.multi_class = multi_class
+        self.average = average
+        self.n_columns = n_columns
+
+    def __call__(self, plan: ClassPlan, *results: PartialROC) -> Any:
+        if self.multi_class == "ovo":
+            return self._one_vs_one(plan, results)
+        if self.average == "micro":
+            (summary,) = results
+            return _binary_auc(summary, one_class=False)
+        return self._one_vs_rest(plan, results)
+
+    def _one_vs_rest(self, plan: ClassPlan, results: tuple[PartialROC, ...]) -> Any:
+        scores = np.array(
+            [
+                _binary_auc(summary, one_class=count in (0, plan.n_rows))
+                for summary, count in zip(results, plan.counts)
+            ]
+        )
+        if self.average is None:
+            return scores
+        if self.average == "macro":
+            return float(np.average(scores))
+        support = plan.support
+        if np.isclose(support.sum(), 0):
+            return 0.0
+        scores[support == 0] = 0
+        return float(np.average(scores, weights=support))
+
+    def _one_vs_one(self, plan: ClassPlan, results: tuple[PartialROC, ...]) -> float:
+        k = self.n_columns
+        # results: for each column c, c against every other class in increasing order
+        pair = {}
+        position = iter(results)
+        for column in range(k):
+            for other in range(k):
+                if other != column:
+                    pair[column, other] = next(position)
+        present = [c for c in range(k) if plan.counts[c] > 0]
+        scores, prevalence = [], []
+        for a, b in combinations(present, 2):
+            forward = _binary_auc(pair[a, b], one_class=False)
+            backward = _binary_auc(pair[b, a], one_class=False)
+            scores.append((forward + backward) / 2)
+            prevalence.append((plan.counts[a] + plan.counts[b]) / plan.n_rows)
+        weights = prevalence if self.average == "weighted" else None
+        return float(np.average(scores, weights=weights))

@@ -1,0 +1,354 @@
+"""Pure-NumPy kernels of the multi-class ROC AUC (one-vs-rest, one-vs-one, micro).
+
+The multi-class sort reuses the binary sample sort of :mod:`dask_auc._kernels`
+once per score column.  The rows of column ``c`` keep their class: a block of
+column ``c`` holds one ascending :class:`~dask_auc._kernels.SortedScores` per
+class (a :class:`GroupedBlock`), cut at the same splitters and merged bucket by
+bucket exactly as the binary positives and negatives are.  From one sorted
+column both kinds of summary follow, bucket by bucket:
+
+* one-vs-rest: class ``c`` against all other classes (:func:`summarize_one_vs_rest`);
+* one-vs-one: class ``c`` against class ``b``, scored by column ``c``
+  (:func:`summarize_pair`), the half of Hand & Till's pair ``(c, b)`` that
+  uses column ``c``.
+
+Micro averaging is the binary AUC of the raveled indicator matrix against the
+raveled scores; :func:`micro_block` turns a block into that binary block.
+
+Pipeline per input block: :func:`prepare_multiclass_block` (validate) ->
+:func:`class_meta` (small) -> one :func:`plan_classes` task -> :func:`encode_block`
+(rows grouped by class) -> :func:`column_groups` per column, or :func:`micro_block`.
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ._kernels import (
+    Bucket,
+    PreparedBlock,
+    SortedScores,
+    _cut_positions,
+    _edge,
+    _merge_sorted,
+    _pair_counts,
+    _sorted_scores,
+    _total_equal,
+    summarize_bucket,
+)
+from ._summary import PartialROC, TieGroup
+from ._validation import (
+    _check_finite_labels,
+    _object_unique,
+    as_score_array,
+    as_weight_array,
+    check_lengths,
+    to_numpy,
+)
+
+PROBABILITY_MESSAGE = (
+    "Target scores need to be probabilities for multiclass "
+    "roc_auc, i.e. they should sum up to 1.0 over classes"
+)
+CLASS_COUNT_MESSAGE = (
+    "Number of classes in y_true not equal to the number of columns in 'y_score'"
+)
+UNKNOWN_LABEL_MESSAGE = "'y_true' contains labels not in parameter 'labels'"
+
+
+@dataclass(frozen=True)
+class MultiBlock:
+    """One validated input block: labels, an ``(n, K)`` score matrix, weights."""
+
+    lengths: tuple[int, ...]
+    classes: tuple[Any, ...]
+    labels: np.ndarray
+    scores: np.ndarray
+    weights: np.ndarray | None
+
+
+def prepare_multiclass_block(label: Any, score: Any, weight: Any = None) -> MultiBlock:
+    """Validate one block of a multi-class input (scikit-learn's messages).
+
+    Examples
+    --------
+    >>> block = prepare_multiclass_block([2, 0, 1], [[0.2, 0.3, 0.5], [1, 0, 0], [0, 1, 0]])
+    >>> block.classes
+    (0, 1, 2)
+    """
+    label, score = to_numpy(label), _score_matrix(score)
+    lengths = (len(label), len(score)) + (() if weight is None else (len(weight),))
+    if len(set(lengths)) > 1:
+        empty = np.empty((0, score.shape[1] if score.ndim == 2 else 0))
+        return MultiBlock(lengths, (), label[:0], empty, None)
+    classes = multiclass_labels(label)
+    score = as_score_array(score)
+    if len(score) and not np.allclose(1, score.sum(axis=1)):
+        raise ValueError(PROBABILITY_MESSAGE)
+    weights = None if weight is None else as_weight_array(weight)
+    return MultiBlock(lengths, classes, label, score, weights)
+
+
+def _score_matrix(score: Any) -> np.ndarray:
+    dtypes = getattr(score, "dtypes", None)
+    if dtypes is not None and hasattr(score, "to_numpy"):  # a pandas DataFrame
+        if all(getattr(dt, "kind", "O") in "biuf" for dt in dtypes):
+            return score.to_numpy(dtype=np.float64, na_value=np.nan)
+        return score.to_numpy()
+    return np.asarray(score)
+
+
+def multiclass_labels(labels: np.ndarray) -> tuple[Any, ...]:
+    """The distinct labels of one block, sorted, any number of them."""
+    kind = labels.dtype.kind
+    if kind == "f":
+        _check_finite_labels(labels)
+        found = np.unique(labels)
+    elif kind in "OUS":
+        found = _object_unique(labels)
+    else:
+        found = np.unique(labels)
+    return tuple(v.item() if hasattr(v, "item") else v for v in found)
+
+
+@dataclass(frozen=True)
+class ClassMeta:
+    """What the class plan needs of a block: lengths, per-class rows and weight."""
+
+    lengths: tuple[int, ...]
+    counts: dict[Any, int]
+    weights: dict[Any, float] | None
+
+
+def class_meta(block: MultiBlock) -> ClassMeta:
+    counts: dict[Any, int] = {}
+    weights: dict[Any, float] | None = None if block.weights is None else {}
+    for value in block.classes:
+        rows = block.labels == value
+        counts[value] = int(rows.sum())
+        if weights is not None:
+            assert block.weights is not None
+            weights[value] = float(block.weights[rows].sum())
+    return ClassMeta(block.lengths, counts, weights)
+
+
+@dataclass(frozen=True)
+class ClassPlan:
+    """The classes indexing the score columns, with their row counts and weights."""
+
+    classes: tuple[Any, ...]
+    counts: np.ndarray  # rows of each class (zero-weight rows included)
+    weights: np.ndarray | None  # total sample weight of each class
+    n_rows: int
+
+    @property
+    def support(self) -> np.ndarray:
+        """Rows (or total weight) of each class: ``average='weighted'``'s weights."""
+        return self.counts if self.weights is None else self.weights
+
+
+def plan_classes(
+    metas: Sequence[ClassMeta],
+    labels: tuple[Any, ...] | None,
+    n_columns: int,
+    deferred_checks: Callable[[], None] | None = None,
+) -> ClassPlan:
+    """Check the blocks' labels against ``labels`` or the number of score columns.
+
+    ``deferred_checks`` runs once the target is known to be multi-class; with
+    two score columns that is only known from the data (a binary target with
+    two score columns is scikit-learn's "1d array" error instead).
+    """
+    totals = np.sum([meta.lengths for meta in metas], axis=0) if metas else [0, 0]
+    check_lengths(list(totals))
+    n_rows = int(totals[0])
+    if n_rows == 0:
+        raise ValueError(
+            "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
+        )
+    found = {value for meta in metas for value in meta.counts}
+    try:
+        present = sorted(found)
+    except TypeError:
+        raise ValueError("Mix of label input types (string and number) in y_true") from None
+    if n_columns == 2 and len(present) <= 2:
+        raise ValueError(
+            f"y should be a 1d array, got an array of shape ({n_rows}, 2) instead."
+        )
+    if deferred_checks is not None:
+        deferred_checks()
+    if labels is not None:
+        known = set(labels)
+        if any(value not in known for value in present):
+            raise ValueError(UNKNOWN_LABEL_MESSAGE)
+        classes = tuple(labels)
+    else:
+        if len(present) != n_columns:
+            raise ValueError(CLASS_COUNT_MESSAGE)
+        classes = tuple(present)
+    counts = np.array([sum(m.counts.get(c, 0) for m in metas) for c in classes], dtype=np.int64)
+    weights = None
+    if metas and metas[0].weights is not None:
+        weights = np.array(
+            [sum((m.weights or {}).get(c, 0.0) for m in metas) for c in classes], dtype=float
+        )
+    return ClassPlan(classes, counts, weights, n_rows)
+
+
+@dataclass(frozen=True)
+class EncodedBlock:
+    """A block's rows grouped by class index, zero-weight rows dropped."""
+
+    scores: np.ndarray  # (n, K), rows of class k in starts[k]:starts[k + 1]
+    weights: np.ndarray | None
+    starts: np.ndarray
+    n_rows: int  # rows of the block before dropping zero weights
+
+
+def encode_block(block: MultiBlock, plan: ClassPlan) -> EncodedBlock:
+    """Group a block's rows by their class's position in ``plan.classes``."""
+    codes = _encode(block.labels, plan.classes)
+    scores, weights = block.scores, block.weights
+    if weights is not None and not weights.all():
+        keep = weights != 0
+        codes, scores, weights = codes[keep], scores[keep], weights[keep]
+    order = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[order], np.arange(len(plan.classes) + 1))
+    return EncodedBlock(
+        scores[order], None if weights is None else weights[order], starts, len(block.labels)
+    )
+
+
+def _encode(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
+    if labels.dtype.kind in "biuf" and all(
+        isinstance(c, (bool, int, float, np.number)) for c in classes
+    ):
+        return np.searchsorted(np.asarray(classes), labels)
+    index = {value: code for code, value in enumerate(classes)}
+    return np.fromiter((index[v] for v in labels.tolist()), dtype=np.int64, count=len(labels))
+
+
+@dataclass(frozen=True)
+class GroupedBlock:
+    """One block's rows of one score column, a sorted run per class.
+
+    Quacks like :class:`~dask_auc._kernels.PreparedBlock` for
+    :func:`~dask_auc._kernels.block_meta` and :func:`~dask_auc._kernels.plan_sort`.
+    """
+
+    lengths: tuple[int, ...]
+    groups: tuple[SortedScores, ...]
+    column: int
+    classes: tuple[Any, ...] = ()
+
+    @property
+    def by_label(self) -> dict[int, SortedScores]:
+        return dict(enumerate(self.groups))
+
+
+def column_groups(block: EncodedBlock, column: int) -> GroupedBlock:
+    """Sort each class's scores in ``column`` (one sort per class and column)."""
+    groups = []
+    for k in range(len(block.starts) - 1):
+        rows = slice(block.starts[k], block.starts[k + 1])
+        weights = None if block.weights is None else block.weights[rows]
+        groups.append(_sorted_scores(block.scores[rows, column], weights))
+    return GroupedBlock((block.n_rows,), tuple(groups), column)
+
+
+@dataclass(frozen=True)
+class GroupedBucket:
+    """The rows of one bucket of one column (or one block's piece of it), by class."""
+
+    groups: tuple[SortedScores, ...]
+    column: int
+
+
+def split_groups(block: GroupedBlock, plan: Any) -> list[GroupedBucket]:
+    """Cut every class's run at the splitters; highest bucket first."""
+    cuts = [_cut_positions(part.scores, plan.splitters) for part in block.groups]
+    pieces = [
+        GroupedBucket(
+            tuple(part.slice(c[j], c[j + 1]) for part, c in zip(block.groups, cuts)),
+            block.column,
+        )
+        for j in range(plan.n_buckets)
+    ]
+    return pieces[::-1]
+
+
+def assemble_groups(*pieces: GroupedBucket) -> GroupedBucket:
+    """Merge one bucket's pieces class by class."""
+    n_groups = len(pieces[0].groups)
+    return GroupedBucket(
+        tuple(_merge_sorted([p.groups[k] for p in pieces]) for k in range(n_groups)),
+        pieces[0].column,
+    )
+
+
+def summarize_one_vs_rest(bucket: GroupedBucket) -> PartialROC:
+    """The bucket's summary with the column's own class positive, all others negative.
+
+    Examples
+    --------
+    >>> a = SortedScores(np.array([0.5, 0.9]))
+    >>> b, c = SortedScores(np.array([0.1])), SortedScores(np.array([0.5]))
+    >>> summary = summarize_one_vs_rest(GroupedBucket((a, b, c), column=0))
+    >>> summary.strict, summary.tied, summary.neg
+    (3, 1, 2)
+    """
+    pos = bucket.groups[bucket.column]
+    rest = [g for k, g in enumerate(bucket.groups) if k != bucket.column]
+    if not any(len(g) for g in bucket.groups):
+        return PartialROC.empty()
+    strict: int | float = 0
+    tied: int | float = 0
+    neg: int | float = 0
+    for other in rest:
+        s, t = _pair_counts(pos, other)
+        strict, tied, neg = strict + s, tied + t, neg + other.total
+    top = max(_edge(g, -1) for g in bucket.groups)
+    bottom = min(_edge(g, 0) for g in bucket.groups)
+    return PartialROC(
+        pos.total,
+        neg,
+        strict,
+        tied,
+        TieGroup(top, _total_equal(pos, top), sum(_total_equal(g, top) for g in rest)),
+        TieGroup(bottom, _total_equal(pos, bottom), sum(_total_equal(g, bottom) for g in rest)),
+    )
+
+
+def summarize_pair(bucket: GroupedBucket, other: int) -> PartialROC:
+    """The bucket's summary of the column's class (positive) against class ``other``."""
+    return summarize_bucket(Bucket(bucket.groups[bucket.column], bucket.groups[other]))
+
+
+def micro_block(block: EncodedBlock) -> PreparedBlock:
+    """The block as a binary block of the raveled indicator matrix and scores.
+
+    Examples
+    --------
+    >>> plan = ClassPlan((0, 1, 2), np.array([1, 1, 0]), None, 2)
+    >>> block = prepare_multiclass_block([1, 0], [[0.2, 0.7, 0.1], [0.6, 0.3, 0.1]])
+    >>> micro = micro_block(encode_block(block, plan))
+    >>> micro.by_label[True].scores, micro.by_label[False].scores
+    (array([0.6, 0.7]), array([0.1, 0.1, 0.2, 0.3]))
+    """
+    n, k = block.scores.shape
+    codes = np.repeat(np.arange(len(block.starts) - 1), np.diff(block.starts))
+    truth = np.zeros((n, k), dtype=bool)
+    truth[np.arange(n), codes] = True
+    weights = None if block.weights is None else np.repeat(block.weights[:, None], k, axis=1)
+    by_label = {
+        value: _sorted_scores(
+            block.scores[truth == value], None if weights is None else weights[truth == value]
+        )
+        for value in (False, True)
+    }
+    return PreparedBlock((block.n_rows,), (False, True), by_label)
