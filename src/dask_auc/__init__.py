@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
 from ._graph import LazyScore
 from ._ranking import roc_auc_score
 from ._summary import PartialROC, TieGroup, merge_adjacent
@@ -22,13 +23,17 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "AUCInterval",
+    "DeLongTest",
     "InvalidParameterError",
     "LazyScore",
     "PartialROC",
     "TieGroup",
     "UndefinedMetricWarning",
     "__version__",
+    "delong_test",
     "merge_adjacent",
+    "roc_auc_ci",
     "roc_auc_score",
 ]
 

@@ -23,6 +23,16 @@ from dask.base import DaskMethodsMixin, tokenize
 from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 
+from ._delong_kernels import (
+    assemble_traced,
+    bucket_contexts,
+    paired_sums,
+    placement_square_sums,
+    routed_placements,
+    total_cross_sums,
+    total_square_sums,
+    traced_block,
+)
 from ._kernels import assemble_bucket, block_meta, plan_sort, split_block, summarize_bucket
 from ._multiclass_kernels import (
     assemble_groups,
@@ -298,3 +308,71 @@ def multiclass_graph(
         keys.append(raveled.tree_reduce(raveled.summary_keys, split_every))
         graphs.append(raveled.graph())
     return HighLevelGraph.merge(*graphs), keys
+
+
+def delong_keys(sorted_graph: SortedGraph) -> tuple[tuple, tuple]:
+    """Add DeLong's variance terms to ``sorted_graph``: keys of (contexts, square sums).
+
+    One task scans the bucket summaries into per-bucket contexts
+    (:func:`~dask_auc._delong_kernels.bucket_contexts`); each bucket then sums
+    its rows' squared centred placements, and one task adds those up.
+    """
+    contexts = sorted_graph.add(
+        ("auc-delong-context", 0), bucket_contexts, sorted_graph.summary_keys
+    )
+    parts = [
+        sorted_graph.add(("auc-delong-squares", b), placement_square_sums, key, contexts, b)
+        for b, key in enumerate(sorted_graph.bucket_keys)
+    ]
+    return contexts, sorted_graph.add(("auc-delong-sum", 0), total_square_sums, *parts)
+
+
+class TracedSortedGraph(SortedGraph):
+    """A :class:`SortedGraph` whose rows carry their row id through the sort."""
+
+    assemble_kernel = staticmethod(assemble_traced)
+
+
+def paired_delong_graph(blocks: Sequence[Delayed]) -> tuple[HighLevelGraph, list[Hashable]]:
+    """The graph of DeLong's paired test of two models scored on the same rows.
+
+    ``blocks`` are lazy :class:`~dask_auc._delong_kernels.PairedBlock` objects.
+    Each model's scores are sorted with their row ids (``block << 32 |
+    position``); each bucket computes its rows' placements and routes them back
+    to their input block (the reverse of the sort's split), where the two
+    models' placements of a row meet.  Returns the graph and the keys of: the
+    summed cross products, model A's contexts, model B's contexts, the plan.
+    """
+    n_blocks = len(blocks)
+    pieces, contexts, plans = [], [], []
+    for model in (0, 1):
+        traced = [
+            dask.delayed(traced_block, pure=True)(block, index, model)
+            for index, block in enumerate(blocks)
+        ]
+        sorted_graph = TracedSortedGraph(traced)
+        context = sorted_graph.add(
+            ("auc-delong-context", 0), bucket_contexts, sorted_graph.summary_keys
+        )
+        routed = [
+            sorted_graph.add(
+                ("auc-delong-route", b), routed_placements, key, context, b, n_blocks
+            )
+            for b, key in enumerate(sorted_graph.bucket_keys)
+        ]
+        by_block = [
+            [
+                sorted_graph.add(("auc-delong-back", b, i), operator.getitem, r, i)
+                for b, r in enumerate(routed)
+            ]
+            for i in range(n_blocks)
+        ]
+        graph, layer = sorted_graph.graph(), sorted_graph.layer_name
+        pieces.append([[Delayed(k, graph, layer=layer) for k in row] for row in by_block])
+        contexts.append(Delayed(context, graph, layer=layer))
+        plans.append(Delayed(sorted_graph.plan_key, graph, layer=layer))
+    pair = dask.delayed(paired_sums, pure=True)
+    sums = [pair(block, plans[0], pieces[0][i], pieces[1][i]) for i, block in enumerate(blocks)]
+    total = dask.delayed(total_cross_sums, pure=True)(*sums)
+    graph = HighLevelGraph.merge(total.dask, contexts[0].dask, contexts[1].dask)
+    return graph, [total.key, contexts[0].key, contexts[1].key, plans[0].key]

@@ -28,7 +28,11 @@ _MIN_ROWS_PER_BLOCK = 1 << 18
 
 
 def prepared_blocks(
-    y_true: Any, y_score: Any, sample_weight: Any = None, chunk_rows: int | None = None
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any = None,
+    chunk_rows: int | None = None,
+    prepare: Any = prepare_block,
 ) -> list[Delayed]:
     """One lazy :class:`~dask_auc._kernels.PreparedBlock` per aligned input block.
 
@@ -39,15 +43,17 @@ def prepared_blocks(
     chunk_rows : int, optional
         Block size used when every input is in memory (default: enough blocks
         to keep all cores busy).
+    prepare : callable, default :func:`~dask_auc._kernels.prepare_block`
+        The task run on each aligned block of the inputs.
     """
     inputs = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
     inputs = [_one_dimensional(x, name) for x, name in zip(inputs, _NAMES)]
     check_declared_score_dtype(inputs[1])
     if any(isinstance(x, (dd.Series, dd.DataFrame)) for x in inputs):
-        return _frame_blocks(inputs)
+        return _frame_blocks(inputs, prepare)
     if any(isinstance(x, da.Array) for x in inputs):
-        return _array_blocks(_as_aligned_arrays(inputs))
-    return _array_blocks(_in_memory_as_arrays(inputs, chunk_rows))
+        return _array_blocks(_as_aligned_arrays(inputs), prepare)
+    return _array_blocks(_in_memory_as_arrays(inputs, chunk_rows), prepare)
 
 
 def _one_dimensional(x: Any, name: str) -> Any:
@@ -77,7 +83,7 @@ def _squeeze_array(x: Any, name: str) -> Any:
     return x
 
 
-def _frame_blocks(inputs: list[Any]) -> list[Delayed]:
+def _frame_blocks(inputs: list[Any], prepare: Any = prepare_block) -> list[Delayed]:
     series = [_as_series(x, inputs) for x in inputs]
     counts = [s.npartitions for s in series]
     if len(set(counts)) > 1:
@@ -89,7 +95,7 @@ def _frame_blocks(inputs: list[Any]) -> list[Delayed]:
             "`df = dd.concat([y_true, y_score], axis=1)` (aligns on the index)."
         )
     blocks = dd.map_partitions(
-        prepare_block,
+        prepare,
         *series,
         meta=("prepared", object),
         align_dataframes=False,
@@ -149,10 +155,10 @@ def _in_memory_as_arrays(inputs: list[Any], chunk_rows: int | None) -> list[da.A
     return [da.from_array(v, chunks=max(1, chunk_rows)) for v in values]
 
 
-def _array_blocks(arrays: Sequence[da.Array]) -> list[Delayed]:
+def _array_blocks(arrays: Sequence[da.Array], prepare: Any = prepare_block) -> list[Delayed]:
     columns = [a.to_delayed(optimize_graph=False).ravel() for a in arrays]
-    prepare = dask.delayed(prepare_block, pure=True)
-    return [prepare(*blocks) for blocks in zip(*columns)]
+    task = dask.delayed(prepare, pure=True)
+    return [task(*blocks) for blocks in zip(*columns)]
 
 
 def score_column_count(y_score: Any) -> int | None:

@@ -1,0 +1,264 @@
+"""Confidence intervals of the AUC and the paired test of two AUCs (DeLong et al. 1988).
+
+Both come from *placement values* computed on the same sorted buckets as the
+AUC itself (:mod:`dask_auc._delong_kernels`):
+
+* :func:`roc_auc_ci` -- the AUC with its DeLong standard error and a normal
+  confidence interval, clipped to ``[0, 1]`` as pROC's ``ci.auc`` does.  Each
+  bucket sums its rows' squared centred placements given the counts of the
+  buckets above it (one scan of the bucket summaries); no row is collected.
+* :func:`delong_test` -- two models scored on the same rows.  The covariance
+  of the two AUCs needs *both* placements of each row, so each model's scores
+  are sorted with a row id (``block << 32 | position``), and every bucket
+  sends its rows' placements back to their input block (the reverse of the
+  sort's split: one more all-to-all of one float per row).  There the two
+  placements of a row meet and the block sums their products.  Pairing by row
+  id is exact and keeps to the sort's own shuffle pattern; the alternative,
+  a cross term from rank counts alone, is a two-dimensional dominance count
+  that no single sort order gives.
+
+Sample weights are not supported: DeLong's estimator is a U-statistic of
+unweighted rows, and there is no standard weighted version (pROC has none);
+passing ``sample_weight`` raises a ``ValueError``.
+
+Normal quantiles and p-values come from :class:`statistics.NormalDist` and
+:func:`math.erfc` (no scipy at run time).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from statistics import NormalDist
+from typing import Any, NamedTuple, Sequence
+
+from ._delong_kernels import BucketContext, CrossSums, SquareSums, prepare_paired_block
+from ._graph import LazyScore, SortedGraph, delong_keys, paired_delong_graph, split_every_default
+from ._inputs import prepared_blocks
+from ._kernels import SortPlan
+from ._validation import (
+    NO_NEGATIVES_MESSAGE,
+    NO_POSITIVES_MESSAGE,
+    ONE_CLASS_MESSAGE,
+    InvalidParameterError,
+    UndefinedMetricWarning,
+    check_split_every,
+)
+
+WEIGHTS_MESSAGE = (
+    "sample_weight is not supported for DeLong's variance: it is defined for "
+    "unweighted rows only (pass sample_weight=None)"
+)
+
+
+class AUCInterval(NamedTuple):
+    """The AUC with its DeLong standard error and confidence interval."""
+
+    auc: float
+    low: float
+    high: float
+    std_error: float
+    confidence_level: float
+
+
+class DeLongTest(NamedTuple):
+    """DeLong's paired test of ``auc_a == auc_b`` (two-sided)."""
+
+    auc_a: float
+    auc_b: float
+    difference: float  # auc_a - auc_b
+    std_error: float
+    z: float
+    p_value: float
+
+
+def roc_auc_ci(
+    y_true: Any,
+    y_score: Any,
+    *,
+    confidence_level: float = 0.95,
+    method: str = "delong",
+    sample_weight: Any = None,
+    compute: bool = True,
+    split_every: int | None = None,
+) -> AUCInterval | LazyScore:
+    """The ROC AUC of a binary target with DeLong's confidence interval.
+
+    Parameters
+    ----------
+    y_true, y_score : dask Series or Array, pandas Series, ndarray or list
+        As in :func:`dask_auc.roc_auc_score` (binary target).
+    confidence_level : float in (0, 1), default=0.95
+        Coverage of the two-sided normal interval ``auc -/+ z * std_error``,
+        clipped to ``[0, 1]``.
+    method : {'delong'}, default='delong'
+        The variance estimator (DeLong, DeLong & Clarke-Pearson 1988).
+    sample_weight : None
+        Not supported; anything else raises ``ValueError``.
+    compute : bool, default=True
+        If False, return a :class:`~dask_auc.LazyScore`.
+    split_every : int >= 2, optional
+        Fan-in of the merge tree.
+
+    Returns
+    -------
+    AUCInterval or LazyScore
+        ``(auc, low, high, std_error, confidence_level)``; NaNs with an
+        :class:`~dask_auc.UndefinedMetricWarning` when ``y_true`` has one class.
+        The standard error is NaN with fewer than two rows in a class.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> y = np.array([0, 0, 1, 1, 0, 1])
+    >>> s = np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.9])
+    >>> result = dask_auc.roc_auc_ci(y, s)
+    >>> round(result.auc, 4), round(result.std_error, 4)
+    (0.8889, 0.1571)
+    >>> round(result.low, 4), result.high
+    (0.5809, 1.0)
+    """
+    name = "roc_auc_ci"
+    if method != "delong":
+        raise InvalidParameterError(
+            f"The 'method' parameter of {name} must be a str among {{'delong'}}. "
+            f"Got {method!r} instead."
+        )
+    level = _check_confidence_level(confidence_level, name)
+    if sample_weight is not None:
+        raise ValueError(WEIGHTS_MESSAGE)
+    split_every = check_split_every(split_every) or split_every_default()
+    sorted_graph = SortedGraph(prepared_blocks(y_true, y_score))
+    contexts, sums = delong_keys(sorted_graph)
+    lazy = LazyScore(
+        sorted_graph.graph(),
+        [sums, contexts, sorted_graph.plan_key],
+        _IntervalFinalizer(level),
+        name,
+    )
+    return lazy.compute() if compute else lazy
+
+
+def delong_test(
+    y_true: Any, score_a: Any, score_b: Any, *, compute: bool = True
+) -> DeLongTest | LazyScore:
+    """DeLong's test of two correlated AUCs: two models scored on the same rows.
+
+    Parameters
+    ----------
+    y_true : dask Series or Array, pandas Series, ndarray or list
+        Binary labels, as in :func:`dask_auc.roc_auc_score`.
+    score_a, score_b : same kinds as ``y_true``
+        The two models' scores of the same rows (paired by position).
+    compute : bool, default=True
+        If False, return a :class:`~dask_auc.LazyScore`.
+
+    Returns
+    -------
+    DeLongTest or LazyScore
+        ``(auc_a, auc_b, difference, std_error, z, p_value)`` with
+        ``difference = auc_a - auc_b``, ``z = difference / std_error`` and the
+        two-sided normal p-value.  ``z`` and ``p_value`` are NaN when the
+        standard error is 0 (e.g. the same ranking twice).
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> y = np.array([0, 0, 1, 1, 0, 1, 0, 1])
+    >>> a = np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.9, 0.5, 0.6])
+    >>> b = np.array([0.3, 0.2, 0.1, 0.6, 0.7, 0.8, 0.4, 0.5])
+    >>> test = dask_auc.delong_test(y, a, b)
+    >>> round(test.auc_a, 4), round(test.auc_b, 4), round(test.p_value, 4)
+    (0.875, 0.625, 0.2207)
+    """
+    graph, keys = paired_delong_graph(
+        prepared_blocks(y_true, score_a, score_b, prepare=prepare_paired_block)
+    )
+    lazy = LazyScore(graph, keys, _finalize_test, "delong_test")
+    return lazy.compute() if compute else lazy
+
+
+def _check_confidence_level(level: Any, func: str) -> float:
+    valid = (
+        isinstance(level, numbers.Real)
+        and not isinstance(level, bool)
+        and 0.0 < float(level) < 1.0
+    )
+    if not valid:
+        raise InvalidParameterError(
+            f"The 'confidence_level' parameter of {func} must be a float in the range "
+            f"(0.0, 1.0). Got {level!r} instead."
+        )
+    return float(level)
+
+
+def _first_context(contexts: Sequence[BucketContext | None]) -> BucketContext | None:
+    return next((c for c in contexts if c is not None), None)
+
+
+def _defined(plan: SortPlan, context: BucketContext | None) -> bool:
+    if len(plan.classes) < 2 or context is None:
+        message = ONE_CLASS_MESSAGE
+    elif context.total_neg == 0:
+        message = NO_NEGATIVES_MESSAGE
+    elif context.total_pos == 0:
+        message = NO_POSITIVES_MESSAGE
+    else:
+        return True
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=4)
+    return False
+
+
+def _sample_variance(square_sum: float, rows: int) -> float:
+    return square_sum / (rows - 1) if rows > 1 else float("nan")
+
+
+class _IntervalFinalizer:
+    def __init__(self, confidence_level: float):
+        self.confidence_level = confidence_level
+
+    def __call__(
+        self, sums: SquareSums, contexts: Sequence[BucketContext | None], plan: SortPlan
+    ) -> AUCInterval:
+        context = _first_context(contexts)
+        nan = float("nan")
+        if not _defined(plan, context):
+            return AUCInterval(nan, nan, nan, nan, self.confidence_level)
+        assert context is not None
+        m, n = context.total_pos, context.total_neg
+        variance = _sample_variance(sums.pos, m) / m + _sample_variance(sums.neg, n) / n
+        std_error = math.sqrt(variance)
+        z = NormalDist().inv_cdf(0.5 + self.confidence_level / 2)
+        low = max(0.0, context.auc - z * std_error)
+        high = min(1.0, context.auc + z * std_error)
+        return AUCInterval(context.auc, low, high, std_error, self.confidence_level)
+
+
+def _finalize_test(
+    sums: CrossSums,
+    contexts_a: Sequence[BucketContext | None],
+    contexts_b: Sequence[BucketContext | None],
+    plan: SortPlan,
+) -> DeLongTest:
+    a, b = _first_context(contexts_a), _first_context(contexts_b)
+    nan = float("nan")
+    if not _defined(plan, a):
+        return DeLongTest(nan, nan, nan, nan, nan, nan)
+    assert a is not None and b is not None
+    m, n = a.total_pos, a.total_neg
+    contrast = (1.0, -1.0)
+
+    def quadratic(matrix: Any) -> float:
+        return float(sum(contrast[i] * matrix[i][j] * contrast[j] for i in (0, 1) for j in (0, 1)))
+
+    variance = (
+        _sample_variance(quadratic(sums.pos), m) / m
+        + _sample_variance(quadratic(sums.neg), n) / n
+    )
+    difference = a.auc - b.auc
+    std_error = math.sqrt(max(variance, 0.0)) if variance == variance else nan
+    if not std_error > 0:
+        return DeLongTest(a.auc, b.auc, difference, std_error, nan, nan)
+    z = difference / std_error
+    return DeLongTest(a.auc, b.auc, difference, std_error, z, math.erfc(abs(z) / math.sqrt(2)))

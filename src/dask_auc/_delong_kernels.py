@@ -1,0 +1,313 @@
+"""Pure-NumPy kernels of DeLong's variance: placement values from the sorted buckets.
+
+DeLong, DeLong & Clarke-Pearson (1988) write the AUC of ``m`` positives and
+``n`` negatives as a mean of *placement values* (structural components)::
+
+    V10(x_i) = (#negatives below x_i + #negatives tied with x_i / 2) / n
+    V01(y_j) = (#positives above y_j + #positives tied with y_j / 2) / m
+
+and its variance as ``S10 / m + S01 / n`` with ``S10``, ``S01`` the sample
+variances of the ``V10`` and ``V01`` values.  Both placements of a row are
+rank counts, so each sorted bucket computes them for its own rows from three
+things: its rows (binary searches), the counts of all higher buckets, and the
+rows of neighbouring buckets that tie with its top or bottom score (a heavy tie
+may be spread over several buckets).  One scan of the bucket summaries
+(:func:`bucket_contexts`) gives every bucket that context; no rows move.
+
+For the paired test of two models the covariance needs both placements of a
+row; :class:`TracedScores` carries row ids through the sort so that the
+placements can be routed back to their input block and paired by row.
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._kernels import Bucket, PreparedBlock, SortedScores
+from ._summary import PartialROC, merge_run
+from ._validation import as_score_array, label_classes, to_numpy
+
+#: row ids are ``block << _ID_BITS | position``
+_ID_BITS = 32
+
+
+@dataclass(frozen=True)
+class BucketContext:
+    """What a bucket needs to know of all other buckets to place its rows."""
+
+    total_pos: int
+    total_neg: int
+    pos_above: int  # rows in higher buckets
+    neg_above: int
+    pos_tied_above: int  # rows in higher buckets scoring this bucket's top score
+    neg_tied_above: int
+    pos_tied_below: int  # rows in lower buckets scoring this bucket's bottom score
+    neg_tied_below: int
+    auc: float
+
+
+def bucket_contexts(summaries: Sequence[PartialROC]) -> list[BucketContext | None]:
+    """Scan the bucket summaries (highest scores first); None for empty buckets.
+
+    Examples
+    --------
+    >>> from dask_auc._summary import TieGroup
+    >>> high = PartialROC(1, 1, 0, 1, TieGroup(0.5, 1, 1), TieGroup(0.5, 1, 1))
+    >>> low = PartialROC(0, 1, 0, 0, TieGroup(0.5, 0, 1), TieGroup(0.1, 0, 0))
+    >>> bucket_contexts([high, low])[1].pos_tied_above
+    1
+    """
+    total_pos = sum(int(s.pos) for s in summaries)
+    total_neg = sum(int(s.neg) for s in summaries)
+    contexts: list[BucketContext | None] = []
+    pos_above = neg_above = 0
+    for index, summary in enumerate(summaries):
+        if summary.is_empty:
+            contexts.append(None)
+            continue
+        assert summary.top is not None and summary.bottom is not None
+        up = _tied(summaries[index - 1 :: -1] if index else [], summary.top.score, "bottom")
+        down = _tied(summaries[index + 1 :], summary.bottom.score, "top")
+        contexts.append(
+            BucketContext(total_pos, total_neg, pos_above, neg_above, *up, *down, 0.0)
+        )
+        pos_above += int(summary.pos)
+        neg_above += int(summary.neg)
+    twice_area = int(merge_run(list(summaries)).twice_area)
+    auc = twice_area / (2 * total_pos * total_neg) if total_pos and total_neg else float("nan")
+    return [None if c is None else _with_auc(c, auc) for c in contexts]
+
+
+def _with_auc(context: BucketContext, auc: float) -> BucketContext:
+    values = dict(context.__dict__, auc=auc)
+    return BucketContext(**values)
+
+
+def _tied(neighbours: Sequence[PartialROC], score: float, edge: str) -> tuple[int, int]:
+    """Rows of the neighbouring buckets (nearest first) that score ``score``."""
+    pos = neg = 0
+    for summary in neighbours:
+        if summary.is_empty:
+            continue
+        group = getattr(summary, edge)
+        if group.score != score:
+            break
+        pos, neg = pos + int(group.pos), neg + int(group.neg)
+        if not summary.is_single_group:
+            break
+    return pos, neg
+
+
+@dataclass(frozen=True)
+class Placements:
+    """Doubled placement counts of a bucket's rows, in the bucket's sorted order.
+
+    ``pos[i] = 2 * V10 * n`` and ``neg[j] = 2 * V01 * m``: exact integers.
+    """
+
+    pos: np.ndarray
+    neg: np.ndarray
+
+
+def bucket_placements(bucket: Bucket, context: BucketContext | None) -> Placements:
+    """Each row's placement against the whole data set (ties count one half).
+
+    Examples
+    --------
+    >>> pos, neg = SortedScores(np.array([0.4, 0.9])), SortedScores(np.array([0.1, 0.4]))
+    >>> context = BucketContext(2, 2, 0, 0, 0, 0, 0, 0, 0.875)
+    >>> bucket_placements(Bucket(pos, neg), context)
+    Placements(pos=array([3, 4]), neg=array([4, 3]))
+    """
+    p, n = bucket.pos.scores, bucket.neg.scores
+    if context is None or (len(p) == 0 and len(n) == 0):
+        return Placements(np.empty(0, np.int64), np.empty(0, np.int64))
+    top = max(_last(p), _last(n))
+    bottom = min(_first(p), _first(n))
+    # positives: negatives strictly below, and tied
+    below = np.searchsorted(n, p, "left")
+    tied = np.searchsorted(n, p, "right") - below
+    at_top, at_bottom = p == top, p == bottom
+    lower = context.total_neg - context.neg_above - len(n)
+    strict = lower + below - at_bottom * context.neg_tied_below
+    tied = tied + at_top * context.neg_tied_above + at_bottom * context.neg_tied_below
+    pos = 2 * strict + tied
+    # negatives: positives strictly above, and tied
+    right = np.searchsorted(p, n, "right")
+    tied = right - np.searchsorted(p, n, "left")
+    at_top, at_bottom = n == top, n == bottom
+    strict = context.pos_above - at_top * context.pos_tied_above + (len(p) - right)
+    tied = tied + at_top * context.pos_tied_above + at_bottom * context.pos_tied_below
+    neg = 2 * strict + tied
+    return Placements(pos.astype(np.int64), neg.astype(np.int64))
+
+
+def _last(values: np.ndarray) -> float:
+    return values[-1].item() if len(values) else -np.inf
+
+
+def _first(values: np.ndarray) -> float:
+    return values[0].item() if len(values) else np.inf
+
+
+@dataclass(frozen=True)
+class SquareSums:
+    """Sums over rows of squared centred placements, ``(V - AUC) ** 2``."""
+
+    pos: float
+    neg: float
+
+    def __add__(self, other: SquareSums) -> SquareSums:
+        return SquareSums(self.pos + other.pos, self.neg + other.neg)
+
+
+def placement_square_sums(
+    bucket: Bucket, contexts: Sequence[BucketContext | None], index: int
+) -> SquareSums:
+    """The bucket's contribution to ``(m - 1) * S10`` and ``(n - 1) * S01``."""
+    context = contexts[index]
+    if context is None or not (context.total_pos and context.total_neg):
+        return SquareSums(0.0, 0.0)
+    placed = bucket_placements(bucket, context)
+    v10 = placed.pos / (2 * context.total_neg) - context.auc
+    v01 = placed.neg / (2 * context.total_pos) - context.auc
+    return SquareSums(float(v10 @ v10), float(v01 @ v01))
+
+
+def total_square_sums(*parts: SquareSums) -> SquareSums:
+    total = SquareSums(0.0, 0.0)
+    for part in parts:
+        total = total + part
+    return total
+
+
+# --- paired placements: row ids through the sort ---------------------------------
+
+
+@dataclass(frozen=True)
+class TracedScores(SortedScores):
+    """Sorted scores with the id of each row (``block << 32 | position``)."""
+
+    ids: np.ndarray | None = None
+
+    def slice(self, start: int, stop: int) -> TracedScores:
+        assert self.ids is not None
+        return TracedScores(self.scores[start:stop], None, self.ids[start:stop])
+
+
+@dataclass(frozen=True)
+class PairedBlock:
+    """One validated block of ``y_true`` with the two models' scores."""
+
+    lengths: tuple[int, ...]
+    classes: tuple[Any, ...]
+    labels: np.ndarray
+    scores: tuple[np.ndarray, np.ndarray]
+
+
+def prepare_paired_block(label: Any, score_a: Any, score_b: Any) -> PairedBlock:
+    """Validate one block of ``(y_true, score_a, score_b)`` (scikit-learn's messages)."""
+    label, a, b = to_numpy(label), to_numpy(score_a), to_numpy(score_b)
+    lengths = (len(label), len(a), len(b))
+    if len(set(lengths)) > 1:
+        return PairedBlock(lengths, (), label[:0], (a[:0], b[:0]))
+    classes = label_classes(label)
+    return PairedBlock(lengths, classes, label, (as_score_array(a), as_score_array(b)))
+
+
+def traced_block(block: PairedBlock, index: int, model: int) -> PreparedBlock:
+    """One model's scores of a block, sorted within each label, carrying row ids."""
+    scores = block.scores[model]
+    ids = (np.int64(index) << _ID_BITS) + np.arange(len(scores), dtype=np.int64)
+    by_label: dict[Any, SortedScores] = {}
+    for value in block.classes:
+        rows = block.labels == value if len(block.classes) > 1 else slice(None)
+        order = np.argsort(scores[rows], kind="stable")
+        by_label[value] = TracedScores(scores[rows][order], None, ids[rows][order])
+    return PreparedBlock(block.lengths, block.classes, by_label)
+
+
+def assemble_traced(*pieces: Bucket) -> Bucket:
+    """Merge one bucket's pieces, the row ids travelling with the scores."""
+    return Bucket(_merge_traced([p.pos for p in pieces]), _merge_traced([p.neg for p in pieces]))
+
+
+def _merge_traced(parts: list[SortedScores]) -> TracedScores:
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return TracedScores(np.empty(0), None, np.empty(0, np.int64))
+    scores = np.concatenate([p.scores for p in parts])
+    ids = np.concatenate([p.ids for p in parts])  # type: ignore[attr-defined]
+    order = np.argsort(scores, kind="stable")
+    return TracedScores(scores[order], None, ids[order])
+
+
+def routed_placements(
+    bucket: Bucket, contexts: Sequence[BucketContext | None], index: int, n_blocks: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The bucket's centred placements, split by input block: ``(ids, V - AUC)``."""
+    context = contexts[index]
+    empty = (np.empty(0, np.int64), np.empty(0))
+    if context is None or not (context.total_pos and context.total_neg):
+        return [empty] * n_blocks
+    placed = bucket_placements(bucket, context)
+    ids = np.concatenate([_ids(bucket.pos), _ids(bucket.neg)])
+    values = np.concatenate(
+        [
+            placed.pos / (2 * context.total_neg) - context.auc,
+            placed.neg / (2 * context.total_pos) - context.auc,
+        ]
+    )
+    blocks = ids >> _ID_BITS
+    order = np.argsort(blocks, kind="stable")
+    cuts = np.searchsorted(blocks[order], np.arange(n_blocks + 1))
+    return [
+        (ids[order[cuts[i] : cuts[i + 1]]], values[order[cuts[i] : cuts[i + 1]]])
+        for i in range(n_blocks)
+    ]
+
+
+def _ids(part: SortedScores) -> np.ndarray:
+    ids = getattr(part, "ids", None)
+    return np.empty(0, np.int64) if ids is None else ids
+
+
+@dataclass(frozen=True)
+class CrossSums:
+    """Sums over the positive (and the negative) rows of centred placement products."""
+
+    pos: np.ndarray  # [[aa, ab], [ab, bb]]
+    neg: np.ndarray
+
+    def __add__(self, other: CrossSums) -> CrossSums:
+        return CrossSums(self.pos + other.pos, self.neg + other.neg)
+
+
+def paired_sums(
+    block: PairedBlock,
+    plan: Any,
+    pieces_a: Sequence[tuple[np.ndarray, np.ndarray]],
+    pieces_b: Sequence[tuple[np.ndarray, np.ndarray]],
+) -> CrossSums:
+    """Pair one block's placements under both models by row; sum their products."""
+    n = len(block.labels)
+    mask = np.int64((1 << _ID_BITS) - 1)
+    values = np.zeros((2, n))
+    for model, pieces in enumerate((pieces_a, pieces_b)):
+        for ids, placed in pieces:
+            values[model, ids & mask] = placed
+    positive = block.labels == plan.positive_label if n else np.empty(0, bool)
+    pos, neg = values[:, positive], values[:, ~positive]
+    return CrossSums(pos @ pos.T, neg @ neg.T)
+
+
+def total_cross_sums(*parts: CrossSums) -> CrossSums:
+    total = CrossSums(np.zeros((2, 2)), np.zeros((2, 2)))
+    for part in parts:
+        total = total + part
+    return total

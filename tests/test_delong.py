@@ -1,0 +1,150 @@
+"""DeLong's confidence interval and paired test against an independent O(P * N) reference."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import dask
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import roc_auc_score as sklearn_auc
+from strategies import boundaries, dask_array, dask_frame
+
+import dask_auc
+
+
+def _placements(y, s):
+    """Every (positive, negative) pair: V10 per positive, V01 per negative, ties 1/2."""
+    y, s = np.asarray(y), np.asarray(s, dtype=float)
+    positive = y == np.unique(y)[-1]
+    pos, neg = s[positive], s[~positive]
+    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    return psi.mean(axis=1), psi.mean(axis=0)
+
+
+def reference_ci(y, s, level=0.95):
+    v10, v01 = _placements(y, s)
+    auc = v10.mean()
+    se = math.sqrt(np.var(v10, ddof=1) / len(v10) + np.var(v01, ddof=1) / len(v01))
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    return auc, max(0.0, auc - z * se), min(1.0, auc + z * se), se
+
+
+def reference_test(y, a, b):
+    v10a, v01a = _placements(y, a)
+    v10b, v01b = _placements(y, b)
+    contrast = np.array([1.0, -1.0])
+    s10, s01 = np.cov(np.vstack([v10a, v10b])), np.cov(np.vstack([v01a, v01b]))
+    se = math.sqrt(contrast @ s10 @ contrast / len(v10a) + contrast @ s01 @ contrast / len(v01a))
+    diff = v10a.mean() - v10b.mean()
+    if se == 0:
+        return v10a.mean(), v10b.mean(), diff, se, math.nan, math.nan
+    z = diff / se
+    return v10a.mean(), v10b.mean(), diff, se, z, math.erfc(abs(z) / math.sqrt(2))
+
+
+def _rows(seed, n, distinct):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    y[:4] = [0, 1, 0, 1]
+    a = np.floor((rng.random(n) + 0.4 * y) * distinct) / distinct
+    b = np.floor((rng.random(n) + 0.2 * y + 0.3 * a) * distinct) / distinct
+    return y, a, b
+
+
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(4, 150),
+    st.sampled_from([1, 2, 3, 10, 1000]),
+    st.sampled_from([None, 1, 3, 9]),
+    st.data(),
+)
+@settings(max_examples=30)
+def test_interval_and_test_match_the_pairwise_reference_for_any_partitioning(
+    seed, n, distinct, buckets, data
+):
+    y, a, b = _rows(seed, n, distinct)
+    cuts = data.draw(boundaries(n, max_parts=8))
+    yd, ad, bd = (dask_array(x, cuts) for x in (y, a, b))
+    level = data.draw(st.sampled_from([0.5, 0.9, 0.95, 0.999]))
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        ci = dask_auc.roc_auc_ci(yd, ad, confidence_level=level)
+        test = dask_auc.delong_test(yd, ad, bd)
+    expected = reference_ci(y, a, level)
+    assert ci.auc == sklearn_auc(y, a) or ci.auc == pytest.approx(sklearn_auc(y, a), abs=1e-12)
+    np.testing.assert_allclose(ci[:4], expected, rtol=1e-9, atol=1e-12)
+    assert ci.confidence_level == level
+    expected_test = reference_test(y, a, b)
+    np.testing.assert_allclose(test[:4], expected_test[:4], rtol=1e-9, atol=1e-12)
+    if expected_test[3] > 1e-9:
+        np.testing.assert_allclose(test[4:], expected_test[4:], rtol=1e-7, atol=1e-12)
+
+
+def test_heavy_ties_spread_over_many_buckets():
+    rng = np.random.default_rng(7)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.8, 0.5, rng.random(n).round(1))  # one value holds 80 %
+    b = np.where(y == 1, 0.7, rng.choice([0.2, 0.7], n))
+    cuts = list(range(0, n, 250)) + [n]
+    for buckets in (1, 5, 40):
+        with dask.config.set({"dask-auc.buckets": buckets}):
+            ci = dask_auc.roc_auc_ci(dask_array(y, cuts), dask_array(a, cuts))
+            test = dask_auc.delong_test(*(dask_array(x, cuts) for x in (y, a, b)))
+        np.testing.assert_allclose(ci[:4], reference_ci(y, a), rtol=1e-9)
+        np.testing.assert_allclose(test, reference_test(y, a, b), rtol=1e-9)
+
+
+def test_dask_dataframe_columns_and_symmetry():
+    y, a, b = _rows(11, 2000, 20)
+    frame = dask_frame({"y": y, "a": a, "b": b}, [0, 500, 500, 1300, 2000])
+    forward = dask_auc.delong_test(frame["y"], frame["a"], frame["b"])
+    backward = dask_auc.delong_test(frame["y"], frame["b"], frame["a"])
+    np.testing.assert_allclose(forward, reference_test(y, a, b), rtol=1e-9)
+    assert backward.z == pytest.approx(-forward.z)
+    assert backward.p_value == pytest.approx(forward.p_value)
+    ci = dask_auc.roc_auc_ci(frame["y"], frame["b"], confidence_level=0.9)
+    np.testing.assert_allclose(ci[:4], reference_ci(y, b, 0.9), rtol=1e-9)
+
+
+def test_same_scores_twice_have_zero_standard_error():
+    y, a, _ = _rows(3, 300, 10)
+    test = dask_auc.delong_test(y, a, a)
+    assert test.difference == 0 and test.std_error == 0
+    assert math.isnan(test.z) and math.isnan(test.p_value)
+
+
+def test_lazy_results_compute_together():
+    y, a, b = _rows(5, 500, 50)
+    yd, ad, bd = (dask_array(x, [0, 100, 500]) for x in (y, a, b))
+    lazy_ci = dask_auc.roc_auc_ci(yd, ad, compute=False)
+    lazy_test = dask_auc.delong_test(yd, ad, bd, compute=False)
+    assert isinstance(lazy_ci, dask_auc.LazyScore) and isinstance(lazy_test, dask_auc.LazyScore)
+    ci, test = dask.compute(lazy_ci, lazy_test)
+    assert ci == lazy_ci.compute()
+    np.testing.assert_allclose(test, reference_test(y, a, b), rtol=1e-9)
+
+
+def test_weights_method_and_level_are_checked():
+    y, a, _ = _rows(1, 20, 5)
+    with pytest.raises(ValueError, match="sample_weight is not supported for DeLong"):
+        dask_auc.roc_auc_ci(y, a, sample_weight=np.ones(20))
+    with pytest.raises(dask_auc.InvalidParameterError, match="'method' parameter"):
+        dask_auc.roc_auc_ci(y, a, method="bootstrap")
+    for level in (0, 1, 1.5, "0.9", True):
+        with pytest.raises(dask_auc.InvalidParameterError, match="'confidence_level' parameter"):
+            dask_auc.roc_auc_ci(y, a, confidence_level=level)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        dask_auc.delong_test(y, a, a[:-1])
+
+
+def test_one_class_warns_and_returns_nan():
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):
+        ci = dask_auc.roc_auc_ci(np.ones(5), np.arange(5.0))
+    assert all(math.isnan(v) for v in ci[:4])
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):
+        test = dask_auc.delong_test(np.ones(5), np.arange(5.0), np.arange(5.0))
+    assert all(math.isnan(v) for v in test)
