@@ -4,7 +4,7 @@ Both come from *placement values* computed on the same sorted buckets as the
 AUC itself (:mod:`dask_auc._delong_kernels`):
 
 * :func:`roc_auc_ci` -- the AUC with its DeLong standard error and a normal
-  confidence interval, clipped to ``[0, 1]`` as pROC's ``ci.auc`` does.  Each
+  confidence interval, clipped to ``[0, 1]``.  Each
   bucket sums its rows' squared centred placements given the counts of the
   buckets above it (one scan of the bucket summaries); no row is collected.
 * :func:`delong_test` -- two models scored on the same rows.  The covariance
