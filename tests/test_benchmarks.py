@@ -1,0 +1,108 @@
+"""The benchmark script runs, prints its table, and every method gives sklearn's answer.
+
+Nothing here looks at a timing: the machine running the tests is not the one
+the numbers are for.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import roc_auc_score
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+SCRIPT = BENCHMARKS / "bench_auc.py"
+
+
+@pytest.fixture(scope="module")
+def bench_methods():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import _methods
+
+        yield _methods
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def _table(stdout: str) -> tuple[list[str], list[dict[str, str]]]:
+    lines = [line for line in stdout.splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    rows = [dict(zip(header, row, strict=True)) for row in cells]
+    return header, rows
+
+
+def test_script_prints_one_table_with_same_answers(tmp_path):
+    methods = ["sklearn", "numpy-floor", "dask-auc-threads"]
+    methods += [m for m in ("polars", "duckdb") if importlib.util.find_spec(m) is not None]
+    output = tmp_path / "report.md"
+    completed = subprocess.run(
+        [sys.executable, str(SCRIPT), "--rows", "20000", "--repeats", "1",
+         "--methods", ",".join(methods), "--output", str(output)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    header, rows = _table(completed.stdout)
+    assert header[:4] == ["method", "rows", "score kind", "seconds (median)"]
+    assert {"peak MiB", "bytes/row", "x sklearn", "x numpy-floor", "same answer"} <= set(header)
+    assert sorted((r["method"], r["score kind"]) for r in rows) == sorted(
+        (m, k) for m in methods for k in ("continuous", "tied")
+    )
+    for row in rows:
+        assert row["rows"] == "20,000"
+        assert row["same answer"].startswith("yes"), row
+    assert output.read_text().strip() == completed.stdout.strip()
+
+
+def test_sklearn_is_skipped_above_its_limit_with_a_note():
+    completed = subprocess.run(
+        [sys.executable, str(SCRIPT), "--rows", "3000", "--repeats", "1", "--kinds", "tied",
+         "--methods", "sklearn,numpy-floor", "--sklearn-max-rows", "1000"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    _, rows = _table(completed.stdout)
+    assert [r["method"] for r in rows] == ["numpy-floor"]
+    assert rows[0]["same answer"].startswith("- (no reference)")
+    assert "sklearn skipped at 3,000 rows" in completed.stdout
+
+
+@pytest.fixture
+def heavy_ties():
+    rng = np.random.default_rng(7)
+    score = rng.integers(0, 6, 3000) / 5
+    label = (rng.random(3000) < 0.3 + 0.4 * score).astype(np.int8)
+    return label, score
+
+
+def test_two_thread_floor_is_exact_with_ties(bench_methods, heavy_ties):
+    from concurrent.futures import ThreadPoolExecutor
+
+    label, score = heavy_ties
+    with ThreadPoolExecutor(2) as pool:
+        got = bench_methods.numpy_floor_threads_auc(label, score, pool)
+    assert got == roc_auc_score(label, score)
+    assert bench_methods.numpy_floor_auc(label, score) == roc_auc_score(label, score)
+
+
+@pytest.mark.parametrize("cuts", [[1000, 2000], [10, 11, 12, 1500, 2999], [0, 3000]])
+def test_naive_merge_corrects_ties_cut_by_partitions(bench_methods, heavy_ties, cuts):
+    label, score = heavy_ties
+    frame = pd.DataFrame({"label": label, "score": score}).sort_values("score")
+    edges = [0, *cuts, len(frame)]  # tie groups cut anywhere, some parts empty
+    parts = [frame.iloc[lo:hi] for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
+    summaries = pd.concat([bench_methods._naive_partition(p) for p in parts], ignore_index=True)
+    assert bench_methods.naive_merge(summaries) == roc_auc_score(label, score)
+
+
+def test_curve_digest_is_the_area_under_the_curve(bench_methods, heavy_ties):
+    from sklearn.metrics import roc_curve
+
+    label, score = heavy_ties
+    fpr, tpr, _ = roc_curve(label, score)
+    assert abs(bench_methods.curve_digest(fpr, tpr) - roc_auc_score(label, score)) <= 1e-12
