@@ -79,6 +79,7 @@ class SortedGraph:
     """
 
     #: chunk kernels of the sort; :class:`GroupedSortedGraph` swaps in multi-class ones
+    plan_kernel = staticmethod(plan_sort)
     split_kernel = staticmethod(split_block)
     assemble_kernel = staticmethod(assemble_bucket)
     summarize_kernel = staticmethod(summarize_bucket)
@@ -110,7 +111,7 @@ class SortedGraph:
             self.add(("auc-meta", i), block_meta, block.key, samples)
             for i, block in enumerate(self.blocks)
         ]
-        return self.add(("auc-plan", 0), plan_sort, metas, self.n_buckets)
+        return self.add(("auc-plan", 0), self.plan_kernel, metas, self.n_buckets)
 
     def _add_buckets(self) -> list[tuple]:
         splits = [
