@@ -13,6 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
 from ._graph import LazyScore
+from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._ranking import roc_auc_score
 from ._summary import PartialROC, TieGroup, merge_adjacent
 from ._validation import InvalidParameterError, UndefinedMetricWarning
@@ -25,6 +26,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 __all__ = [
     "AUCInterval",
     "DeLongTest",
+    "GroupedAUC",
     "InvalidParameterError",
     "LazyScore",
     "PartialROC",
@@ -32,6 +34,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "__version__",
     "delong_test",
+    "grouped_roc_auc_score",
     "merge_adjacent",
     "roc_auc_ci",
     "roc_auc_score",
