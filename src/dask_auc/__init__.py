@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._curves import average_precision_score, precision_recall_curve, roc_curve
 from ._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
 from ._graph import LazyScore
 from ._grouped import GroupedAUC, grouped_roc_auc_score
@@ -33,11 +34,14 @@ __all__ = [
     "TieGroup",
     "UndefinedMetricWarning",
     "__version__",
+    "average_precision_score",
     "delong_test",
     "grouped_roc_auc_score",
     "merge_adjacent",
+    "precision_recall_curve",
     "roc_auc_ci",
     "roc_auc_score",
+    "roc_curve",
 ]
 
 

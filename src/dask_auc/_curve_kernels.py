@@ -1,0 +1,408 @@
+"""Pure-NumPy kernels of the ROC and precision-recall curves, from the sorted buckets.
+
+A curve point is a distinct score ``s`` with the (weighted) counts of
+positives and negatives scoring ``>= s``: scikit-learn's ``tps`` and ``fps``.
+Each sorted bucket (:mod:`dask_auc._kernels`, bucket 0 = highest scores) makes
+the points of its own distinct scores, shifted by the counts of all higher
+buckets.  Those shifts, and everything else a bucket must know of the others,
+come from one ordered exclusive scan of the bucket summaries
+(:func:`curve_contexts`); no row leaves its bucket.
+
+* A tie group spread over several buckets gives one point, made by the *last*
+  bucket holding its score: a bucket whose bottom score opens the next
+  non-empty bucket does not emit it (``CurveContext.continues``).
+* ``drop_intermediate`` decides on a point from its two neighbours; for the
+  first and last point of a bucket those neighbours are the edge points of
+  the buckets around it, whose counts the scan derives from their summaries'
+  top and bottom tie groups.
+* ``max_points`` thins each bucket's points on a global grid before they are
+  shipped (:func:`thin_on_grid`), and the caller thins the concatenation once
+  more with the same grid.
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ._kernels import Bucket, PreparedBlock, SortedScores, SortPlan, plan_sort, prepare_block
+from ._summary import Number, PartialROC
+from ._validation import _check_finite_labels, _object_unique, to_numpy
+
+ROC, PRECISION_RECALL = "roc", "precision_recall"
+
+MULTICLASS_FORMAT_MESSAGE = "multiclass format is not supported"
+
+
+@dataclass(frozen=True)
+class LabelRule:
+    """Which label is positive, and which of scikit-learn's label checks apply.
+
+    ``metric`` is ``"curve"`` (``roc_curve``, ``precision_recall_curve``:
+    ``pos_label=None`` means 1 for {0, 1} or {-1, 1} targets) or
+    ``"average_precision"`` (``pos_label`` must be one of two present labels).
+    """
+
+    metric: str
+    pos_label: Any
+
+    @property
+    def positive(self) -> Any:
+        return 1 if self.pos_label is None else self.pos_label
+
+    def check(self, labels: tuple[Any, ...], n_rows: int) -> None:
+        """Raise scikit-learn 1.9's error for these labels, if it would raise one."""
+        if self.metric == "average_precision":
+            self._check_average_precision(labels, n_rows)
+        elif len(labels) > 2 and self.pos_label is None:
+            raise ValueError(MULTICLASS_FORMAT_MESSAGE)
+        elif self.pos_label is None and not _is_default_binary(labels):
+            shown = ", ".join(repr(c) for c in labels)
+            raise ValueError(
+                f"y_true takes value in {{{shown}}} and pos_label is not specified: either "
+                "make y_true take value in {0, 1} or {-1, 1} or pass pos_label explicitly."
+            )
+
+    def _check_average_precision(self, labels: tuple[Any, ...], n_rows: int) -> None:
+        if len(labels) > 2:
+            if self.pos_label != 1:
+                raise ValueError(
+                    "Parameter pos_label is fixed to 1 for multiclass y_true. "
+                    "Do not set pos_label or set pos_label to 1."
+                )
+            raise ValueError(
+                "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` "
+                f"contains multiple classes. Got `y_score.shape=({n_rows},)`."
+            )
+        if len(labels) == 2 and not any(self.pos_label == c for c in labels):
+            raise ValueError(
+                f"pos_label={self.pos_label} is not a valid label. It should be one of "
+                f"{np.array(labels)}"
+            )
+
+
+def _is_default_binary(labels: tuple[Any, ...]) -> bool:
+    if any(isinstance(c, (str, bytes)) for c in labels):
+        return False
+    return set(labels) in ({0, 1}, {-1, 1}, {0}, {-1}, {1})
+
+
+def block_labels(label: np.ndarray) -> tuple[Any, ...]:
+    """The distinct labels of one block, sorted; any number of them.
+
+    Examples
+    --------
+    >>> block_labels(np.array(["b", "a", "b"]))
+    ('a', 'b')
+    """
+    kind = label.dtype.kind
+    if kind == "f":
+        _check_finite_labels(label)
+    found = _object_unique(label) if kind in "OUS" else np.unique(label)
+    return tuple(v.item() if hasattr(v, "item") else v for v in found)
+
+
+def prepare_curve_block(
+    label: Any, score: Any, weight: Any = None, *, rule: LabelRule
+) -> PreparedBlock:
+    """Validate one block and sort its scores, split into ``label == positive`` or not.
+
+    The result's ``by_label`` is keyed by ``True`` (positive rows) and
+    ``False``; its ``classes`` are the block's original labels, which the
+    planning task checks against scikit-learn's rules (:func:`plan_curve`).
+
+    Examples
+    --------
+    >>> block = prepare_curve_block(["a", "b", "b"], [0.2, 0.9, 0.4],
+    ...                             rule=LabelRule("curve", "b"))
+    >>> block.classes, block.by_label[True].scores
+    (('a', 'b'), array([0.4, 0.9]))
+    """
+    label = to_numpy(label)
+    lengths = (len(label), len(np.asarray(score))) + (() if weight is None else (len(weight),))
+    if len(set(lengths)) > 1:
+        return PreparedBlock(lengths, (), {})
+    labels = block_labels(label)
+    hits = label == rule.positive
+    if np.ndim(hits) == 0:  # numpy declines to compare strings with numbers
+        hits = np.full(len(label), bool(hits))
+    sorted_block = prepare_block(np.asarray(hits, dtype=bool), score, weight)
+    return PreparedBlock(lengths, labels, sorted_block.by_label)
+
+
+def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> SortPlan:
+    """:func:`~dask_auc._kernels.plan_sort` after scikit-learn's checks of the labels.
+
+    The plan's classes are ``(False, True)``: the blocks are split on
+    ``label == positive``.
+    """
+    found = {c for meta in metas for c in meta.classes}
+    try:
+        labels = tuple(sorted(found))
+    except TypeError:
+        raise ValueError("Mix of label input types (string and number) in y_true") from None
+    rows = int(sum(meta.lengths[0] for meta in metas))
+    plan = plan_sort([replace(meta, classes=()) for meta in metas], n_buckets)
+    rule.check(labels, rows)
+    return replace(plan, classes=(False, True))
+
+
+@dataclass(frozen=True)
+class CurveContext:
+    """What one bucket needs to know of all others to make its curve points.
+
+    Counts are ``(positives, negatives)``, weighted when weights exist.
+    """
+
+    total: tuple[Number, Number]
+    above: tuple[Number, Number]  # rows in higher buckets
+    continues: bool  # the bottom score opens the next non-empty bucket: not emitted here
+    previous: tuple[Number, Number] | None  # the point before this bucket's first one
+    following: tuple[Number, Number] | None  # the point after this bucket's last one
+
+
+def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
+    """The ordered exclusive scan of the bucket summaries (highest scores first).
+
+    Examples
+    --------
+    >>> from dask_auc._summary import TieGroup
+    >>> high = PartialROC(1, 1, 0, 1, TieGroup(0.9, 1, 0), TieGroup(0.5, 0, 1))
+    >>> low = PartialROC(1, 0, 0, 0, TieGroup(0.5, 1, 0), TieGroup(0.5, 1, 0))
+    >>> [c.continues for c in curve_contexts([high, low])]
+    [True, False]
+    >>> curve_contexts([high, low])[0].following
+    (2, 1)
+    """
+    total = (sum(s.pos for s in summaries), sum(s.neg for s in summaries))
+    above: tuple[Number, Number] = (0, 0)
+    last_point: tuple[Number, Number] | None = None
+    contexts = []
+    for index, summary in enumerate(summaries):
+        if summary.is_empty:
+            contexts.append(CurveContext(total, above, False, last_point, None))
+            continue
+        assert summary.top is not None and summary.bottom is not None
+        lower = summaries[index + 1 :]
+        below = next((s for s in lower if not s.is_empty), None)
+        through = (above[0] + summary.pos, above[1] + summary.neg)
+        continues = below is not None and below.top.score == summary.bottom.score  # type: ignore[union-attr]
+        following: tuple[Number, Number] | None
+        if continues:
+            # the last point here is the second-lowest score; the next one is the
+            # bottom score, completed by the buckets it continues into
+            end = (through[0] - summary.bottom.pos, through[1] - summary.bottom.neg)
+            following = _plus(through, _tie_chain(lower, summary.bottom.score))
+            emits = not summary.is_single_group
+        else:
+            end = through
+            following = None
+            if below is not None:
+                following = _plus(through, _tie_chain(lower, below.top.score))  # type: ignore[union-attr]
+            emits = True
+        contexts.append(
+            CurveContext(total, above, continues, last_point, following if emits else None)
+        )
+        if emits:
+            last_point = end
+        above = through
+    return contexts
+
+
+def _plus(a: tuple[Number, Number], b: tuple[Number, Number]) -> tuple[Number, Number]:
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _tie_chain(lower: Sequence[PartialROC], score: float) -> tuple[Number, Number]:
+    """Rows scoring ``score`` at the top of the next buckets (a tie may span several)."""
+    pos: Number = 0
+    neg: Number = 0
+    for summary in lower:
+        if summary.is_empty:
+            continue
+        assert summary.top is not None
+        if summary.top.score != score:
+            break
+        pos, neg = pos + summary.top.pos, neg + summary.top.neg
+        if not summary.is_single_group:
+            break
+    return pos, neg
+
+
+@dataclass(frozen=True)
+class CurvePoints:
+    """Curve points in descending score order: counts at ``score >= threshold``."""
+
+    tps: np.ndarray
+    fps: np.ndarray
+    thresholds: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.thresholds)
+
+    def take(self, keep: np.ndarray) -> CurvePoints:
+        return CurvePoints(self.tps[keep], self.fps[keep], self.thresholds[keep])
+
+
+def bucket_points(bucket: Bucket, context: CurveContext) -> CurvePoints:
+    """The curve points of one bucket's distinct scores, in absolute counts.
+
+    Examples
+    --------
+    >>> pos = SortedScores(np.array([0.4, 0.9]))
+    >>> neg = SortedScores(np.array([0.1, 0.4]))
+    >>> context = CurveContext((3, 2), (1, 0), False, (1, 0), None)
+    >>> points = bucket_points(Bucket(pos, neg), context)
+    >>> points.tps, points.fps, points.thresholds
+    (array([2, 3, 3]), array([0, 1, 2]), array([0.9, 0.4, 0.1]))
+    """
+    pos, neg = bucket.pos, bucket.neg
+    merged = np.concatenate([pos.scores, neg.scores])
+    if merged.size == 0:
+        return CurvePoints(np.empty(0, np.int64), np.empty(0, np.int64), merged)
+    # two sorted runs: timsort ("stable") merges them in linear time
+    merged.sort(kind="stable")
+    distinct = merged[np.concatenate(([True], merged[1:] != merged[:-1]))][::-1]
+    if context.continues:
+        distinct = distinct[:-1]
+    tps = context.above[0] + _count_at_or_above(pos, distinct)
+    fps = context.above[1] + _count_at_or_above(neg, distinct)
+    return CurvePoints(tps, fps, distinct)
+
+
+def _count_at_or_above(part: SortedScores, thresholds: np.ndarray) -> np.ndarray:
+    from_top = len(part) - np.searchsorted(part.scores, thresholds, "left")
+    if part.weights is None:
+        return from_top.astype(np.int64)
+    # summed from the highest score down, the order scikit-learn's cumsum adds in
+    top_weights = np.concatenate(([0.0], np.cumsum(part.weights[::-1])))
+    return top_weights[from_top]
+
+
+def corner_mask(
+    points: CurvePoints,
+    previous: tuple[Number, Number] | None,
+    following: tuple[Number, Number] | None,
+    curve: str,
+) -> np.ndarray:
+    """scikit-learn's ``drop_intermediate`` mask of a run of points, given its neighbours.
+
+    ROC keeps a point where ``fps`` or ``tps`` bends (second difference not
+    zero); precision-recall keeps the first and last point of each ``tps``
+    value.  A missing neighbour means the run starts (or ends) the curve,
+    whose end points are always kept.
+    """
+    tps = _extended(points.tps, previous, following, 0)
+    fps = _extended(points.fps, previous, following, 1)
+    if curve == ROC:
+        inner = (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0)
+    else:
+        inner = (np.diff(tps[:-1]) != 0) | (np.diff(tps[1:]) != 0)
+    keep = np.concatenate(([True], inner, [True])) if len(tps) > 1 else np.ones(len(tps), bool)
+    return keep[int(previous is not None) : len(keep) - int(following is not None)]
+
+
+def _extended(
+    values: np.ndarray,
+    previous: tuple[Number, Number] | None,
+    following: tuple[Number, Number] | None,
+    which: int,
+) -> np.ndarray:
+    head = [] if previous is None else [previous[which]]
+    tail = [] if following is None else [following[which]]
+    return np.concatenate((np.asarray(head, values.dtype), values, np.asarray(tail, values.dtype)))
+
+
+def grid_step(max_points: int) -> float:
+    """Cell width of the thinning grid that leaves at most ``max_points`` points.
+
+    Along a ROC curve ``fpr + tpr`` grows from 0 to 2.  Cutting that range
+    into cells of width ``4 / (max_points - 2)`` gives at most
+    ``max_points / 2`` cells, and :func:`thin_on_grid` keeps two points per cell.
+
+    Examples
+    --------
+    >>> grid_step(6), grid_step(2)
+    (1.0, inf)
+    """
+    return 4 / (max_points - 2) if max_points > 2 else math.inf
+
+
+def grid_cells(tps: np.ndarray, fps: np.ndarray, total: tuple[Number, Number], step: float):
+    """The grid cell of each point: ``floor((tpr + fpr) / step)``."""
+    arc = np.zeros(len(tps))
+    if total[0]:
+        arc += tps / total[0]
+    if total[1]:
+        arc += fps / total[1]
+    if math.isinf(step):
+        return np.zeros(len(tps), np.int64)
+    return np.floor(arc / step).astype(np.int64)
+
+
+def thin_on_grid(points: CurvePoints, total: tuple[Number, Number], step: float) -> np.ndarray:
+    """Mask keeping the first and last point of each grid cell (and of the run).
+
+    Every point dropped lies, with the curve between its kept neighbours, in
+    one cell: a box with ``dfpr + dtpr < step``, where the curve's area moves
+    by at most ``dfpr * dtpr / 2 <= step**2 / 8``.  Points that bend the curve
+    by more than a cell are all kept.
+
+    Examples
+    --------
+    >>> points = CurvePoints(np.arange(1, 7), np.zeros(6, int), np.zeros(6))
+    >>> thin_on_grid(points, (6, 0), 0.5)  # cells 0 0 1 1 1 2
+    array([ True,  True,  True, False,  True,  True])
+    """
+    cells = grid_cells(points.tps, points.fps, total, step)
+    if len(cells) == 0:
+        return np.zeros(0, bool)
+    change = cells[1:] != cells[:-1]
+    return np.concatenate(([True], change)) | np.concatenate((change, [True]))
+
+
+def bucket_curve(
+    bucket: Bucket,
+    context: CurveContext,
+    curve: str,
+    drop_intermediate: bool,
+    step: float | None,
+) -> CurvePoints:
+    """One bucket's share of the curve, ready to ship: exact points, corners kept, thinned."""
+    points = bucket_points(bucket, context)
+    if drop_intermediate and len(points):
+        points = points.take(corner_mask(points, context.previous, context.following, curve))
+    if step is not None and len(points):
+        points = points.take(thin_on_grid(points, context.total, step))
+    return points
+
+
+def bucket_precision_sum(bucket: Bucket, context: CurveContext) -> float:
+    """This bucket's part of ``sum(dtps * precision)``; AP is the total over ``P``.
+
+    scikit-learn's average precision is ``sum((R_k - R_{k-1}) * P_k)`` over the
+    points in descending score order, with ``R_{-1} = 0``.
+    """
+    points = bucket_points(bucket, context)
+    if len(points) == 0:
+        return 0.0
+    before = 0 if context.previous is None else context.previous[0]
+    gained = np.diff(points.tps, prepend=before)
+    precision = points.tps / (points.tps + points.fps)
+    return float(np.sum(gained * precision))
+
+
+def concatenated(parts: Sequence[CurvePoints]) -> CurvePoints:
+    """The bucket parts joined in score order (empty buckets dropped)."""
+    kept = [p for p in parts if len(p)] or list(parts[:1])
+    return CurvePoints(
+        np.concatenate([p.tps for p in kept]),
+        np.concatenate([p.fps for p in kept]),
+        np.concatenate([p.thresholds for p in kept]),
+    )
