@@ -18,6 +18,7 @@ from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._ranking import roc_auc_score
 from ._summary import PartialROC, TieGroup, merge_adjacent
 from ._validation import InvalidParameterError, UndefinedMetricWarning
+from .plotting import plot_precision_recall, plot_roc
 
 try:
     __version__ = version("dask-auc")
@@ -38,6 +39,8 @@ __all__ = [
     "delong_test",
     "grouped_roc_auc_score",
     "merge_adjacent",
+    "plot_precision_recall",
+    "plot_roc",
     "precision_recall_curve",
     "roc_auc_ci",
     "roc_auc_score",

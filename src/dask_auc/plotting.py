@@ -1,0 +1,223 @@
+"""ROC and precision-recall plots with matplotlib (the optional ``plot`` extra).
+
+Each model's curve is computed with ``max_points`` (2000 by default: a 1e8-row
+curve does not travel to the caller), and the score in the legend -- AUC or
+average precision -- is the exact one, from the same sort.  All models of a
+call are one graph, computed at once.  matplotlib is imported when a plot is
+drawn, not when :mod:`dask_auc` is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dask.highlevelgraph import HighLevelGraph
+
+from ._curve_kernels import PRECISION_RECALL, ROC
+from ._curves import lazy_curve
+from ._graph import LazyScore
+
+PLOT_EXTRA_MESSAGE = 'plotting needs matplotlib: pip install "dask-auc[plot]"'
+
+
+def plot_roc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    name: str | None = None,
+    ax: Any = None,
+    max_points: int | None = 2000,
+    chance_level: bool = True,
+    compute: bool = True,
+    pos_label: Any = None,
+) -> Any:
+    """Draw ROC curves, the exact AUC of each model in the legend.
+
+    Parameters
+    ----------
+    y_true : dask Series or Array, pandas Series, ndarray or list
+        Binary labels, as in :func:`dask_auc.roc_curve`.
+    y_score : same kinds as ``y_true``, or a mapping ``{model name: scores}``
+        One model's scores, or several models' scores to draw on one axes.
+    sample_weight : same kinds as ``y_true``, optional
+        Row weights.
+    name : str, optional
+        Legend name of a single model (the mapping's keys name several).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    max_points : int >= 2 or None, default=2000
+        Points drawn per curve (``None``: all of them); the AUC stays exact.
+    chance_level : bool, default=True
+        Draw the diagonal of a random classifier.
+    compute : bool, default=True
+        If False, return a :class:`~dask_auc.LazyScore` whose ``compute()``
+        draws and returns the Axes.
+    pos_label : int, float, bool or str, optional
+        The positive class, as in :func:`dask_auc.roc_curve`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, dask_auc
+    >>> y = np.array([0, 0, 1, 1])
+    >>> ax = dask_auc.plot_roc(y, {"a": np.array([0.1, 0.4, 0.35, 0.8]),
+    ...                            "b": np.array([0.2, 0.1, 0.7, 0.9])})
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['a (AUC = 0.750)', 'b (AUC = 1.000)', 'Chance level (AUC = 0.5)']
+    """
+    return _plot(
+        ROC, y_true, y_score, sample_weight, name, ax, max_points, chance_level, compute, pos_label
+    )
+
+
+def plot_precision_recall(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    name: str | None = None,
+    ax: Any = None,
+    max_points: int | None = 2000,
+    chance_level: bool = True,
+    compute: bool = True,
+    pos_label: Any = None,
+) -> Any:
+    """Draw precision-recall curves, the exact average precision of each model in the legend.
+
+    Parameters are those of :func:`plot_roc`; the chance level is the
+    horizontal line at the prevalence of the positive class (the precision
+    of a random classifier).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, dask_auc
+    >>> ax = dask_auc.plot_precision_recall(np.array([0, 0, 1, 1]),
+    ...                                     np.array([0.1, 0.4, 0.35, 0.8]), name="m")
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['m (AP = 0.833)', 'Chance level (AP = 0.500)']
+    """
+    return _plot(
+        PRECISION_RECALL,
+        y_true,
+        y_score,
+        sample_weight,
+        name,
+        ax,
+        max_points,
+        chance_level,
+        compute,
+        pos_label,
+    )
+
+
+def _plot(
+    curve: str,
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any,
+    name: str | None,
+    ax: Any,
+    max_points: int | None,
+    chance_level: bool,
+    compute: bool,
+    pos_label: Any,
+) -> Any:
+    _pyplot()  # fail before any graph is built
+    if isinstance(y_score, Mapping):
+        if name is not None:
+            raise ValueError("name names a single model; with a mapping of scores its keys do")
+        models = {str(key): scores for key, scores in y_score.items()}
+        if not models:
+            raise ValueError("y_score is an empty mapping: give at least one model's scores")
+    else:
+        models = {"Classifier" if name is None else name: y_score}
+    lazies = [
+        lazy_curve(
+            curve,
+            y_true,
+            scores,
+            pos_label=pos_label,
+            sample_weight=sample_weight,
+            drop_intermediate=curve == ROC,
+            max_points=max_points,
+            with_score=True,
+        )
+        for scores in models.values()
+    ]
+    graph = HighLevelGraph.merge(*[lazy.__dask_graph__() for lazy in lazies])
+    keys = [key for lazy in lazies for key in lazy.__dask_keys__()]
+    drawer = _Drawer(curve, list(models), lazies, ax, chance_level, pos_label)
+    lazy = LazyScore(graph, keys, drawer, f"plot_{curve}")
+    return lazy.compute() if compute else lazy
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(PLOT_EXTRA_MESSAGE) from error
+    return plt
+
+
+class _Drawer:
+    """The finalize step of a plot: finish each model's curve, then draw them all."""
+
+    def __init__(
+        self,
+        curve: str,
+        names: list[str],
+        lazies: list[LazyScore],
+        ax: Any,
+        chance_level: bool,
+        pos_label: Any,
+    ):
+        self.curve, self.names, self.ax = curve, names, ax
+        self.finalizers = [(lazy._finalize, len(lazy.__dask_keys__())) for lazy in lazies]
+        self.chance_level, self.pos_label = chance_level, pos_label
+
+    def __call__(self, *results: Any) -> Any:
+        ax = self.ax if self.ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
+        start, prevalence = 0, 0.0
+        for model, (finalize, count) in zip(self.names, self.finalizers, strict=True):
+            (first, second, _), score, prevalence = finalize(*results[start : start + count])
+            start += count
+            if self.curve == ROC:
+                ax.plot(first, second, label=f"{model} (AUC = {score:.3f})")
+            else:
+                ax.plot(second, first, drawstyle="steps-post", label=f"{model} (AP = {score:.3f})")
+        suffix = "" if self.pos_label is None else f" (Positive label: {self.pos_label})"
+        if self.curve == ROC:
+            if self.chance_level:
+                ax.plot([0, 1], [0, 1], "k--", lw=1, label="Chance level (AUC = 0.5)")
+            ax.set_xlabel("False positive rate" + suffix)
+            ax.set_ylabel("True positive rate" + suffix)
+            ax.set_aspect("equal")
+            ax.legend(loc="lower right")
+        else:
+            if self.chance_level:
+                ax.axhline(
+                    prevalence,
+                    color="k",
+                    ls="--",
+                    lw=1,
+                    label=f"Chance level (AP = {prevalence:.3f})",
+                )
+            ax.set_xlabel("Recall" + suffix)
+            ax.set_ylabel("Precision" + suffix)
+            ax.legend(loc="lower left")
+        ax.set_xlim(-0.01, 1.01)
+        ax.set_ylim(-0.01, 1.01)
+        return ax
