@@ -305,24 +305,26 @@ def group_pair_sums(
     neg_total, twice_area = np.zeros_like(pos_total), np.zeros_like(pos_total)
     if len(codes) == 0:
         return GroupSums(pos_total, neg_total, twice_area)
-    order = np.lexsort((scores, codes))
-    codes, scores, positive = codes[order], scores[order], positive[order]
+    tie_key, n_scores = _group_score_key(codes, n_groups, scores)
     if weights is None:
-        pos_row = positive.astype(np.int64)
+        # one np.sort of (group, score rank, class) packed in an int64: no permutation needed
+        packed = np.sort(tie_key * 2 + positive)
+        tie_key = packed >> 1
+        pos_row = packed & 1
         neg_row = 1 - pos_row
     else:
-        weights = weights[order]
+        order = np.argsort(tie_key)
+        tie_key, positive, weights = tie_key[order], positive[order], weights[order]
         pos_row = np.where(positive, weights, 0.0)
         neg_row = np.where(positive, 0.0, weights)
-    # a run is a tie group: equal (group, score) rows, adjacent after the sort
-    new_run = np.empty(len(codes), dtype=bool)
+    # a run is a tie group: rows of equal (group, score), adjacent after the sort
+    new_run = np.empty(len(tie_key), dtype=bool)
     new_run[0] = True
-    np.not_equal(codes[1:], codes[:-1], out=new_run[1:])
-    new_run[1:] |= scores[1:] != scores[:-1]
+    np.not_equal(tie_key[1:], tie_key[:-1], out=new_run[1:])
     run_start = np.flatnonzero(new_run)
     run_pos = np.add.reduceat(pos_row, run_start)
     run_neg = np.add.reduceat(neg_row, run_start)
-    run_group = codes[run_start]
+    run_group = tie_key[run_start] // n_scores
     group_start = np.flatnonzero(np.diff(run_group, prepend=-1))
     below = _prefix_within_groups(run_neg, group_start)
     run_twice = run_pos * (2 * below + run_neg)
@@ -331,6 +333,27 @@ def group_pair_sums(
     neg_total[present] = np.add.reduceat(run_neg, group_start)
     twice_area[present] = np.add.reduceat(run_twice, group_start)
     return GroupSums(pos_total, neg_total, twice_area)
+
+
+def _group_score_key(
+    codes: np.ndarray, n_groups: int, scores: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """``code * n_scores + dense rank of the score``: sorting it sorts by (group, score).
+
+    One ``argsort`` of the scores and one sort of an int64 key are several
+    times faster than ``np.lexsort((scores, codes))``.
+    """
+    order = np.argsort(scores)
+    ranked = scores[order]
+    step = np.empty(len(ranked), dtype=np.int64)
+    step[0] = 0
+    np.not_equal(ranked[1:], ranked[:-1], out=step[1:])  # -0.0 == 0.0: one rank
+    rank = np.empty(len(ranked), dtype=np.int64)
+    rank[order] = np.cumsum(step)
+    n_scores = int(rank.max()) + 1
+    if n_groups * n_scores >= 2**62:  # beyond any bucket that fits in memory
+        raise OverflowError(f"{n_groups} groups x {n_scores} distinct scores in one bucket")
+    return codes * n_scores + rank, n_scores
 
 
 def _prefix_within_groups(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:

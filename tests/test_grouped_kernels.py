@@ -1,0 +1,190 @@
+"""Grouped AUC kernels without a scheduler: per-group sums vs brute force, hash split, sums."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from references import pairwise_auc
+
+from dask_auc._grouped_kernels import (
+    GroupPlan,
+    GroupSpec,
+    bucket_table,
+    compensated_cumsum,
+    exact_ratio,
+    group_pair_sums,
+    plan_groups,
+    split_group_block,
+)
+
+
+def _brute_twice_area(score, positive):
+    pos, neg = score[positive], score[~positive]
+    return int(2 * (pos[:, None] > neg[None, :]).sum() + (pos[:, None] == neg[None, :]).sum())
+
+
+@pytest.mark.parametrize("distinct", [1, 3, 50, 10_000])
+def test_group_pair_sums_equal_brute_force_pair_counts(distinct):
+    rng = np.random.default_rng(distinct)
+    n, n_groups = 3000, 60
+    codes = rng.integers(0, n_groups, n)
+    scores = rng.integers(0, distinct, n) / distinct
+    positive = rng.random(n) < rng.random(n_groups)[codes]  # some groups one-class
+    sums = group_pair_sums(codes, n_groups, scores, positive)
+    auc = sums.auc()
+    for g in range(n_groups):
+        rows = codes == g
+        s, p = scores[rows], positive[rows]
+        assert sums.pos[g] == p.sum() and sums.neg[g] == (~p).sum()
+        assert sums.twice_area[g] == _brute_twice_area(s, p)
+        if p.all() or not p.any():
+            assert np.isnan(auc[g])
+        else:
+            assert auc[g] == pairwise_auc(p, s)  # exact: one rounding of the same rational
+
+
+def test_weighted_pair_sums_with_zero_weights_equal_brute_force():
+    rng = np.random.default_rng(1)
+    n, n_groups = 2000, 40
+    codes = rng.integers(0, n_groups, n)
+    scores = rng.integers(0, 7, n) / 7
+    positive = rng.random(n) < 0.4
+    weights = rng.choice([0.0, 0.25, 1.0, 3.0, 7.5], size=n)
+    sums = group_pair_sums(codes, n_groups, scores, positive, weights)
+    auc = sums.auc()
+    for g in range(n_groups):
+        rows = codes == g
+        w, p = weights[rows], positive[rows]
+        assert sums.pos[g] == pytest.approx(w[p].sum(), rel=1e-14)
+        assert sums.neg[g] == pytest.approx(w[~p].sum(), rel=1e-14)
+        if w[p].sum() > 0 and w[~p].sum() > 0:
+            assert auc[g] == pytest.approx(pairwise_auc(p, scores[rows], w), abs=1e-14)
+        else:
+            assert np.isnan(auc[g])
+
+
+def test_small_group_after_a_heavy_bucket_keeps_its_digits():
+    """A running total of 1e16 would swallow weights of 1; the compensated prefix does not."""
+    rng = np.random.default_rng(2)
+    big = 500
+    codes = np.r_[np.zeros(big, dtype=np.int64), np.ones(6, dtype=np.int64)]
+    scores = np.r_[rng.random(big), [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]]
+    positive = np.r_[rng.random(big) < 0.5, [False, True, False, True, False, True]]
+    weights = np.r_[np.full(big, 1e14), [1.0, 1.0, 3.0, 1.0, 1.0, 2.0]]
+    sums = group_pair_sums(codes, 2, scores, positive, weights)
+    small = slice(big, None)
+    expected = pairwise_auc(positive[small], scores[small], weights[small])
+    assert sums.auc()[1] == pytest.approx(expected, abs=1e-15)
+
+
+def test_compensated_prefix_differences_are_exact_on_adversarial_sums():
+    rng = np.random.default_rng(3)
+    values = np.r_[[1e17, -1e17 + 3.0, 1e16], rng.random(200) * 10.0 ** rng.integers(-3, 15, 200)]
+    high, low = compensated_cumsum(values)
+    exact = np.cumsum([Fraction(v) for v in values])
+    for i, j in [(3, 10), (50, 60), (100, 202), (0, 2)]:
+        got = (high[j] - high[i]) + (low[j] - low[i])
+        truth = float(exact[j] - exact[i])
+        assert got == pytest.approx(truth, rel=1e-13, abs=1e-300)
+
+
+def test_exact_ratio_divides_large_counts_with_python_integers():
+    numerator = np.array([2**60 + 1, 6, 0], dtype=np.int64)
+    denominator = np.array([2**61 + 3, 8, 0], dtype=np.int64)
+    got = exact_ratio(numerator, denominator)
+    assert got[0] == (2**60 + 1) / (2**61 + 3)  # Python: correctly rounded
+    assert got[1] == 0.75 and np.isnan(got[2])
+
+
+def test_empty_input_gives_zero_sums_for_every_group():
+    empty = np.empty(0)
+    sums = group_pair_sums(empty.astype(np.int64), 3, empty, empty.astype(bool))
+    assert sums.pos.tolist() == [0, 0, 0] and np.isnan(sums.auc()).all()
+
+
+_SPEC = GroupSpec(("user",), "y", "s", "w")
+
+
+def _block(users, seed):
+    rng = np.random.default_rng(seed)
+    n = len(users)
+    return pd.DataFrame(
+        {"user": users, "y": rng.integers(0, 2, n), "s": rng.random(n), "w": rng.random(n)}
+    )
+
+
+def test_hash_split_sends_a_key_to_the_same_bucket_from_every_block():
+    first = _block(["a", "b", "c", "d", "e"] * 20, 0)
+    second = _block(["e", "d", "c", "b", "a", "z"] * 7, 1)
+    buckets = {}
+    for block in (first, second):
+        classes, pieces = split_group_block(block, _SPEC, 4)
+        assert classes == (0, 1)
+        assert sum(len(p.score) for p in pieces) == len(block)
+        for b, piece in enumerate(pieces):
+            for user in piece.keys["user"]:
+                assert buckets.setdefault(user, b) == b
+
+
+def test_split_drops_rows_with_a_missing_key():
+    block = _block(["a", None, "b", np.nan, "a"], 2)
+    _, pieces = split_group_block(block, _SPEC, 3)
+    kept = pd.concat([p.keys for p in pieces])["user"]
+    assert sorted(kept) == ["a", "a", "b"]
+
+
+@pytest.mark.parametrize(
+    "column, value, message",
+    [
+        ("s", np.nan, "Input contains NaN"),
+        ("s", np.inf, "Input contains infinity"),
+        ("w", -1.0, "Negative values in data passed to `sample_weight`"),
+        ("y", 5, "multi_class must be in"),
+    ],
+)
+def test_split_validates_the_block_with_sklearns_messages(column, value, message):
+    block = _block(["a", "b", "c"], 3)
+    block.loc[1, column] = value
+    with pytest.raises(ValueError, match=message):
+        split_group_block(block, _SPEC, 2)
+
+
+@pytest.mark.parametrize(
+    "classes, positive",
+    [((0, 1), 1), (("no", "yes"), "yes"), ((1,), 1), ((True,), True), ((0,), None), (("a",), None)],
+)
+def test_plan_picks_the_greater_class_and_a_lone_one_only(classes, positive):
+    plan = plan_groups([classes])
+    if positive is None:
+        assert all(plan.positive_label != c for c in classes)
+    else:
+        assert plan.positive_label == positive
+
+
+def test_plan_rejects_three_classes_spread_over_blocks():
+    with pytest.raises(ValueError, match="multi_class must be in"):
+        plan_groups([(0, 1), (1, 2)])
+
+
+def test_bucket_table_with_two_key_columns_matches_pandas_groupby():
+    rng = np.random.default_rng(4)
+    n = 600
+    frame = pd.DataFrame(
+        {
+            "country": rng.choice(["de", "fr", "jp"], n),
+            "day": rng.integers(0, 5, n),
+            "y": rng.integers(0, 2, n),
+            "s": rng.integers(0, 4, n) / 4,
+        }
+    )
+    spec = GroupSpec(("country", "day"), "y", "s")
+    _, pieces = split_group_block(frame, spec, 3)
+    tables = [bucket_table(GroupPlan((0, 1)), spec, piece) for piece in pieces]
+    got = pd.concat(tables).sort_index()
+    assert got.index.names == ["country", "day"]
+    for (country, day), rows in frame.groupby(["country", "day"]):
+        assert got.loc[(country, day), "auc"] == pairwise_auc(rows["y"], rows["s"])
+        assert got.loc[(country, day), "n_pos"] == rows["y"].sum()
