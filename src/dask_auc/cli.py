@@ -1,0 +1,502 @@
+"""``dask-auc``: ROC AUC and related metrics of scored rows in Parquet or CSV files.
+
+This module is about the command line only: it parses the options, reads the
+files into a dask DataFrame, asks the library for the metrics (all of them in
+one computation, so that the rows are read and sorted once) and prints them.
+
+Exit status: 0 on success; 2 for a usage error (an unknown or malformed
+option, a ``--max-fpr`` outside ``(0, 1]``); 1 for a data error (a missing
+file, a missing column, a label column that is not binary or holds one class
+only, NaN or infinite scores, unreadable files).  Errors are one line on
+stderr, ``dask-auc: error: ...``, never a traceback.
+
+Examples
+--------
+>>> _parser().parse_args(["scores/", "--label", "y", "--score", "p"]).max_fpr is None
+True
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import glob
+import json
+import os
+import sys
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+
+from ._curves import average_precision_score
+from ._graph import LazyScore, _parts
+from ._grouped import GroupedAUC, grouped_roc_auc_score
+from ._ranking import roc_auc_score
+from ._validation import MULTICLASS_MESSAGE, UndefinedMetricWarning, check_max_fpr
+from .plotting import PLOT_EXTRA_MESSAGE, plot_precision_recall, plot_roc
+
+PROG = "dask-auc"
+USAGE_ERROR = 2
+DATA_ERROR = 1
+_LOCAL_SCHEDULERS = ("threads", "synchronous")
+_GLOB_CHARACTERS = "*?["
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dask-auc`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        with _quiet_distributed_logs(), _scheduler(args) as where:
+            report = _evaluate(args, where)
+    except (ValueError, TypeError, OSError, ImportError) as error:
+        print(f"{PROG}: error: {_explain(error, args)}", file=sys.stderr)
+        return DATA_ERROR
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    print(json.dumps(report, indent=2) if args.json else _table(report))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Exact ROC AUC, partial AUC, average precision (and grouped AUC) "
+        "of scored rows in Parquet or CSV files, computed in parallel with Dask.",
+        epilog="Exit status: 0 success, 1 data error (missing file or column, labels "
+        "not binary, NaN scores), 2 usage error.",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="Parquet or CSV files, directories or globs (the format comes from the "
+        "extension; a directory holding .csv files is read as CSV, otherwise as "
+        "Parquet); fsspec URLs such as s3://bucket/scores/ are passed to dask",
+    )
+    parser.add_argument("--label", required=True, metavar="COL", help="binary label column")
+    parser.add_argument("--score", required=True, metavar="COL", help="score column")
+    parser.add_argument("--weight", metavar="COL", help="sample weight column (optional)")
+    parser.add_argument("--by", metavar="COL", help="group column: also report grouped AUC (GAUC)")
+    parser.add_argument(
+        "--per-group", metavar="OUT.csv", help="with --by: write the per-group table as CSV"
+    )
+    parser.add_argument(
+        "--max-fpr",
+        type=_max_fpr,
+        metavar="X",
+        help="also report the McClish-standardised partial AUC over FPR <= X, X in (0, 1]",
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--curve", metavar="OUT.png", help="write the ROC and precision-recall curves"
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="address of a running dask scheduler (e.g. tcp://10.0.0.5:8786), or "
+        "'threads' to run in this process; default: a local cluster of worker "
+        "processes sized to the machine",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="worker processes of the local cluster (default: sized to the machine)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bar (shown only on a terminal)"
+    )
+    return parser
+
+
+def _max_fpr(text: str) -> float:
+    try:
+        return check_max_fpr(float(text), PROG)  # type: ignore[return-value]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}") from None
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where the computation runs: a distributed client, or dask's threads."""
+
+    client: Any
+    description: str
+
+
+@contextlib.contextmanager
+def _scheduler(args: argparse.Namespace) -> Iterator[_Where]:
+    if args.scheduler in _LOCAL_SCHEDULERS:
+        with dask.config.set(scheduler=args.scheduler):
+            yield _Where(None, f"this process ({args.scheduler})")
+        return
+    from distributed import Client, LocalCluster
+
+    if args.scheduler is not None:
+        with Client(args.scheduler) as client:
+            yield _Where(client, f"the cluster at {args.scheduler}")
+        return
+    cpus = os.cpu_count() or 1
+    sizing = (
+        {}
+        if args.workers is None
+        else {
+            "n_workers": args.workers,
+            "threads_per_worker": max(1, cpus // args.workers),
+        }
+    )
+    with (
+        LocalCluster(processes=True, dashboard_address=":0", **sizing) as cluster,
+        Client(cluster) as client,
+    ):
+        workers = client.scheduler_info()["workers"].values()
+        threads = sum(w["nthreads"] for w in workers)
+        yield _Where(client, f"a local cluster ({len(workers)} processes, {threads} threads)")
+
+
+@contextlib.contextmanager
+def _quiet_distributed_logs() -> Iterator[None]:
+    """Keep distributed's start-up and shutdown chatter off the user's terminal."""
+    with dask.config.set({"logging.distributed": "error"}):
+        import logging
+
+        logger = logging.getLogger("distributed")
+        level = logger.level
+        logger.setLevel(logging.ERROR)
+        try:
+            yield
+        finally:
+            logger.setLevel(level)
+
+
+def _evaluate(args: argparse.Namespace, where: _Where) -> dict[str, Any]:
+    """Two computations: the label counts (a pass over the label column, which also
+    finds the positive class), then every metric in one graph."""
+    if args.per_group and not args.by:
+        raise ValueError("--per-group needs --by")
+    frame, kind = _read(args.paths, _columns(args))
+    start = time.perf_counter()
+    counts = _compute(_lazy_counts(frame, args), where, args.quiet)
+    classes = _classes(counts["rows"], args.label)
+    figure = _figure() if args.curve else None
+    lazy = _lazy_metrics(frame, args, positive=classes[-1], figure=figure)
+    metrics = _compute(lazy, where, args.quiet)
+    seconds = time.perf_counter() - start
+    report = _report(counts, metrics, classes, args, kind, frame.npartitions, where, seconds)
+    if args.per_group:
+        metrics["grouped"].per_group.to_csv(args.per_group)
+    if figure is not None:
+        figure.suptitle(f"{' '.join(args.paths)}: {report['rows']:,} rows")
+        figure.savefig(args.curve, dpi=100)
+    return report
+
+
+def _columns(args: argparse.Namespace) -> dict[str, str]:
+    """Role -> column name, for the columns the options name."""
+    roles = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by}
+    return {role: column for role, column in roles.items() if column is not None}
+
+
+def _read(paths: Sequence[str], columns: dict[str, str]) -> tuple[dd.DataFrame, str]:
+    """The named columns of the files, and their format ('csv' or 'parquet')."""
+    kinds = {_file_kind(path) for path in paths}
+    if len(kinds) > 1:
+        raise ValueError(f"cannot mix Parquet and CSV inputs: {' '.join(paths)}")
+    (kind,) = kinds
+    targets = [_existing(path, kind) for path in paths]
+    if kind == "csv":
+        numeric = {columns[r]: "float64" for r in ("score", "weight") if r in columns}
+        frame = dd.read_csv(targets, dtype=numeric)
+    else:
+        frame = dd.read_parquet(targets)
+    missing = [c for c in dict.fromkeys(columns.values()) if c not in frame.columns]
+    if missing:
+        available = ", ".join(map(str, frame.columns))
+        raise ValueError(
+            f"column {missing[0]!r} not found in {' '.join(paths)}; available columns: {available}"
+        )
+    frame = frame[list(dict.fromkeys(columns.values()))]
+    return frame, kind
+
+
+def _file_kind(path: str) -> str:
+    """'csv' or 'parquet', from the extension (or a local directory's files)."""
+    name = path.rstrip("/").lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst"):
+        name = name.removesuffix(suffix)
+    if name.endswith((".csv", ".tsv", ".txt")):
+        return "csv"
+    if os.path.isdir(path) and glob.glob(os.path.join(path, "*.csv*")):
+        return "csv"
+    return "parquet"
+
+
+def _existing(path: str, kind: str) -> str:
+    """``path`` as dask should read it; FileNotFoundError for a missing local path."""
+    if "://" in path:  # fsspec URL: the filesystem package checks it
+        return path
+    if any(c in path for c in _GLOB_CHARACTERS):
+        if not glob.glob(path):
+            raise FileNotFoundError(f"no files match {path!r}")
+        return path
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such file or directory: {path!r}")
+    if kind == "csv" and os.path.isdir(path):
+        return os.path.join(path, "*.csv*")
+    return path
+
+
+def _lazy_counts(frame: dd.DataFrame, args: argparse.Namespace) -> dict[str, Any]:
+    """Rows per label value (missing labels included), and weight per label value."""
+    lazy = {"rows": frame[args.label].value_counts(dropna=False).to_delayed()[0]}
+    if args.weight is not None:
+        lazy["weights"] = frame.groupby(args.label)[args.weight].sum().to_delayed()[0]
+    return lazy
+
+
+def _classes(rows: Any, label: str) -> list[Any]:
+    """The two label values, ascending (the last one is positive), or a data error."""
+    values = rows.index.tolist()
+    missing = [v for v in values if v is None or v != v]
+    if missing:
+        raise ValueError(
+            f"label column {label!r} has {int(rows[rows.index.isna()].sum()):,} missing values"
+        )
+    try:
+        classes = sorted(values)
+    except TypeError:
+        raise ValueError(f"label column {label!r} mixes strings and numbers") from None
+    if len(classes) > 2:
+        shown = ", ".join(map(repr, map(_plain, classes[:5]))) + (
+            ", ..." if len(classes) > 5 else ""
+        )
+        raise ValueError(
+            f"label column {label!r} is not binary: it holds {len(classes):,} values ({shown})"
+        )
+    if len(classes) < 2:
+        found = f"one class only ({_plain(classes[0])!r})" if classes else "no rows"
+        raise ValueError(f"label column {label!r} holds {found}: the ROC AUC is not defined")
+    return classes
+
+
+def _lazy_metrics(
+    frame: dd.DataFrame, args: argparse.Namespace, positive: Any, figure: Any
+) -> dict[str, LazyScore]:
+    """Every requested metric (and plot) as a lazy :class:`LazyScore`, to compute together."""
+    label, score = frame[args.label], frame[args.score]
+    weight = None if args.weight is None else frame[args.weight]
+    lazy = {
+        "roc_auc": roc_auc_score(label, score, sample_weight=weight, compute=False),
+        "average_precision": average_precision_score(
+            label, score, pos_label=positive, sample_weight=weight, compute=False
+        ),
+    }
+    if args.max_fpr is not None:
+        lazy["partial_auc"] = roc_auc_score(
+            label, score, sample_weight=weight, max_fpr=args.max_fpr, compute=False
+        )
+    if args.by is not None:
+        lazy["grouped"] = grouped_roc_auc_score(
+            frame,
+            by=args.by,
+            label=args.label,
+            score=args.score,
+            sample_weight=args.weight,
+            compute=False,
+        )
+    if figure is not None:
+        roc_axes, precision_recall_axes = figure.axes
+        for name, plot, ax in (
+            ("roc_plot", plot_roc, roc_axes),
+            ("precision_recall_plot", plot_precision_recall, precision_recall_axes),
+        ):
+            lazy[name] = plot(
+                label,
+                score,
+                sample_weight=weight,
+                name=args.score,
+                ax=ax,
+                pos_label=positive,
+                compute=False,
+            )
+    return lazy
+
+
+def _figure() -> Any:
+    """A two-panel matplotlib Figure (no pyplot: no GUI backend is needed)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(PLOT_EXTRA_MESSAGE) from error
+    figure = Figure(figsize=(12, 6), layout="constrained")
+    figure.subplots(1, 2)
+    return figure
+
+
+def _compute(lazy: dict[str, Any], where: _Where, quiet: bool) -> dict[str, Any]:
+    """Compute dask objects of one kind together (progress bar on a terminal).
+
+    A :class:`LazyScore` is computed in two steps, as its own ``compute()``
+    does: its parts on the scheduler, its finalize step here, so plots are
+    drawn and warnings raised in this process.
+    """
+    names = list(lazy)
+    finalizers = {n: lazy[n]._finalize for n in names if isinstance(lazy[n], LazyScore)}
+    collections = [
+        LazyScore(lazy[n].__dask_graph__(), lazy[n].__dask_keys__(), _parts, n)
+        if n in finalizers
+        else lazy[n]
+        for n in names
+    ]
+    show = not quiet and sys.stderr.isatty()
+    if where.client is None:
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar(out=sys.stderr) if show else contextlib.nullcontext():
+            results = dask.compute(*collections)
+    else:
+        futures = where.client.compute(collections)
+        if show:
+            from distributed import progress
+
+            with contextlib.redirect_stdout(sys.stderr):
+                progress(futures, multi=False)
+        results = where.client.gather(futures)
+    with warnings.catch_warnings():
+        # one-class labels were reported from the counts; groups lacking a class are
+        # NaN in the per-group table, as documented, and need no warning here
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return {
+            n: finalizers[n](*result) if n in finalizers else result
+            for n, result in zip(names, results, strict=True)
+        }
+
+
+def _report(
+    counts: dict[str, Any],
+    metrics: dict[str, Any],
+    classes: list[Any],
+    args: argparse.Namespace,
+    kind: str,
+    partitions: int,
+    where: _Where,
+    seconds: float,
+) -> dict[str, Any]:
+    negative, positive = classes
+    rows = counts["rows"]
+    report: dict[str, Any] = {
+        "paths": list(args.paths),
+        "format": kind,
+        "partitions": partitions,
+        "label": args.label,
+        "score": args.score,
+        "weight": args.weight,
+        "positive_class": _plain(positive),
+        "rows": int(rows.sum()),
+        "positives": int(rows[positive]),
+        "negatives": int(rows[negative]),
+    }
+    if "weights" in counts:
+        report["positive_weight"] = float(counts["weights"][positive])
+        report["negative_weight"] = float(counts["weights"][negative])
+    report["roc_auc"] = metrics["roc_auc"]
+    if args.max_fpr is not None:
+        report["max_fpr"] = args.max_fpr
+        report["partial_auc"] = metrics["partial_auc"]
+    report["average_precision"] = metrics["average_precision"]
+    if args.by is not None:
+        report.update(_group_summary(metrics["grouped"], args.by))
+    report["seconds"] = round(seconds, 3)
+    report["ran_on"] = where.description
+    return report
+
+
+def _group_summary(grouped: GroupedAUC, by: str) -> dict[str, Any]:
+    auc = grouped.per_group["auc"].dropna()
+    return {
+        "by": by,
+        "gauc": grouped.gauc,
+        "groups": len(grouped.per_group),
+        "groups_with_both_classes": len(auc),
+        "group_auc_quantiles": {
+            name: float(auc.quantile(q)) if len(auc) else float("nan")
+            for name, q in (
+                ("min", 0.0),
+                ("25%", 0.25),
+                ("median", 0.5),
+                ("75%", 0.75),
+                ("max", 1.0),
+            )
+        },
+    }
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python value JSON can hold."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _table(report: dict[str, Any]) -> str:
+    """The report as aligned ``name  value`` lines."""
+    rows = [
+        ("rows", f"{report['rows']:,}"),
+        (f"positives (label {report['positive_class']!r})", f"{report['positives']:,}"),
+        ("negatives", f"{report['negatives']:,}"),
+    ]
+    if "positive_weight" in report:
+        rows.append(("positive weight", f"{report['positive_weight']:,.6g}"))
+        rows.append(("negative weight", f"{report['negative_weight']:,.6g}"))
+    rows.append(("ROC AUC", f"{report['roc_auc']:.10f}"))
+    if "partial_auc" in report:
+        name = f"partial AUC (max_fpr={report['max_fpr']:g})"
+        rows.append((name, f"{report['partial_auc']:.10f}"))
+    rows.append(("average precision", f"{report['average_precision']:.10f}"))
+    if "gauc" in report:
+        rows.append((f"groups ({report['by']})", f"{report['groups']:,}"))
+        rows.append(("  with both classes", f"{report['groups_with_both_classes']:,}"))
+        rows.append(("  GAUC (row-weighted)", f"{report['gauc']:.10f}"))
+        quantiles = report["group_auc_quantiles"]
+        shown = "  ".join(f"{name} {value:.4f}" for name, value in quantiles.items())
+        rows.append(("  group AUC", shown))
+    rows.append(("time", f"{report['seconds']:.2f} s on {report['ran_on']}"))
+    width = max(len(name) for name, _ in rows) + 2
+    title = f"{PROG}: {' '.join(report['paths'])}"
+    title += f" ({report['format']}, {report['partitions']} partitions)"
+    return "\n".join([title] + [f"  {n:<{width}}{v}" for n, v in rows])
+
+
+def _explain(error: BaseException, args: argparse.Namespace) -> str:
+    """One line saying what went wrong, naming the column when the library could not."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, FileNotFoundError) and error.filename and not str(error).startswith("no "):
+        return f"no such file or directory: {error.filename!r}"
+    if message == MULTICLASS_MESSAGE:
+        return f"label column {args.label!r} is not binary (it holds more than two values)"
+    columns_named = {
+        "Input contains": ("score", args.score),
+        "Input y_true contains": ("label", args.label),
+        "Input sample_weight contains": ("weight", args.weight),
+        "Negative values in data passed to `sample_weight`": ("weight", args.weight),
+        "continuous format is not supported": ("label", args.label),
+    }
+    for prefix, (role, column) in columns_named.items():
+        if message.startswith(prefix):
+            return f"{role} column {column!r}: {message}"
+    return message
