@@ -17,8 +17,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Hashable
 
-import dask
 import dask.dataframe as dd
+from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from ._graph import LazyScore, bucket_count
@@ -50,15 +50,22 @@ def grouped_tables(
         )
         .to_delayed()
     )
-    getitem = dask.delayed(operator.getitem, pure=True)
-    classes = [getitem(split, 0) for split in splits]
-    pieces = [getitem(split, 1) for split in splits]
-    plan = dask.delayed(plan_groups, pure=True)(classes)
-    table = dask.delayed(bucket_table, pure=True)
-    tables = [
-        table(plan, spec, *[getitem(block_pieces, b) for block_pieces in pieces])
-        for b in range(n_buckets)
-    ]
-    graph = HighLevelGraph.merge(*[t.dask for t in tables])
-    keys: list[Hashable] = [t.key for t in tables]
+    token = tokenize([split.key for split in splits], spec, n_buckets)
+    name = f"auc-grouped-{token}"
+    # one plain layer of tuple tasks, as SortedGraph builds: a layer per
+    # delayed call would make culling quadratic in the P * K piece tasks
+    dsk: dict[Hashable, Any] = {}
+    classes = []
+    for i, split in enumerate(splits):
+        dsk[(name, "classes", i)] = (operator.getitem, split.key, 0)
+        classes.append((name, "classes", i))
+        for b in range(n_buckets):
+            dsk[(name, "piece", i, b)] = (operator.getitem, (operator.getitem, split.key, 1), b)
+    dsk[(name, "plan")] = (plan_groups, classes)
+    keys: list[Hashable] = []
+    for b in range(n_buckets):
+        pieces = [(name, "piece", i, b) for i in range(len(splits))]
+        dsk[(name, "table", b)] = (bucket_table, (name, "plan"), spec, *pieces)
+        keys.append((name, "table", b))
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=splits)
     return LazyScore(graph, keys, finalize, "grouped_roc_auc_score")

@@ -1,0 +1,306 @@
+"""grouped_roc_auc_score vs scikit-learn per group and a brute-force pair count, on dask frames."""
+
+from __future__ import annotations
+
+import warnings
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from references import pairwise_auc
+from sklearn.metrics import roc_auc_score as sklearn_auc
+from strategies import boundaries, dask_frame
+
+import dask_auc
+
+
+def reference_per_group(frame, by, label="y", score="s", weight=None):
+    """pandas groupby + sklearn's roc_auc_score per group (NaN where a class is missing)."""
+    positive_label = np.unique(frame[label])[-1]
+    rows = []
+    for key, group in frame.groupby(by, sort=True, dropna=True):
+        counted = group if weight is None else group[group[weight] != 0]
+        is_pos = counted[label] == positive_label
+        n_pos, n_neg = int(is_pos.sum()), int((~is_pos).sum())
+        auc = np.nan
+        if n_pos and n_neg:
+            w = None if weight is None else group[weight]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                auc = sklearn_auc(group[label], group[score], sample_weight=w)
+        rows.append((key, auc, n_pos, n_neg))
+    keys = [r[0] for r in rows]
+    index = (
+        pd.MultiIndex.from_tuples(keys, names=by)
+        if isinstance(by, list) and len(by) > 1
+        else pd.Index([k[0] if isinstance(k, tuple) else k for k in keys], name=by)
+    )
+    return pd.DataFrame(
+        {"auc": [r[1] for r in rows], "n_pos": [r[2] for r in rows], "n_neg": [r[3] for r in rows]},
+        index=index,
+    )
+
+
+def check_against_references(result, frame, by, weight=None):
+    expected = reference_per_group(frame, by, weight=weight)
+    got = result.per_group
+    assert list(got.index) == list(expected.index)
+    assert got["n_pos"].tolist() == expected["n_pos"].tolist()
+    assert got["n_neg"].tolist() == expected["n_neg"].tolist()
+    np.testing.assert_allclose(got["auc"], expected["auc"], rtol=0, atol=1e-12)
+    # and an independent brute-force pair count on a few groups
+    keys = by if isinstance(by, list) else [by]
+    for key, group in list(frame.groupby(keys))[:15]:
+        key = key if len(keys) > 1 else key[0]
+        if got.loc[key, "n_pos"] and got.loc[key, "n_neg"]:
+            w = None if weight is None else group[weight]
+            brute = pairwise_auc(group["y"], group["s"], w)
+            assert got.loc[key, "auc"] == pytest.approx(brute, abs=1e-12)
+
+
+def scored_frame(n, n_groups, seed, distinct=20, key_kind="int", zero_weights=False):
+    rng = np.random.default_rng(seed)
+    user = rng.integers(0, n_groups, n)
+    y = (rng.random(n) < rng.random(n_groups)[user]).astype(np.int8)  # one-class groups too
+    s = rng.integers(0, distinct, n) / distinct + 0.2 * y * rng.random(n)
+    frame = pd.DataFrame({"user": user, "y": y, "s": s})
+    if key_kind == "str":
+        frame["user"] = np.char.add("user-", user.astype(str)).astype(object)
+    if zero_weights:
+        frame["w"] = rng.choice([0.0, 0.0, 0.5, 1.0, 4.0], size=n)
+    return frame
+
+
+def even_cuts(n, parts):
+    return [n * i // parts for i in range(parts + 1)]
+
+
+@pytest.mark.parametrize(
+    "case, n, n_groups, cuts",
+    [
+        ("one partition", 3000, 80, [0, 3000]),
+        ("groups span every partition", 3000, 5, even_cuts(3000, 12)),
+        ("many partitions", 4000, 300, even_cuts(4000, 150)),
+        ("empty partitions", 2000, 60, [0, 0, 700, 700, 700, 1999, 2000, 2000]),
+        ("one-row groups", 500, 5000, even_cuts(500, 4)),
+    ],
+)
+def test_per_group_auc_equals_sklearn(case, n, n_groups, cuts):
+    frame = scored_frame(n, n_groups, seed=len(case))
+    ddf = dask_frame(frame.to_dict("series"), cuts)
+    result = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s")
+    check_against_references(result, frame, "user")
+
+
+def test_all_ties_in_every_group():
+    frame = scored_frame(2000, 30, seed=9, distinct=1)
+    frame["s"] = 0.5
+    result = dask_auc.grouped_roc_auc_score(
+        dask_frame(frame.to_dict("series"), even_cuts(2000, 7)), by="user", label="y", score="s"
+    )
+    defined = result.per_group.dropna()
+    assert len(defined) > 0 and (defined["auc"] == 0.5).all()
+    check_against_references(result, frame, "user")
+
+
+def test_weighted_with_zero_weights_and_string_keys():
+    frame = scored_frame(3000, 120, seed=4, key_kind="str", zero_weights=True)
+    ddf = dask_frame(frame.to_dict("series"), even_cuts(3000, 9))
+    result = dask_auc.grouped_roc_auc_score(
+        ddf, by="user", label="y", score="s", sample_weight="w"
+    )
+    check_against_references(result, frame, "user", weight="w")
+    per_group = result.per_group
+    assert list(per_group.columns) == ["auc", "n_pos", "n_neg", "weight_pos", "weight_neg"]
+    expected_weight = frame[frame["y"] == 1].groupby("user")["w"].sum()
+    np.testing.assert_allclose(
+        per_group["weight_pos"], expected_weight.reindex(per_group.index, fill_value=0), rtol=1e-14
+    )
+
+
+def test_two_key_columns_and_missing_keys_dropped_like_pandas():
+    frame = scored_frame(2500, 40, seed=5)
+    rng = np.random.default_rng(5)
+    frame["country"] = rng.choice(["de", "fr", None], size=len(frame))
+    frame.loc[::37, "user"] = np.nan
+    ddf = dask_frame(frame.to_dict("series"), even_cuts(2500, 6))
+    result = dask_auc.grouped_roc_auc_score(ddf, by=["country", "user"], label="y", score="s")
+    assert result.per_group.index.names == ["country", "user"]
+    assert len(result.per_group) == frame.groupby(["country", "user"]).ngroups
+    check_against_references(result, frame, ["country", "user"])
+
+
+def test_string_labels_take_the_greater_as_positive():
+    frame = scored_frame(1500, 20, seed=6)
+    frame["y"] = np.where(frame["y"] == 1, "spam", "ham")  # "spam" > "ham"
+    result = dask_auc.grouped_roc_auc_score(frame, by="user", label="y", score="s")
+    binary = frame.assign(y=(frame["y"] == "spam").astype(int))
+    check_against_references(result, binary, "user")
+
+
+def gauc_reference(per_group, weights):
+    both = (per_group["n_pos"] > 0) & (per_group["n_neg"] > 0)
+    return float((per_group["auc"][both] * weights[both]).sum() / weights[both].sum())
+
+
+def test_gauc_weight_rules():
+    frame = scored_frame(3000, 50, seed=7, zero_weights=True)
+    frame["impressions"] = np.random.default_rng(7).integers(0, 5, len(frame)).astype(float)
+    ddf = dask_frame(frame.to_dict("series"), even_cuts(3000, 5))
+    expected = reference_per_group(frame, "user")
+    counts = expected["n_pos"] + expected["n_neg"]
+    rules = {
+        "rows": counts,
+        "positives": expected["n_pos"],
+        "uniform": pd.Series(1.0, index=expected.index),
+        "impressions": frame.groupby("user")["impressions"].sum(),
+    }
+    for rule, weights in rules.items():
+        got = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s", gauc_weight=rule)
+        assert got.gauc == pytest.approx(gauc_reference(expected, weights), abs=1e-12), rule
+    weighted = dask_auc.grouped_roc_auc_score(
+        ddf, by="user", label="y", score="s", sample_weight="w", gauc_weight="rows"
+    )
+    per_group = weighted.per_group
+    assert weighted.gauc == pytest.approx(
+        gauc_reference(per_group, per_group["weight_pos"] + per_group["weight_neg"]), abs=1e-12
+    )
+
+
+def test_gauc_is_nan_with_a_warning_when_no_group_has_both_classes():
+    frame = pd.DataFrame({"user": [1, 1, 2, 3], "y": [1, 1, 0, 1], "s": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="no group holds both classes"):
+        result = dask_auc.grouped_roc_auc_score(frame, by="user", label="y", score="s")
+    assert np.isnan(result.gauc)
+    assert result.per_group["n_pos"].tolist() == [2, 0, 1]
+    assert result.per_group["auc"].isna().all()
+
+
+def test_a_lone_zero_class_counts_as_negatives():
+    frame = pd.DataFrame({"user": [1, 1, 2], "y": [0, 0, 0], "s": [0.1, 0.2, 0.3]})
+    with pytest.warns(dask_auc.UndefinedMetricWarning):
+        result = dask_auc.grouped_roc_auc_score(frame, by="user", label="y", score="s")
+    assert result.per_group["n_neg"].tolist() == [2, 1]
+    assert result.per_group["n_pos"].tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"by": "nope"}, ValueError, r"by='nope'.*df has columns"),
+        ({"label": "lab"}, ValueError, r"label='lab'"),
+        ({"sample_weight": "ww"}, ValueError, r"sample_weight='ww'"),
+        ({"gauc_weight": "clicks"}, ValueError, r"gauc_weight='clicks'.*one of"),
+        ({"gauc_weight": 3}, dask_auc.InvalidParameterError, "gauc_weight"),
+        ({"by": []}, ValueError, "at least one column"),
+        ({"score": "name"}, ValueError, "bytes/strings"),
+    ],
+)
+def test_bad_arguments_raise_before_any_work(kwargs, error, message):
+    frame = pd.DataFrame({"user": [1, 2], "y": [0, 1], "s": [0.1, 0.9], "name": ["a", "b"]})
+    arguments = {"by": "user", "label": "y", "score": "s", **kwargs}
+    with pytest.raises(error, match=message):
+        dask_auc.grouped_roc_auc_score(frame, **arguments, compute=False)
+
+
+@pytest.mark.parametrize(
+    "column, values, message",
+    [
+        ("s", [0.1, np.nan, 0.3, 0.4], "Input contains NaN"),
+        ("s", [0.1, np.inf, 0.3, 0.4], "Input contains infinity"),
+        ("w", [1.0, -2.0, 1.0, 1.0], "Negative values in data passed to `sample_weight`"),
+        ("y", [0, 1, 0, 2], "multi_class must be in"),
+    ],
+)
+def test_bad_values_raise_sklearns_errors(column, values, message):
+    frame = pd.DataFrame({"user": [1, 1, 2, 2], "y": [0, 1, 0, 1], "s": [0.1, 0.2, 0.3, 0.4]})
+    frame["w"] = 1.0
+    frame[column] = values
+    # one class pair per partition: only the union of the partitions is non-binary
+    ddf = dask_frame(frame.to_dict("series"), [0, 2, 4])
+    with pytest.raises(ValueError, match=message):
+        dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s", sample_weight="w")
+
+
+def test_not_a_dataframe_is_a_type_error():
+    with pytest.raises(TypeError, match="dask or pandas DataFrame"):
+        dask_auc.grouped_roc_auc_score(np.zeros((3, 3)), by="a", label="b", score="c")
+
+
+def test_lazy_result_builds_without_computing():
+    calls = []
+
+    def block(lo, hi):
+        calls.append(lo)
+        return scored_frame(2000, 30, seed=8).iloc[lo:hi]
+
+    meta = scored_frame(2000, 30, seed=8).iloc[:0]
+    ddf = dd.from_delayed(
+        [dask.delayed(block)(lo, lo + 500) for lo in range(0, 2000, 500)], meta=meta
+    )
+    lazy = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s", compute=False)
+    assert calls == [] and isinstance(lazy, dask_auc.LazyScore)
+    result = lazy.compute()
+    assert isinstance(result, dask_auc.GroupedAUC)
+    check_against_references(result, scored_frame(2000, 30, seed=8), "user")
+
+
+@st.composite
+def grouped_rows(draw):
+    n = draw(st.integers(1, 150))
+    n_groups = draw(st.sampled_from([1, 3, 10, 200]))
+    distinct = draw(st.sampled_from([1, 2, 5, 1000]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "user": rng.integers(0, n_groups, n),
+            "y": rng.integers(0, 2, n),
+            "s": rng.integers(0, distinct, n) / distinct,
+            "w": rng.choice([0.0, 0.5, 1.0, 3.0], size=n),
+        }
+    )
+    return frame, draw(boundaries(n)), draw(boundaries(n)), draw(st.booleans()), seed
+
+
+@given(grouped_rows())
+def test_per_group_auc_invariant_to_partitioning_and_row_order(case):
+    frame, cuts, other_cuts, weighted, seed = case
+    weight = "w" if weighted else None
+    shuffled = frame.sample(frac=1.0, random_state=seed % 2**31).reset_index(drop=True)
+    results = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dask_auc.UndefinedMetricWarning)
+        for data, parts in ((frame, cuts), (shuffled, other_cuts)):
+            ddf = dask_frame(data.to_dict("series"), parts)
+            results.append(
+                dask_auc.grouped_roc_auc_score(
+                    ddf, by="user", label="y", score="s", sample_weight=weight
+                )
+            )
+    first, second = (r.per_group for r in results)
+    pd.testing.assert_index_equal(first.index, second.index)
+    assert first[["n_pos", "n_neg"]].equals(second[["n_pos", "n_neg"]])
+    np.testing.assert_allclose(first["auc"], second["auc"], rtol=0, atol=1e-12)
+    if not weighted:
+        assert first["auc"].equals(second["auc"])  # exact integers: bit-identical
+    assert results[0].gauc == pytest.approx(results[1].gauc, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.cluster
+def test_grouped_auc_on_a_real_cluster_equals_sklearn(client):
+    frame = scored_frame(20_000, 400, seed=11, key_kind="str", zero_weights=True)
+    ddf = dask_frame(frame.to_dict("series"), [0, 3000, 3000, 12_000, 20_000]).persist()
+    result = dask_auc.grouped_roc_auc_score(
+        ddf, by="user", label="y", score="s", sample_weight="w"
+    )
+    check_against_references(result, frame, "user", weight="w")
+    unweighted = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s")
+    with dask.config.set(scheduler="threads"):
+        threaded = dask_auc.grouped_roc_auc_score(frame, by="user", label="y", score="s")
+    assert unweighted.per_group.equals(threaded.per_group)
+    assert unweighted.gauc == threaded.gauc
