@@ -6,12 +6,15 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from references import pairwise_auc
 from sklearn.metrics import roc_auc_score as sklearn_auc
-from strategies import scored_rows
 
 from dask_auc._kernels import (
+    SortedScores,
     _cut_positions,
+    _looks_tied,
+    _merge_runs,
+    _run_pair_counts,
+    _runs,
     assemble_bucket,
     block_meta,
     plan_sort,
@@ -21,13 +24,15 @@ from dask_auc._kernels import (
 )
 from dask_auc._partial_auc import cut_bucket, locate_crossing, mcclish, partial_area
 from dask_auc._summary import merge_run
+from references import pairwise_auc
+from strategies import scored_rows
 
 
 def _pipeline(y, s, w, cuts, n_buckets):
     """Run every kernel by hand over blocks cut at ``cuts``; return summaries and buckets."""
     blocks = [
         prepare_block(y[a:b], s[a:b], None if w is None else w[a:b])
-        for a, b in zip(cuts[:-1], cuts[1:])
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
     ]
     plan = plan_sort([block_meta(b, 16 * n_buckets) for b in blocks], n_buckets)
     pieces = [split_block(b, plan) for b in blocks]
@@ -70,11 +75,13 @@ def test_buckets_are_sorted_descending_and_balanced_under_heavy_ties():
     sizes = np.array([len(b.pos) + len(b.neg) for b in buckets])
     assert sizes.sum() == n
     assert sizes.max() <= 2 * n / 10, sizes
-    for higher, lower in zip(summaries, summaries[1:]):
+    for higher, lower in zip(summaries, summaries[1:], strict=False):
         if not higher.is_empty and not lower.is_empty:
             assert higher.bottom.score >= lower.top.score
     whole = merge_run(summaries)
-    assert whole.twice_area / (2 * whole.pos * whole.neg) == pytest.approx(sklearn_auc(y, s), abs=1e-12)
+    assert whole.twice_area / (2 * whole.pos * whole.neg) == pytest.approx(
+        sklearn_auc(y, s), abs=1e-12
+    )
 
 
 def test_only_a_hundred_distinct_scores_still_balance():
@@ -117,4 +124,85 @@ def test_weighted_summary_equals_weighted_pair_count(rows):
         return
     assert whole.area / (whole.pos * whole.neg) == pytest.approx(
         pairwise_auc(y[keep], s[keep], w[keep]), abs=1e-12
+    )
+
+
+# -- the run-length paths taken by heavily tied data --------------------------------
+
+
+@st.composite
+def sorted_classes(draw, weighted=False):
+    """Sorted positive and negative scores with few distinct values (runs), maybe weights."""
+    distinct = draw(st.sampled_from([1, 2, 3, 7, 50]))
+    values = st.integers(0, distinct - 1).map(lambda v: v / distinct)
+    pos = np.sort(np.array(draw(st.lists(values, min_size=1, max_size=80))))
+    neg = np.sort(np.array(draw(st.lists(values, min_size=1, max_size=80))))
+    if not weighted:
+        return SortedScores(pos), SortedScores(neg)
+    weight = st.sampled_from([0.0, 0.5, 1.0, 3.0, 0.1])
+    pos_w = np.array(draw(st.lists(weight, min_size=len(pos), max_size=len(pos))))
+    neg_w = np.array(draw(st.lists(weight, min_size=len(neg), max_size=len(neg))))
+    return SortedScores(pos, pos_w), SortedScores(neg, neg_w)
+
+
+def _brute_pair_counts(pos, neg):
+    """(strict, tied) pair totals by comparing every positive with every negative."""
+    pw = np.ones(len(pos)) if pos.weights is None else pos.weights
+    nw = np.ones(len(neg)) if neg.weights is None else neg.weights
+    pair = pw[:, None] * nw[None, :]
+    above = pos.scores[:, None] > neg.scores[None, :]
+    level = pos.scores[:, None] == neg.scores[None, :]
+    return (pair * above).sum(), (pair * level).sum()
+
+
+@given(sorted_classes())
+def test_run_pair_counts_equal_the_brute_force_pair_counts_exactly(classes):
+    pos, neg = classes
+    strict, tied = _run_pair_counts(pos, neg)
+    assert (strict, tied) == tuple(int(x) for x in _brute_pair_counts(pos, neg))
+    assert isinstance(strict, int) and isinstance(tied, int)
+
+
+@given(sorted_classes(weighted=True))
+def test_weighted_run_pair_counts_equal_the_brute_force_weighted_sums(classes):
+    pos, neg = classes
+    expected = _brute_pair_counts(pos, neg)
+    assert _run_pair_counts(pos, neg) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@given(st.lists(st.lists(st.integers(0, 6), max_size=60), min_size=1, max_size=6))
+def test_merging_runs_gives_the_sorted_concatenation(parts):
+    arrays = [np.sort(np.array(p, dtype=np.float64) / 4) for p in parts]
+    merged = _merge_runs([_runs(a) for a in arrays])
+    assert merged.weights is None
+    np.testing.assert_array_equal(merged.scores, np.sort(np.concatenate(arrays)))
+
+
+def test_tie_probe_tells_tied_from_continuous_and_ignores_tiny_arrays():
+    rng = np.random.default_rng(3)
+    assert _looks_tied(np.sort(rng.integers(0, 1000, 100_000) / 1000))
+    assert not _looks_tied(np.sort(rng.random(100_000)))
+    assert not _looks_tied(np.zeros(10))  # too small to sample: the row path
+
+
+@pytest.mark.parametrize("distinct", [1, 3, 100, 5_000])
+def test_pipeline_on_large_tied_blocks_takes_the_run_paths_and_stays_exact(distinct):
+    """Big enough for the tie probe to pick the run-length merge and pair count."""
+    rng = np.random.default_rng(distinct)
+    n = 6_000
+    y = rng.integers(0, 2, n)
+    s = rng.integers(0, distinct, n) / distinct + 0.2 * y * (distinct > 1)
+    summaries, buckets = _pipeline(y, s, None, [0, 1_000, 1_000, 4_500, n], 3)
+    for bucket in buckets:
+        for part in (bucket.pos, bucket.neg):
+            assert np.all(np.diff(part.scores) >= 0)
+    if distinct <= 100:
+        assert any(_looks_tied(b.pos.scores) and _looks_tied(b.neg.scores) for b in buckets)
+    whole = merge_run(summaries)
+    assert whole.twice_area / (2 * whole.pos * whole.neg) == pairwise_auc(y, s)
+    w = rng.choice([0.0, 0.5, 2.0], n)
+    summaries, _ = _pipeline(y, s, w, [0, 2_500, n], 2)
+    whole = merge_run(summaries)
+    assert whole.area / (whole.pos * whole.neg) == pytest.approx(
+        sklearn_auc(y, s, sample_weight=w), abs=1e-12
     )

@@ -21,8 +21,9 @@ Nothing here imports dask.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -136,14 +137,24 @@ def prepare_block(label: Any, score: Any, weight: Any = None) -> PreparedBlock:
         label, score, weights = label[keep], score[keep], weights[keep]
     by_label = {}
     for value in classes:
-        rows = label == value if len(classes) > 1 else slice(None)
-        by_label[value] = _sorted_scores(score[rows], None if weights is None else weights[rows])
+        # np.compress copies the selected rows about 1.7x faster than a boolean index
+        rows = label == value if len(classes) > 1 else np.ones(len(label), dtype=bool)
+        by_label[value] = _sort_owned(
+            np.compress(rows, score), None if weights is None else np.compress(rows, weights)
+        )
     return PreparedBlock(lengths, classes, by_label)
 
 
 def _sorted_scores(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
+    """The rows sorted by score, leaving the given arrays untouched."""
+    return _sort_owned(scores.copy(), weights)
+
+
+def _sort_owned(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
+    """The rows sorted by score; ``scores`` is a fresh array, sorted in place."""
     if weights is None:
-        return SortedScores(np.sort(scores))
+        scores.sort()  # in place: no second copy of the block at the peak
+        return SortedScores(scores)
     # Stability is not needed: rows of equal score are interchangeable.
     order = np.argsort(scores)
     return SortedScores(scores[order], weights[order])
@@ -232,9 +243,7 @@ _EMPTY = SortedScores(np.empty(0))
 
 def assemble_bucket(*pieces: Bucket) -> Bucket:
     """Merge one bucket's pieces (one from each block) into sorted class arrays."""
-    return Bucket(
-        _merge_sorted([p.pos for p in pieces]), _merge_sorted([p.neg for p in pieces])
-    )
+    return Bucket(_merge_sorted([p.pos for p in pieces]), _merge_sorted([p.neg for p in pieces]))
 
 
 def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
@@ -243,9 +252,14 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
         return _EMPTY
     if len(parts) == 1:
         return parts[0]
-    scores = np.concatenate([p.scores for p in parts])
     if parts[0].weights is None:
-        return SortedScores(np.sort(scores))
+        tied_rows = sum(len(p) for p in parts if _looks_tied(p.scores))
+        if 2 * tied_rows >= sum(len(p) for p in parts):  # small pieces cost little either way
+            return _merge_runs([_runs(p.scores) for p in parts])
+        scores = np.concatenate([p.scores for p in parts])
+        scores.sort()  # in place: the concatenation is already a fresh array
+        return SortedScores(scores)
+    scores = np.concatenate([p.scores for p in parts])
     # The input is a concatenation of sorted runs: timsort ("stable") merges
     # them about twice as fast as the default introsort.
     order = np.argsort(scores, kind="stable")
@@ -290,6 +304,8 @@ def _pair_counts(pos: SortedScores, neg: SortedScores) -> tuple[int | float, int
     zero: int | float = 0.0 if weighted else 0
     if len(pos) == 0 or len(neg) == 0:
         return zero, zero
+    if _looks_tied(pos.scores):
+        return _run_pair_counts(pos, neg)
     below = np.searchsorted(neg.scores, pos.scores, "left")
     nearest = neg.scores[np.minimum(below, len(neg) - 1)]
     ties = np.flatnonzero(nearest == pos.scores)
@@ -301,6 +317,66 @@ def _pair_counts(pos: SortedScores, neg: SortedScores) -> tuple[int | float, int
     strict = float(pos.weights @ neg_cumulative[below])
     tied_weight = neg_cumulative[through] - neg_cumulative[below[ties]]
     return strict, float(pos.weights[ties] @ tied_weight)
+
+
+def _run_pair_counts(pos: SortedScores, neg: SortedScores) -> tuple[int | float, int | float]:
+    """:func:`_pair_counts` searching only the distinct positive scores.
+
+    Every positive of a run of equal scores has the same negatives below and
+    level with it, so one search per run, weighted by the run's count (or
+    total weight), gives the same sums.
+    """
+    values, counts = _runs(pos.scores)
+    below = np.searchsorted(neg.scores, values, "left")
+    through = np.searchsorted(neg.scores, values, "right")
+    if pos.weights is None and neg.weights is None:
+        return int(counts @ below), int(counts @ (through - below))
+    assert pos.weights is not None and neg.weights is not None
+    run_weights = np.add.reduceat(pos.weights, np.cumsum(counts) - counts)
+    neg_cumulative = np.concatenate(([0.0], np.cumsum(neg.weights)))
+    strict = float(run_weights @ neg_cumulative[below])
+    return strict, float(run_weights @ (neg_cumulative[through] - neg_cumulative[below]))
+
+
+#: a sorted array whose sampled neighbours are equal this often is treated as tied
+_TIED_SHARE = 0.5
+_TIE_PROBES = 256
+
+
+def _looks_tied(scores: np.ndarray) -> bool:
+    """Whether most neighbours of a sorted array are equal, judged from a sample.
+
+    It only chooses between two exact code paths (run-length or row by row),
+    so a wrong guess costs time, never exactness.  Probing a few hundred
+    neighbour pairs costs microseconds where counting all runs costs a pass.
+    """
+    n = len(scores)
+    if n < 2 * _TIE_PROBES:
+        return False
+    probes = np.linspace(0, n - 2, _TIE_PROBES).astype(np.int64)
+    equal = np.count_nonzero(scores[probes] == scores[probes + 1])
+    return equal >= _TIED_SHARE * _TIE_PROBES
+
+
+def _runs(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted array and how many times each occurs."""
+    if len(scores) == 0:
+        return scores[:0], np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(scores[1:] != scores[:-1]) + 1
+    edges = np.concatenate(([0], starts, [len(scores)]))
+    return scores[edges[:-1]], np.diff(edges)
+
+
+def _merge_runs(runs: list[tuple[np.ndarray, np.ndarray]]) -> SortedScores:
+    """Sorted rows rebuilt from the (value, count) runs of several sorted arrays.
+
+    Linear in the rows (one ``np.repeat``) instead of a sort: for tied data the
+    runs are few, so merging them costs next to nothing.
+    """
+    values, inverse = np.unique(np.concatenate([v for v, _ in runs]), return_inverse=True)
+    counts = np.zeros(len(values), dtype=np.int64)
+    np.add.at(counts, inverse, np.concatenate([c for _, c in runs]))
+    return SortedScores(np.repeat(values, counts))
 
 
 def _edge(part: SortedScores, index: int) -> Any:
