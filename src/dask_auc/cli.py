@@ -51,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dask-auc`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.per_group and not args.by:
+        parser.error("--per-group needs --by")
     try:
         with _quiet_distributed_logs(), _scheduler(args) as where:
             report = _evaluate(args, where)
@@ -189,8 +191,6 @@ def _quiet_distributed_logs() -> Iterator[None]:
 def _evaluate(args: argparse.Namespace, where: _Where) -> dict[str, Any]:
     """Two computations: the label counts (a pass over the label column, which also
     finds the positive class), then every metric in one graph."""
-    if args.per_group and not args.by:
-        raise ValueError("--per-group needs --by")
     frame, kind = _read(args.paths, _columns(args))
     start = time.perf_counter()
     counts = _compute(_lazy_counts(frame, args), where, args.quiet)
@@ -265,9 +265,9 @@ def _existing(path: str, kind: str) -> str:
 
 def _lazy_counts(frame: dd.DataFrame, args: argparse.Namespace) -> dict[str, Any]:
     """Rows per label value (missing labels included), and weight per label value."""
-    lazy = {"rows": frame[args.label].value_counts(dropna=False).to_delayed()[0]}
+    lazy = {"rows": frame[args.label].value_counts(dropna=False)}
     if args.weight is not None:
-        lazy["weights"] = frame.groupby(args.label)[args.weight].sum().to_delayed()[0]
+        lazy["weights"] = frame.groupby(args.label)[args.weight].sum()
     return lazy
 
 

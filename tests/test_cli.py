@@ -1,0 +1,221 @@
+"""The installed ``dask-auc`` console script, run as a user runs it, on generated files.
+
+Answers are parsed from ``--json`` and compared with scikit-learn on the same
+rows; errors are checked for their exit status and a one-line message.  The
+runs that compute on a cluster share the session's process cluster through
+``--scheduler ADDRESS``; one run starts its own local cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import average_precision_score as sklearn_ap
+from sklearn.metrics import roc_auc_score as sklearn_auc
+
+SCRIPT = Path(sys.executable).with_name("dask-auc")
+
+
+@pytest.fixture(scope="module")
+def rows() -> pd.DataFrame:
+    """Scored rows with heavy ties, zero weights and groups lacking a class."""
+    rng = np.random.default_rng(6)
+    n = 30_000
+    label = (rng.random(n) < 0.2).astype(np.int64)
+    group = rng.integers(0, 40, n)
+    label[group == 7] = 0  # a group without positives
+    score = np.round(rng.random(n) + 0.3 * label, 2)  # ~130 distinct scores
+    weight = rng.choice([0.0, 0.5, 1.0, 3.0], size=n)
+    return pd.DataFrame({"y": label, "p": score, "w": weight, "user": group})
+
+
+@pytest.fixture(scope="module")
+def files(rows, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("cli")
+
+    def pieces(frame: pd.DataFrame, n: int) -> list[pd.DataFrame]:
+        cuts = np.linspace(0, len(frame), n + 1).astype(int)
+        return [frame.iloc[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+
+    (root / "scores.parquet").mkdir()
+    for i, part in enumerate(pieces(rows, 7)):  # uneven: 4285 or 4286 rows
+        part.to_parquet(root / "scores.parquet" / f"part-{i}.parquet", index=False)
+    as_text = rows.assign(y=np.where(rows["y"] == 1, "yes", "no"))
+    (root / "csv").mkdir()
+    for i, part in enumerate(pieces(as_text, 3)):
+        part.to_csv(root / "csv" / f"part-{i}.csv", index=False)
+    broken = rows.head(2000).astype({"p": float, "y": int})
+    broken.loc[1500, "p"] = np.nan
+    broken.to_csv(root / "nan-score.csv", index=False)
+    broken.assign(p=rows["p"].head(2000), y=np.arange(2000) % 3).to_parquet(root / "three.parquet")
+    return root
+
+
+def run(
+    *args: str, cwd: Path | None = None, stderr: int | None = None, module: bool = False
+) -> subprocess.CompletedProcess:
+    """Run the installed ``dask-auc`` (or ``python -m dask_auc``) with ``args``."""
+    assert SCRIPT.exists(), f"{SCRIPT} missing: `pip install -e .` installs the console script"
+    command = [sys.executable, "-m", "dask_auc"] if module else [str(SCRIPT)]
+    return subprocess.run(
+        [*command, *map(str, args)],
+        capture_output=stderr is None,
+        stdout=subprocess.PIPE if stderr is not None else None,
+        stderr=stderr,
+        text=True,
+        timeout=240,
+        cwd=cwd,
+    )
+
+
+def answers(*args: str) -> dict:
+    done = run(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.cluster
+def test_parquet_directory_answers_equal_sklearn(files, rows, process_cluster):
+    got = answers(
+        files / "scores.parquet", "--label", "y", "--score", "p", "--weight", "w",
+        "--max-fpr", "0.1", "--scheduler", process_cluster.scheduler_address,
+    )  # fmt: skip
+    y, p, w = rows["y"], rows["p"], rows["w"]
+    assert got["roc_auc"] == pytest.approx(sklearn_auc(y, p, sample_weight=w), abs=1e-12)
+    assert got["partial_auc"] == pytest.approx(
+        sklearn_auc(y, p, sample_weight=w, max_fpr=0.1), abs=1e-12
+    )
+    assert got["average_precision"] == pytest.approx(sklearn_ap(y, p, sample_weight=w), abs=1e-12)
+    assert (got["rows"], got["positives"], got["negatives"]) == (
+        len(rows), int(y.sum()), int((y == 0).sum())
+    )  # fmt: skip
+    assert got["positive_weight"] == pytest.approx(w[y == 1].sum())
+    assert (got["format"], got["partitions"], got["positive_class"]) == ("parquet", 7, 1)
+
+
+@pytest.mark.cluster
+def test_csv_glob_with_string_labels_answers_equal_sklearn(files, rows, process_cluster):
+    got = answers(
+        files / "csv" / "part-*.csv", "--label", "y", "--score", "p",
+        "--scheduler", process_cluster.scheduler_address,
+    )  # fmt: skip
+    y = np.where(rows["y"] == 1, "yes", "no")
+    assert got["positive_class"] == "yes"  # the greater label, as scikit-learn's AUC
+    assert got["roc_auc"] == pytest.approx(sklearn_auc(y, rows["p"]), abs=1e-12)
+    assert got["average_precision"] == pytest.approx(
+        sklearn_ap(y, rows["p"], pos_label="yes"), abs=1e-12
+    )
+    assert (got["format"], got["rows"]) == ("csv", len(rows))
+
+
+@pytest.mark.cluster
+def test_grouped_auc_per_group_table_and_curves(files, rows, process_cluster, tmp_path):
+    got = answers(
+        files / "scores.parquet", "--label", "y", "--score", "p", "--by", "user",
+        "--per-group", tmp_path / "groups.csv", "--curve", tmp_path / "curves.png",
+        "--scheduler", process_cluster.scheduler_address,
+    )  # fmt: skip
+    table = pd.read_csv(tmp_path / "groups.csv", index_col="user")
+    expected = {
+        user: sklearn_auc(part["y"], part["p"])
+        for user, part in rows.groupby("user")
+        if part["y"].nunique() == 2
+    }
+    assert table.loc[7, "n_pos"] == 0 and np.isnan(table.loc[7, "auc"])
+    np.testing.assert_allclose(
+        table.loc[list(expected), "auc"], list(expected.values()), atol=1e-12
+    )
+    both = table.loc[list(expected)]
+    gauc = np.average(both["auc"], weights=both["n_pos"] + both["n_neg"])
+    assert got["gauc"] == pytest.approx(gauc, abs=1e-12)
+    assert (got["groups"], got["groups_with_both_classes"]) == (40, 39)
+    assert got["group_auc_quantiles"]["median"] == pytest.approx(np.median(list(expected.values())))
+    png = (tmp_path / "curves.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 20_000
+
+
+@pytest.mark.cluster
+def test_table_on_its_own_local_cluster(files, rows):
+    done = run(files / "scores.parquet", "--label", "y", "--score", "p", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "ROC AUC" in text and f"{sklearn_auc(rows['y'], rows['p']):.10f}" in text
+    assert f"{len(rows):,}" in text
+    assert "local cluster (1 processes" in text
+    assert done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "status", "message"),
+    [
+        (["missing.parquet", "--label", "y", "--score", "p"], 1,
+         "no such file or directory: 'missing.parquet'"),
+        (["csv/none-*.csv", "--label", "y", "--score", "p"], 1, "no files match"),
+        (["scores.parquet", "--label", "y", "--score", "prob"], 1,
+         "column 'prob' not found in scores.parquet; available columns: y, p, w, user"),
+        (["three.parquet", "--label", "y", "--score", "p"], 1,
+         "label column 'y' is not binary: it holds 3 values (0, 1, 2)"),
+        (["scores.parquet", "--label", "y", "--score", "p", "--max-fpr", "0"], 2,
+         "argument --max-fpr: must be a number in (0, 1], got '0'"),
+        (["scores.parquet", "--label", "y"], 2, "the following arguments are required: --score"),
+        (["scores.parquet", "--label", "y", "--score", "p", "--per-group", "x.csv"], 2,
+         "--per-group needs --by"),
+    ],
+)  # fmt: skip
+def test_errors_are_one_line_with_an_exit_status(files, arguments, status, message):
+    # the missing file goes through `python -m dask_auc`, the same command
+    module = arguments[0] == "missing.parquet"
+    done = run(*arguments, "--scheduler", "threads", cwd=files, module=module)
+    assert done.returncode == status
+    assert done.stdout == ""
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("dask-auc: error: ") and message in last, done.stderr
+    assert "Traceback" not in done.stderr
+    if status == 1:
+        assert done.stderr.count("\n") == 1  # usage errors add the usage lines above
+
+
+@pytest.mark.cluster
+def test_nan_score_raised_on_a_worker_is_one_line(files, process_cluster):
+    done = run(
+        files / "nan-score.csv", "--label", "y", "--score", "p",
+        "--scheduler", process_cluster.scheduler_address,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr == "dask-auc: error: score column 'p': Input contains NaN.\n"
+
+
+def test_progress_bar_goes_to_a_terminal_not_to_the_json(files):
+    arguments = [files / "scores.parquet", "--label", "y", "--score", "p", "--json"]
+    controller, terminal = pty.openpty()
+    try:
+        done = run(*arguments, "--scheduler", "threads", stderr=terminal)
+        os.close(terminal)
+        terminal = -1
+        shown = b""
+        while chunk := _read(controller):
+            shown += chunk
+    finally:
+        os.close(controller)
+        if terminal != -1:
+            os.close(terminal)
+    assert done.returncode == 0
+    assert b"100% Completed" in shown
+    assert json.loads(done.stdout)["rows"] == 30_000
+    quiet = run(*arguments, "--scheduler", "threads", "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 65536)
+    except OSError:  # the terminal's other end closed
+        return b""
