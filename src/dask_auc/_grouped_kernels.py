@@ -173,6 +173,8 @@ def split_group_block(
     if n_buckets == 1:
         return classes, [rows]
     bucket = pd.util.hash_pandas_object(keys, index=False).to_numpy() % np.uint64(n_buckets)
+    if n_buckets <= 1 << 16:
+        bucket = bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints is a radix sort
     order = np.argsort(bucket, kind="stable")
     cuts = np.searchsorted(bucket[order], np.arange(n_buckets + 1))
     ordered = _take(rows, order)
