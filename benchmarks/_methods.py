@@ -10,6 +10,7 @@ pairs, so every method can be held to ``|auc - sklearn| <= 1e-12``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import os
@@ -191,8 +192,10 @@ def _naive_partition(part: Any) -> Any:
     is_pos = part["label"].to_numpy() == 1
     pos, neg = score[is_pos], score[~is_pos]  # already sorted: the partition is
     row: dict[str, Any] = {"pos": len(pos), "neg": len(neg), "twice": sorted_pair_count(pos, neg)}
-    for edge, value in (("lo", score[0] if len(score) else np.nan),
-                        ("hi", score[-1] if len(score) else np.nan)):
+    for edge, value in (
+        ("lo", score[0] if len(score) else np.nan),
+        ("hi", score[-1] if len(score) else np.nan),
+    ):
         row[edge] = value
         row[f"{edge}_pos"] = int(np.count_nonzero(pos == value))
         row[f"{edge}_neg"] = int(np.count_nonzero(neg == value))
@@ -200,8 +203,15 @@ def _naive_partition(part: Any) -> Any:
 
 
 _NAIVE_META = {
-    "pos": "int64", "neg": "int64", "twice": "int64", "lo": "float64", "lo_pos": "int64",
-    "lo_neg": "int64", "hi": "float64", "hi_pos": "int64", "hi_neg": "int64",
+    "pos": "int64",
+    "neg": "int64",
+    "twice": "int64",
+    "lo": "float64",
+    "lo_pos": "int64",
+    "lo_neg": "int64",
+    "hi": "float64",
+    "hi_pos": "int64",
+    "hi_neg": "int64",
 }
 
 
@@ -252,7 +262,11 @@ def naive_dask_method(spec: Spec) -> Iterator[Bench]:
 
 
 @contextmanager
-def dask_auc_threads_method(spec: Spec) -> Iterator[Bench]:
+def dask_auc_threads_method(spec: Spec, threads: int | None = None) -> Iterator[Bench]:
+    """The threaded scheduler on ``threads`` threads (default: one per core).
+
+    The blocks are the same whatever ``threads``: ~4 per core of the machine.
+    """
     import dask
     import dask.array as da
 
@@ -261,25 +275,32 @@ def dask_auc_threads_method(spec: Spec) -> Iterator[Bench]:
     label, score = generate(spec.rows, spec.kind, spec.seed)
     chunks = blocks_per_core_chunk(spec.rows, os.cpu_count() or 1)
     y_true, y_score = da.from_array(label, chunks=chunks), da.from_array(score, chunks=chunks)
-    with dask.config.set(scheduler="threads"):
+    with dask.config.set(scheduler="threads", num_workers=threads):
         yield Bench(lambda: float(dask_auc.roc_auc_score(y_true, y_score)))
 
 
 @contextmanager
-def dask_auc_cluster_method(spec: Spec) -> Iterator[Bench]:
-    """Two worker processes of one thread; each generates and holds its blocks."""
+def dask_auc_cluster_method(
+    spec: Spec, workers: int = 2, blocks: int | None = None
+) -> Iterator[Bench]:
+    """Worker processes of one thread each; each generates and holds its blocks.
+
+    ``blocks`` defaults to 4 per worker; strong scaling keeps it fixed instead.
+    """
     import dask
     import dask.array as da
     from distributed import Client, LocalCluster, wait
 
     import dask_auc
 
-    workers = 2
-    with LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         labels, scores = [], []
-        for lo, hi in block_bounds(spec.rows, 4 * workers):
+        for lo, hi in block_bounds(spec.rows, blocks or 4 * workers):
             block = dask.delayed(generate_range, nout=2, pure=True)(
                 spec.rows, lo, hi, spec.kind, spec.seed
             )
@@ -342,6 +363,23 @@ METHODS: dict[str, Callable[[Spec], Any]] = {
     "dask-auc-threads": dask_auc_threads_method,
     "dask-auc-cluster": dask_auc_cluster_method,
 }
+
+SCALING_KINDS = ("threads", "cluster")
+
+
+def scaling_method(name: str) -> Callable[[Spec], Any]:
+    """``scaling:threads-<n>`` or ``scaling:cluster-<n>``: dask-auc on ``n`` threads or
+    one-thread worker processes, over the same blocks (~4 per core) whatever ``n``,
+    as strong scaling asks (``benchmarks/scaling.py``)."""
+    prefix, _, rest = name.partition(":")
+    kind, _, count = rest.rpartition("-")
+    if prefix != "scaling" or kind not in SCALING_KINDS or not count.isdigit() or int(count) < 1:
+        raise ValueError(f"not a scaling method: {name!r}")
+    if kind == "threads":
+        return functools.partial(dask_auc_threads_method, threads=int(count))
+    blocks = 4 * (os.cpu_count() or 1)
+    return functools.partial(dask_auc_cluster_method, workers=int(count), blocks=blocks)
+
 
 CURVE_METHODS: dict[str, Callable[[Spec], Any]] = {
     "curve:sklearn": sklearn_curve_method,

@@ -75,25 +75,50 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--rows", type=parse_rows, default=parse_rows("1e6,1e7"),
-                        help="comma-separated row counts (floats like 1e7 accepted)")
-    parser.add_argument("--kinds", type=parse_list(KINDS), default=list(KINDS),
-                        help=f"score kinds: {', '.join(KINDS)}")
-    parser.add_argument("--methods", type=parse_list(METHOD_ORDER), default=list(METHOD_ORDER),
-                        help=f"methods: {', '.join(METHOD_ORDER)}")
+    parser.add_argument(
+        "--rows",
+        type=parse_rows,
+        default=parse_rows("1e6,1e7"),
+        help="comma-separated row counts (floats like 1e7 accepted)",
+    )
+    parser.add_argument(
+        "--kinds",
+        type=parse_list(KINDS),
+        default=list(KINDS),
+        help=f"score kinds: {', '.join(KINDS)}",
+    )
+    parser.add_argument(
+        "--methods",
+        type=parse_list(METHOD_ORDER),
+        default=list(METHOD_ORDER),
+        help=f"methods: {', '.join(METHOD_ORDER)}",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per measurement")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated data")
-    parser.add_argument("--sklearn-max-rows", type=float, default=5e7,
-                        help="skip sklearn (and curve:sklearn) above this many rows")
-    parser.add_argument("--naive-max-rows", type=float, default=1e7,
-                        help="skip naive-dask above this many rows")
-    parser.add_argument("--curve", action="store_true",
-                        help="also time roc_curve against sklearn's, when dask_auc.roc_curve "
-                             "exists (skipped silently otherwise)")
-    parser.add_argument("--timeout", type=float, default=3600,
-                        help="seconds allowed to one measurement process")
-    parser.add_argument("--output", type=Path, default=None,
-                        help="also write the report (command, table, notes) to this file")
+    parser.add_argument(
+        "--sklearn-max-rows",
+        type=float,
+        default=5e7,
+        help="skip sklearn (and curve:sklearn) above this many rows",
+    )
+    parser.add_argument(
+        "--naive-max-rows", type=float, default=1e7, help="skip naive-dask above this many rows"
+    )
+    parser.add_argument(
+        "--curve",
+        action="store_true",
+        help="also time roc_curve against sklearn's, when dask_auc.roc_curve "
+        "exists (skipped silently otherwise)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=3600, help="seconds allowed to one measurement process"
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="also write the report (command, table, notes) to this file",
+    )
     parser.add_argument("--measure", default=None, help=argparse.SUPPRESS)
     return parser
 
@@ -104,9 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
 def measure(method: str, rows: int, kind: str, repeats: int, seed: int) -> dict[str, Any]:
     """Set the method up, then time ``repeats`` runs and meter the peak RSS above the setup."""
     import _memory
-    from _methods import CURVE_METHODS, METHODS, Spec
+    from _methods import CURVE_METHODS, METHODS, Spec, scaling_method
 
-    setup = {**METHODS, **CURVE_METHODS}[method]
+    known = {**METHODS, **CURVE_METHODS}
+    setup = known[method] if method in known else scaling_method(method)
     with setup(Spec(rows, kind, seed)) as bench:
         meter = _memory.PeakMeter()
         if bench.client is not None:
@@ -134,14 +160,29 @@ def measure(method: str, rows: int, kind: str, repeats: int, seed: int) -> dict[
 
 def run_measurement(method: str, rows: int, kind: str, args: argparse.Namespace) -> dict[str, Any]:
     command = [
-        sys.executable, str(Path(__file__).resolve()), "--measure", method,
-        "--rows", str(rows), "--kinds", kind, "--repeats", str(args.repeats),
-        "--seed", str(args.seed),
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--measure",
+        method,
+        "--rows",
+        str(rows),
+        "--kinds",
+        kind,
+        "--repeats",
+        str(args.repeats),
+        "--seed",
+        str(args.seed),
     ]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env, start_new_session=True)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     try:
         stdout, stderr = process.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -150,7 +191,7 @@ def run_measurement(method: str, rows: int, kind: str, args: argparse.Namespace)
         return {"error": f"timed out after {args.timeout:g} s"}
     for line in reversed(stdout.splitlines()):
         if line.startswith(_RESULT_TAG):
-            return json.loads(line[len(_RESULT_TAG):])
+            return json.loads(line[len(_RESULT_TAG) :])
     tail = (stderr.strip().splitlines() or ["no output"])[-1]
     return {"error": f"exit {process.returncode}: {tail[:160]}"}
 
@@ -165,15 +206,19 @@ def plan(args: argparse.Namespace, curves: bool) -> tuple[list[tuple[str, int, s
         for kind in args.kinds:
             for method in methods:
                 if method in ("sklearn", "curve:sklearn") and rows > args.sklearn_max_rows:
-                    note = (f"{method} skipped at {fmt_rows(rows)} rows (> --sklearn-max-rows "
-                            f"{args.sklearn_max_rows:g}): ratios and answers there are taken "
-                            "against numpy-floor")
+                    note = (
+                        f"{method} skipped at {fmt_rows(rows)} rows (> --sklearn-max-rows "
+                        f"{args.sklearn_max_rows:g}): ratios and answers there are taken "
+                        "against numpy-floor"
+                    )
                     if note not in notes:
                         notes.append(note)
                     continue
                 if method == "naive-dask" and rows > args.naive_max_rows:
-                    note = (f"naive-dask skipped at {fmt_rows(rows)} rows "
-                            f"(> --naive-max-rows {args.naive_max_rows:g})")
+                    note = (
+                        f"naive-dask skipped at {fmt_rows(rows)} rows "
+                        f"(> --naive-max-rows {args.naive_max_rows:g})"
+                    )
                     if note not in notes:
                         notes.append(note)
                     continue
@@ -212,8 +257,11 @@ def fmt_seconds(seconds: float) -> str:
 
 def reference_of(method: str, results: dict[str, dict[str, Any]]) -> str | None:
     """Which peer a method's answer is checked against."""
-    order = ("curve:sklearn",) if method.startswith("curve:") else (
-        "sklearn", "numpy-floor", "numpy-floor-2threads")
+    order = (
+        ("curve:sklearn",)
+        if method.startswith("curve:")
+        else ("sklearn", "numpy-floor", "numpy-floor-2threads")
+    )
     for name in order:
         if name != method and "value" in results.get(name, {}):
             return name
@@ -231,8 +279,21 @@ def table_rows(todo: list[tuple[str, int, str]], results: dict) -> list[list[str
         peers = results[(rows, kind)]
         result = peers[method]
         if "error" in result:
-            lines.append([method, fmt_rows(rows), kind, "failed", "-", "-", "-", "-", "-",
-                          result["error"], "-"])
+            lines.append(
+                [
+                    method,
+                    fmt_rows(rows),
+                    kind,
+                    "failed",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    result["error"],
+                    "-",
+                ]
+            )
             continue
         median = statistics.median(result["seconds"])
         sklearn_name = "curve:sklearn" if method.startswith("curve:") else "sklearn"
@@ -245,33 +306,64 @@ def table_rows(todo: list[tuple[str, int, str]], results: dict) -> list[list[str
             same = f"{verdict} (Δ {delta:.1e} vs {reference})"
         if result["worker_peaks"]:
             peak = max(result["worker_peaks"])
-            where = (f"worker max of {len(result['worker_peaks'])} "
-                     f"({', '.join(f'{p / MIB:.0f}' for p in result['worker_peaks'])}); "
-                     f"client+scheduler {result['peak'] / MIB:.0f}")
+            where = (
+                f"worker max of {len(result['worker_peaks'])} "
+                f"({', '.join(f'{p / MIB:.0f}' for p in result['worker_peaks'])}); "
+                f"client+scheduler {result['peak'] / MIB:.0f}"
+            )
         else:
             peak, where = result["peak"], "process"
-        floors = ("-", "-") if method.startswith("curve:") else (
-            fmt_ratio(median_seconds(peers, "numpy-floor"), median),
-            fmt_ratio(median_seconds(peers, "numpy-floor-2threads"), median))
-        lines.append([
-            method, fmt_rows(rows), kind, fmt_seconds(median), f"{peak / MIB:.1f}",
-            f"{peak / rows:.1f}", fmt_ratio(median_seconds(peers, sklearn_name), median),
-            *floors, same, where,
-        ])
+        floors = (
+            ("-", "-")
+            if method.startswith("curve:")
+            else (
+                fmt_ratio(median_seconds(peers, "numpy-floor"), median),
+                fmt_ratio(median_seconds(peers, "numpy-floor-2threads"), median),
+            )
+        )
+        lines.append(
+            [
+                method,
+                fmt_rows(rows),
+                kind,
+                fmt_seconds(median),
+                f"{peak / MIB:.1f}",
+                f"{peak / rows:.1f}",
+                fmt_ratio(median_seconds(peers, sklearn_name), median),
+                *floors,
+                same,
+                where,
+            ]
+        )
     return lines
 
 
-HEADER = ["method", "rows", "score kind", "seconds (median)", "peak MiB", "bytes/row",
-          "x sklearn", "x numpy-floor", "x floor-2threads", "same answer", "peak memory of"]
+HEADER = [
+    "method",
+    "rows",
+    "score kind",
+    "seconds (median)",
+    "peak MiB",
+    "bytes/row",
+    "x sklearn",
+    "x numpy-floor",
+    "x floor-2threads",
+    "same answer",
+    "peak memory of",
+]
 
 
-def markdown_table(header: list[str], lines: list[list[str]]) -> str:
+def markdown_table(
+    header: list[str], lines: list[list[str]], right: frozenset[int] = frozenset(range(3, 9))
+) -> str:
+    """A Markdown table, padded to line up; columns ``right`` (numbers) right-aligned."""
     widths = [max(len(cell) for cell in column) for column in zip(header, *lines, strict=True)]
-    right = {3, 4, 5, 6, 7, 8}
 
     def render(cells: list[str]) -> str:
-        padded = [c.rjust(w) if i in right else c.ljust(w)
-                  for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        padded = [
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
         return "| " + " | ".join(padded) + " |"
 
     rule = ["-" * (w - 1) + ":" if i in right else "-" * w for i, w in enumerate(widths)]
@@ -289,16 +381,21 @@ def environment() -> str:
     except ImportError:
         memory = "? GiB"
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    versions = [f"python {platform.python_version()}", f"numpy {numpy.__version__}",
-                f"dask {dask.__version__}"]
+    versions = [
+        f"python {platform.python_version()}",
+        f"numpy {numpy.__version__}",
+        f"dask {dask.__version__}",
+    ]
     for name in ("dask_auc", "sklearn", "polars", "duckdb", "pandas", "pyarrow"):
         try:
             module = __import__(name)
             versions.append(f"{name} {module.__version__}")
         except ImportError:
             pass
-    return (f"{platform.machine()}, {os.cpu_count()} cores, {memory}; load average "
-            f"{load} at start; {'; '.join(versions)}; {source_state()}")
+    return (
+        f"{platform.machine()}, {os.cpu_count()} cores, {memory}; load average "
+        f"{load} at start; {'; '.join(versions)}; {source_state()}"
+    )
 
 
 def source_state() -> str:
@@ -307,8 +404,9 @@ def source_state() -> str:
 
     def git(*args: str) -> str:
         try:
-            return subprocess.run(["git", "-C", str(root), *args], capture_output=True,
-                                  text=True, timeout=10).stdout.strip()
+            return subprocess.run(
+                ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return ""
 
@@ -328,35 +426,44 @@ def main(argv: list[str] | None = None) -> int:
         print(_RESULT_TAG + json.dumps(result), flush=True)
         return 0
 
-    command = "python benchmarks/bench_auc.py " + shlex.join(argv if argv is not None
-                                                              else sys.argv[1:])
+    command = "python benchmarks/bench_auc.py " + shlex.join(
+        argv if argv is not None else sys.argv[1:]
+    )
     started = datetime.datetime.now().astimezone()
     env_line = environment()
     todo, notes = plan(args, args.curve and curves_available())
     results: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
     for index, (method, rows, kind) in enumerate(todo, 1):
-        print(f"[{index}/{len(todo)}] {method} {fmt_rows(rows)} {kind} ...", end=" ",
-              file=sys.stderr, flush=True)
+        print(
+            f"[{index}/{len(todo)}] {method} {fmt_rows(rows)} {kind} ...",
+            end=" ",
+            file=sys.stderr,
+            flush=True,
+        )
         result = run_measurement(method, rows, kind, args)
         results.setdefault((rows, kind), {})[method] = result
         shown = result.get("error") or f"{statistics.median(result['seconds']):.3f} s"
         print(shown, file=sys.stderr, flush=True)
     meters = {r.get("meter") for per in results.values() for r in per.values()} - {None}
-    notes.append(f"peak memory: RSS high-water mark above the RSS after setup, measured "
-                 f"by {', '.join(sorted(meters)) or '-'}; bytes/row = peak / rows")
+    notes.append(
+        f"peak memory: RSS high-water mark above the RSS after setup, measured "
+        f"by {', '.join(sorted(meters)) or '-'}; bytes/row = peak / rows"
+    )
     if not any("error" in r for per in results.values() for r in per.values()):
         failed = []
     else:
         failed = ["some measurements failed: see the seconds column"]
-    report = "\n".join([
-        f"`{command}`",
-        "",
-        f"{started:%Y-%m-%d %H:%M %Z}; {env_line}",
-        "",
-        markdown_table(HEADER, table_rows(todo, results)),
-        "",
-        *[f"- {note}" for note in notes + failed],
-    ])
+    report = "\n".join(
+        [
+            f"`{command}`",
+            "",
+            f"{started:%Y-%m-%d %H:%M %Z}; {env_line}",
+            "",
+            markdown_table(HEADER, table_rows(todo, results)),
+            "",
+            *[f"- {note}" for note in notes + failed],
+        ]
+    )
     print(report)
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -39,8 +39,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ _ZIPF_EXPONENT = 1.1
 
 
 def user_sizes(rows: int, groups: int, seed: int) -> np.ndarray:
-    """Rows per user: Zipf-like ``1 / (rank + 50) ** 1.1``, at least one each, summing to ``rows``."""
+    """Rows per user: Zipf-like ``1 / (rank + 50) ** 1.1``, at least 1 each, ``rows`` in all."""
     if rows < groups:
         raise ValueError(f"need at least one row per group: rows={rows} < groups={groups}")
     share = 1.0 / (np.arange(groups) + _ZIPF_OFFSET) ** _ZIPF_EXPONENT
@@ -183,8 +184,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     keys, auc = answers[-1]
     np.savez(args.workdir / f"{args.measure}.npz", keys=keys, auc=auc)
     agree = all(np.array_equal(a[1], auc, equal_nan=True) for a in answers)
-    return {"seconds": seconds, "peak": peak, "meter": meter.method, "groups": len(keys),
-            "repeats_agree": agree}
+    return {
+        "seconds": seconds,
+        "peak": peak,
+        "meter": meter.method,
+        "groups": len(keys),
+        "repeats_agree": agree,
+    }
 
 
 # -- the parent -------------------------------------------------------------------------
@@ -192,13 +198,26 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_measurement(method: str, args: argparse.Namespace) -> dict[str, Any]:
     command = [
-        sys.executable, str(Path(__file__).resolve()), "--measure", method,
-        "--workdir", str(args.workdir), "--rows", str(args.rows), "--groups", str(args.groups),
-        "--repeats", str(args.repeats if method != "sklearn-per-group" else args.sklearn_repeats),
-        "--sklearn-groups", str(args.sklearn_groups), "--seed", str(args.seed),
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--measure",
+        method,
+        "--workdir",
+        str(args.workdir),
+        "--rows",
+        str(args.rows),
+        "--groups",
+        str(args.groups),
+        "--repeats",
+        str(args.repeats if method != "sklearn-per-group" else args.sklearn_repeats),
+        "--sklearn-groups",
+        str(args.sklearn_groups),
+        "--seed",
+        str(args.seed),
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         stdout, stderr = process.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -207,7 +226,7 @@ def run_measurement(method: str, args: argparse.Namespace) -> dict[str, Any]:
         return {"error": f"timed out after {args.timeout:g} s"}
     for line in reversed(stdout.splitlines()):
         if line.startswith(_RESULT_TAG):
-            return json.loads(line[len(_RESULT_TAG):])
+            return json.loads(line[len(_RESULT_TAG) :])
     tail = (stderr.strip().splitlines() or ["no output"])[-1]
     return {"error": f"exit {process.returncode}: {tail[:160]}"}
 
@@ -237,8 +256,21 @@ def build_table(results: dict[str, dict[str, Any]], args: argparse.Namespace) ->
     lines = []
     for method, result in results.items():
         if "error" in result:
-            lines.append([method, fmt_rows(args.rows), "-", "failed", "-", "-", "-", "-", "-",
-                          result["error"], "-"])
+            lines.append(
+                [
+                    method,
+                    fmt_rows(args.rows),
+                    "-",
+                    "failed",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    result["error"],
+                    "-",
+                ]
+            )
             continue
         checks = []
         for other in METHODS:
@@ -251,37 +283,64 @@ def build_table(results: dict[str, dict[str, Any]], args: argparse.Namespace) ->
             checks.append("NO: repeats disagree")
         if method == "sklearn-per-group":
             measured = statistics.median(result["seconds"])
-            timing = (f"**extrapolated** x{args.groups / result['groups']:.0f} from "
-                      f"{measured:.2f} s measured on {result['groups']:,} random users")
+            timing = (
+                f"**extrapolated** x{args.groups / result['groups']:.0f} from "
+                f"{measured:.2f} s measured on {result['groups']:,} random users"
+            )
         else:
             timing = f"measured, all {result['groups']:,} users"
-        lines.append([
-            method, fmt_rows(args.rows), f"{result['groups']:,}", fmt_seconds(seconds[method]),
-            f"{result['peak'] / MIB:.0f}", f"{result['peak'] / args.rows:.1f}",
-            fmt_ratio(seconds.get("sklearn-per-group"), seconds[method]),
-            fmt_ratio(seconds.get("pandas-ranksum"), seconds[method]),
-            fmt_ratio(seconds.get("dask-auc-threads"), seconds[method]),
-            "; ".join(checks) or "-", timing,
-        ])
+        lines.append(
+            [
+                method,
+                fmt_rows(args.rows),
+                f"{result['groups']:,}",
+                fmt_seconds(seconds[method]),
+                f"{result['peak'] / MIB:.0f}",
+                f"{result['peak'] / args.rows:.1f}",
+                fmt_ratio(seconds.get("sklearn-per-group"), seconds[method]),
+                fmt_ratio(seconds.get("pandas-ranksum"), seconds[method]),
+                fmt_ratio(seconds.get("dask-auc-threads"), seconds[method]),
+                "; ".join(checks) or "-",
+                timing,
+            ]
+        )
     return lines
 
 
-HEADER = ["method", "rows", "groups computed", "seconds, all groups (median)", "peak MiB",
-          "bytes/row", "x sklearn", "x pandas-ranksum", "x dask-auc", "same answer", "timing"]
+HEADER = [
+    "method",
+    "rows",
+    "groups computed",
+    "seconds, all groups (median)",
+    "peak MiB",
+    "bytes/row",
+    "x sklearn",
+    "x pandas-ranksum",
+    "x dask-auc",
+    "same answer",
+    "timing",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--rows", type=lambda t: int(float(t)), default=int(5e7))
     parser.add_argument("--groups", type=lambda t: int(float(t)), default=int(1e6))
-    parser.add_argument("--methods", default=",".join(METHODS),
-                        help=f"comma-separated among {', '.join(METHODS)}")
+    parser.add_argument(
+        "--methods", default=",".join(METHODS), help=f"comma-separated among {', '.join(METHODS)}"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per method")
-    parser.add_argument("--sklearn-groups", type=lambda t: int(float(t)), default=int(2e4),
-                        help="users timed with sklearn (seconds extrapolated to all users)")
-    parser.add_argument("--sklearn-repeats", type=int, default=1,
-                        help="timed runs of the sklearn loop")
+    parser.add_argument(
+        "--sklearn-groups",
+        type=lambda t: int(float(t)),
+        default=int(2e4),
+        help="users timed with sklearn (seconds extrapolated to all users)",
+    )
+    parser.add_argument(
+        "--sklearn-repeats", type=int, default=1, help="timed runs of the sklearn loop"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--output", type=Path, default=None, help="also write the report here")
@@ -300,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"unknown methods {unknown}; choose among {', '.join(METHODS)}")
     command = "python benchmarks/bench_grouped.py " + shlex.join(
-        argv if argv is not None else sys.argv[1:])
+        argv if argv is not None else sys.argv[1:]
+    )
     started = datetime.datetime.now().astimezone()
     env_line = environment()
     with tempfile.TemporaryDirectory(prefix="bench-grouped-") as workdir:
@@ -317,15 +377,23 @@ def main(argv: list[str] | None = None) -> int:
         table = markdown_table(HEADER, build_table(results, args))
     sizes = user_sizes(args.rows, args.groups, args.seed)
     meters = sorted({r["meter"] for r in results.values() if "meter" in r})
-    report = "\n".join([
-        f"`{command}`", "", f"{started:%Y-%m-%d %H:%M %Z}; {env_line}", "", table, "",
-        f"- data: {args.rows:,} rows, {args.groups:,} users; rows per user: median "
-        f"{int(np.median(sizes))}, mean {sizes.mean():.1f}, max {sizes.max():,} "
-        f"({sizes.max() / args.rows:.2%} of rows), {np.sum(sizes == 1):,} one-row users",
-        "- seconds: median of the timed runs; for sklearn-per-group, the sampled users' time "
-        "x (all users / sampled users)",
-        f"- peak memory: RSS high-water mark above the RSS with the data loaded ({', '.join(meters)})",
-    ])
+    report = "\n".join(
+        [
+            f"`{command}`",
+            "",
+            f"{started:%Y-%m-%d %H:%M %Z}; {env_line}",
+            "",
+            table,
+            "",
+            f"- data: {args.rows:,} rows, {args.groups:,} users; rows per user: median "
+            f"{int(np.median(sizes))}, mean {sizes.mean():.1f}, max {sizes.max():,} "
+            f"({sizes.max() / args.rows:.2%} of rows), {np.sum(sizes == 1):,} one-row users",
+            "- seconds: median of the timed runs; for sklearn-per-group, the sampled users' time "
+            "x (all users / sampled users)",
+            "- peak memory: RSS high-water mark above the RSS with the data loaded "
+            f"({', '.join(meters)})",
+        ]
+    )
     print(report)
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 from fractions import Fraction
+
+import numpy as np
 
 
 def pairwise_auc(y_true, y_score, sample_weight=None) -> float:

@@ -18,7 +18,7 @@ def scored_rows(draw, min_size=2, max_size=120, weighted=False):
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
-    y[: 2] = [0, 1]
+    y[:2] = [0, 1]
     rng.shuffle(y)
     scores = rng.integers(0, distinct, n) / distinct + 0.3 * y * draw(st.sampled_from([0, 1]))
     weights = None
@@ -39,13 +39,13 @@ def boundaries(draw, n, max_parts=12):
 
 
 def dask_array(values, cuts):
-    sizes = tuple(int(b - a) for a, b in zip(cuts[:-1], cuts[1:]))
+    sizes = tuple(int(b - a) for a, b in zip(cuts[:-1], cuts[1:], strict=True))
     return da.from_array(np.asarray(values), chunks=(sizes,))
 
 
 def dask_frame(columns: dict, cuts) -> dd.DataFrame:
     """A dask DataFrame whose partitions are cut exactly at ``cuts`` (some may be empty)."""
     frame = pd.DataFrame(columns)
-    pieces = [frame.iloc[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+    pieces = [frame.iloc[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
     delayed_pieces = [dask.delayed(piece.copy)() for piece in pieces]
     return dd.from_delayed(delayed_pieces, meta=frame.iloc[:0], verify_meta=False)

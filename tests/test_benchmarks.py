@@ -44,9 +44,22 @@ def test_script_prints_one_table_with_same_answers(tmp_path):
     methods += [m for m in ("polars", "duckdb") if importlib.util.find_spec(m) is not None]
     output = tmp_path / "report.md"
     completed = subprocess.run(
-        [sys.executable, str(SCRIPT), "--rows", "20000", "--repeats", "1",
-         "--methods", ",".join(methods), "--output", str(output)],
-        capture_output=True, text=True, timeout=120, check=True,
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--rows",
+            "20000",
+            "--repeats",
+            "1",
+            "--methods",
+            ",".join(methods),
+            "--output",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     header, rows = _table(completed.stdout)
     assert header[:4] == ["method", "rows", "score kind", "seconds (median)"]
@@ -62,9 +75,24 @@ def test_script_prints_one_table_with_same_answers(tmp_path):
 
 def test_sklearn_is_skipped_above_its_limit_with_a_note():
     completed = subprocess.run(
-        [sys.executable, str(SCRIPT), "--rows", "3000", "--repeats", "1", "--kinds", "tied",
-         "--methods", "sklearn,numpy-floor", "--sklearn-max-rows", "1000"],
-        capture_output=True, text=True, timeout=60, check=True,
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--rows",
+            "3000",
+            "--repeats",
+            "1",
+            "--kinds",
+            "tied",
+            "--methods",
+            "sklearn,numpy-floor",
+            "--sklearn-max-rows",
+            "1000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     _, rows = _table(completed.stdout)
     assert [r["method"] for r in rows] == ["numpy-floor"]

@@ -149,7 +149,7 @@ def test_table_on_its_own_local_cluster(files, rows):
     text = done.stdout
     assert "ROC AUC" in text and f"{sklearn_auc(rows['y'], rows['p']):.10f}" in text
     assert f"{len(rows):,}" in text
-    assert "local cluster (1 processes" in text
+    assert "on a local cluster (workers: 1, threads: " in text
     assert done.stderr == ""
 
 

@@ -71,7 +71,9 @@ def test_bucket_points_shifted_by_the_scan_are_the_whole_curve(rows, data, n_buc
     w = w if weighted else None
     buckets, summaries = _sorted_buckets(y, s, w, _cuts(data, len(y)), n_buckets)
     contexts = curve_contexts(summaries)
-    parts = [bucket_curve(b, c, ROC, False, None) for b, c in zip(buckets, contexts, strict=True)]
+    parts = [
+        bucket_curve(b, c, ROC, False, None)[0] for b, c in zip(buckets, contexts, strict=True)
+    ]
     points = concatenated(parts)
     tps, fps, thresholds = _reference_points(y, s, w)
     assert len(points) == len(thresholds)  # one point per distinct score, ties spread or not
@@ -92,7 +94,9 @@ def test_a_tie_spread_over_buckets_gives_one_point_from_its_last_bucket():
     ]
     assert len(holding) >= 3  # the tie really straddles bucket boundaries
     contexts = curve_contexts(summaries)
-    parts = [bucket_curve(b, c, ROC, False, None) for b, c in zip(buckets, contexts, strict=True)]
+    parts = [
+        bucket_curve(b, c, ROC, False, None)[0] for b, c in zip(buckets, contexts, strict=True)
+    ]
     emitting = [i for i, p in enumerate(parts) if 0.5 in p.thresholds]
     assert emitting == [holding[-1]]
     tps, fps, _ = _reference_points(y, s, None)
@@ -123,7 +127,7 @@ def test_corners_from_neighbouring_summaries_equal_corners_of_the_whole_curve(
     buckets, summaries = _sorted_buckets(y, s, None, _cuts(data, len(y)), n_buckets)
     contexts = curve_contexts(summaries)
     kept = concatenated(
-        [bucket_curve(b, c, curve, True, None) for b, c in zip(buckets, contexts, strict=True)]
+        [bucket_curve(b, c, curve, True, None)[0] for b, c in zip(buckets, contexts, strict=True)]
     )
     tps, fps, thresholds = _reference_points(y, s, None)
     mask = _sklearn_corner_mask(tps, fps, curve)

@@ -331,6 +331,46 @@ def test_bounded_roc_curve_of_smooth_data_has_the_area_to_a_hundredth_of_the_bou
     assert error <= 0.01 * 200 / 198**2
 
 
+def _grid_thinned(fpr, tpr, max_points):
+    """The documented rule on sklearn's whole ROC curve: first and last point of each cell."""
+    if len(fpr) <= max_points:
+        return np.ones(len(fpr), bool)
+    if max_points == 2:
+        cells = np.zeros(len(fpr))
+    else:
+        cells = np.floor((tpr + fpr) / (4 / (max_points - 2)))
+    change = cells[1:] != cells[:-1]
+    return np.concatenate(([True], change)) | np.concatenate((change, [True]))
+
+
+@given(scored_rows(min_size=10, max_size=300), st.data(), st.integers(2, 40))
+def test_bounded_roc_curve_is_the_grid_thinned_sklearn_curve_for_any_partitioning(
+    rows, data, max_points
+):
+    y, s, _ = rows
+    cuts = data.draw(boundaries(len(y)))
+    buckets = data.draw(st.sampled_from([None, 1, 3, 8]))
+    yd, sd = _as_dask("array", cuts, y, s)
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        got = dask_auc.roc_curve(yd, sd, max_points=max_points)
+    fpr, tpr, thresholds = metrics.roc_curve(y, s)
+    keep = _grid_thinned(fpr, tpr, max_points)
+    assert_same_arrays(got, (fpr[keep], tpr[keep], thresholds[keep]))
+    assert len(got[0]) <= max_points
+
+
+@pytest.mark.parametrize("curve", list(CURVES))
+def test_a_curve_that_fits_in_max_points_comes_whole(curve):
+    y, s = _binormal(20_000, 5)
+    s = np.round(s, 1)
+    ours, theirs = CURVES[curve]
+    expected = theirs(y, s)
+    yd, sd = _as_dask("array", [0, 5000, 20_000], y, s)
+    with dask.config.set({"dask-auc.buckets": 6}):
+        assert_same_arrays(ours(yd, sd, max_points=len(expected[0])), expected)
+        assert len(ours(yd, sd, max_points=len(expected[0]) - 1)[0]) < len(expected[0])
+
+
 def test_bounded_curves_do_not_depend_on_the_partitioning():
     y, s = _binormal(30_000, 3)
     s = np.round(s, 2)

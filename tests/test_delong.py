@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
-from strategies import boundaries, dask_array, dask_frame
 
 import dask_auc
+from strategies import boundaries, dask_array, dask_frame
 
 
 def _placements(y, s):

@@ -6,9 +6,9 @@ import dask
 import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score as sklearn_auc
-from strategies import dask_array, dask_frame
 
 import dask_auc
+from strategies import dask_array, dask_frame
 
 pytestmark = pytest.mark.cluster
 
@@ -52,7 +52,9 @@ def test_one_class_warning_reaches_the_calling_process(client):
     y = np.zeros(1000, dtype=np.int8)
     s = np.random.default_rng(2).random(1000)
     with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):
-        result = dask_auc.roc_auc_score(dask_array(y, [0, 500, 1000]), dask_array(s, [0, 500, 1000]))
+        result = dask_auc.roc_auc_score(
+            dask_array(y, [0, 500, 1000]), dask_array(s, [0, 500, 1000])
+        )
     assert np.isnan(result)
 
 

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from dask.delayed import Delayed
-from strategies import dask_array
 
 import dask_auc
 from dask_auc._graph import SortedGraph
 from dask_auc._inputs import prepared_blocks
+from strategies import dask_array
 
 
 def _layer(lazy):
@@ -68,14 +68,20 @@ def test_buckets_hold_descending_score_ranges():
     s = np.round(rng.random(3000), 2)
     s[:1500] = 0.5  # a heavy tie spread over several buckets
     with dask.config.set({"dask-auc.buckets": 9}):
-        graph = SortedGraph(prepared_blocks(dask_array(y, [0, 1000, 2000, 3000]), dask_array(s, [0, 1000, 2000, 3000])))
-    buckets = dask.compute(*[Delayed(k, graph.graph(), layer=graph.layer_name) for k in graph.bucket_keys])
+        graph = SortedGraph(
+            prepared_blocks(
+                dask_array(y, [0, 1000, 2000, 3000]), dask_array(s, [0, 1000, 2000, 3000])
+            )
+        )
+    buckets = dask.compute(
+        *[Delayed(k, graph.graph(), layer=graph.layer_name) for k in graph.bucket_keys]
+    )
     edges = []
     for bucket in buckets:
         scores = np.concatenate([bucket.pos.scores, bucket.neg.scores])
         if scores.size:
             edges.append((scores.max(), scores.min()))
-    for (_, low), (high, _) in zip(edges, edges[1:]):
+    for (_, low), (high, _) in zip(edges, edges[1:], strict=False):
         assert low >= high
     sizes = [len(b.pos) + len(b.neg) for b in buckets]
     assert sum(sizes) == 3000
@@ -98,7 +104,9 @@ def test_compute_false_builds_without_reading_data():
     frame = dd.from_map(load, range(4), meta=meta, enforce_metadata=False)
     with dask.config.set(scheduler=_exploding_get):
         lazy = dask_auc.roc_auc_score(frame["label"], frame["score"], compute=False)
-        lazy_partial = dask_auc.roc_auc_score(frame["label"], frame["score"], max_fpr=0.3, compute=False)
+        lazy_partial = dask_auc.roc_auc_score(
+            frame["label"], frame["score"], max_fpr=0.3, compute=False
+        )
     assert reads == []
     assert isinstance(lazy, dask_auc.LazyScore)
     first, second = dask.compute(lazy, lazy_partial, scheduler="sync")
@@ -116,7 +124,15 @@ def test_task_keys_are_deterministic_and_readable():
     b = dask_auc.roc_auc_score(y, s, compute=False)
     assert a.__dask_keys__() == b.__dask_keys__()
     kinds = {k[0].rsplit("-", 1)[0] for k in _layer(a)}
-    assert {"auc-meta", "auc-plan", "auc-split", "auc-piece", "auc-bucket", "auc-summary", "auc-merge"} <= kinds
+    assert {
+        "auc-meta",
+        "auc-plan",
+        "auc-split",
+        "auc-piece",
+        "auc-bucket",
+        "auc-summary",
+        "auc-merge",
+    } <= kinds
 
 
 def test_lazy_score_persists_and_composes_with_dask_compute():

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from references import pairwise_auc
 from sklearn.metrics import roc_auc_score as sklearn_auc
-from strategies import boundaries, dask_frame
 
 import dask_auc
+from references import pairwise_auc
+from strategies import boundaries, dask_frame
 
 
 def reference_per_group(frame, by, label="y", score="s", weight=None):
@@ -110,9 +110,7 @@ def test_all_ties_in_every_group():
 def test_weighted_with_zero_weights_and_string_keys():
     frame = scored_frame(3000, 120, seed=4, key_kind="str", zero_weights=True)
     ddf = dask_frame(frame.to_dict("series"), even_cuts(3000, 9))
-    result = dask_auc.grouped_roc_auc_score(
-        ddf, by="user", label="y", score="s", sample_weight="w"
-    )
+    result = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s", sample_weight="w")
     check_against_references(result, frame, "user", weight="w")
     per_group = result.per_group
     assert list(per_group.columns) == ["auc", "n_pos", "n_neg", "weight_pos", "weight_neg"]
@@ -295,12 +293,42 @@ def test_per_group_auc_invariant_to_partitioning_and_row_order(case):
 def test_grouped_auc_on_a_real_cluster_equals_sklearn(client):
     frame = scored_frame(20_000, 400, seed=11, key_kind="str", zero_weights=True)
     ddf = dask_frame(frame.to_dict("series"), [0, 3000, 3000, 12_000, 20_000]).persist()
-    result = dask_auc.grouped_roc_auc_score(
-        ddf, by="user", label="y", score="s", sample_weight="w"
-    )
+    result = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s", sample_weight="w")
     check_against_references(result, frame, "user", weight="w")
     unweighted = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s")
     with dask.config.set(scheduler="threads"):
         threaded = dask_auc.grouped_roc_auc_score(frame, by="user", label="y", score="s")
     assert unweighted.per_group.equals(threaded.per_group)
     assert unweighted.gauc == threaded.gauc
+
+
+def test_one_heavy_group_with_most_rows_and_a_tail_of_light_ones():
+    rng = np.random.default_rng(12)
+    frame = scored_frame(6000, 900, seed=12)
+    frame.loc[rng.random(6000) < 0.6, "user"] = -1  # 60% of the rows: one bucket holds them
+    ddf = dask_frame(frame.to_dict("series"), even_cuts(6000, 10))
+    result = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s")
+    check_against_references(result, frame, "user")
+
+
+def test_benchmark_script_runs_and_every_method_agrees(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_grouped.py"
+    output = tmp_path / "report.md"
+    completed = subprocess.run(
+        [sys.executable, str(script), "--rows", "20000", "--groups", "400",
+         "--sklearn-groups", "60", "--repeats", "1", "--output", str(output)],
+        capture_output=True, text=True, timeout=180, check=True,
+    )  # fmt: skip
+    rows = [line for line in completed.stdout.splitlines() if line.startswith("| ")][2:]
+    assert [row.split("|")[1].strip() for row in rows] == [
+        "dask-auc-threads", "pandas-ranksum", "sklearn-per-group"
+    ]  # fmt: skip
+    for row in rows:
+        same = row.split("|")[10]
+        assert same.count("yes (") == 2 and "NO" not in same, row
+    assert "**extrapolated** x7" in completed.stdout
+    assert output.read_text().strip() == completed.stdout.strip()

@@ -7,7 +7,6 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from references import pairwise_auc
 
 from dask_auc._grouped_kernels import (
     GroupPlan,
@@ -19,6 +18,7 @@ from dask_auc._grouped_kernels import (
     plan_groups,
     split_group_block,
 )
+from references import pairwise_auc
 
 
 def _brute_twice_area(score, positive):

@@ -49,7 +49,7 @@ def _close(result, expected):
 
 
 def _chunked(values, cuts):
-    sizes = tuple(int(b - a) for a, b in zip(cuts[:-1], cuts[1:]))
+    sizes = tuple(int(b - a) for a, b in zip(cuts[:-1], cuts[1:], strict=True))
     return da.from_array(values, chunks=(sizes,) + values.shape[1:])
 
 
@@ -92,7 +92,10 @@ def test_one_vs_rest_with_sample_weights(average):
     expected = sklearn_auc(y, p, multi_class="ovr", average=average, sample_weight=w)
     cuts = [0, 10, 1000, 2000]
     result = dask_auc.roc_auc_score(
-        _chunked(y, cuts), _chunked(p, cuts), multi_class="ovr", average=average,
+        _chunked(y, cuts),
+        _chunked(p, cuts),
+        multi_class="ovr",
+        average=average,
         sample_weight=_chunked(w, cuts),
     )
     _close(result, expected)
@@ -151,8 +154,12 @@ def _same_error_as_sklearn(y, p, **kwargs):
 Y3 = np.array([0, 1, 2, 2, 1, 0])
 P3 = np.array(
     [
-        [0.6, 0.2, 0.2], [0.1, 0.7, 0.2], [0.2, 0.2, 0.6],
-        [0.3, 0.3, 0.4], [0.5, 0.4, 0.1], [0.4, 0.4, 0.2],
+        [0.6, 0.2, 0.2],
+        [0.1, 0.7, 0.2],
+        [0.2, 0.2, 0.6],
+        [0.3, 0.3, 0.4],
+        [0.5, 0.4, 0.1],
+        [0.4, 0.4, 0.2],
     ]
 )
 
@@ -178,9 +185,22 @@ P3 = np.array(
         (Y3 + 0.5, P3, dict(multi_class="ovr")),
     ],
     ids=[
-        "raise", "max_fpr", "samples", "ovo-micro", "ovo-None", "labels-unique",
-        "labels-ordered", "labels-count", "labels-missing", "ovo-weights", "not-probabilities",
-        "nan", "two-columns-3-classes", "binary-two-columns", "classes-vs-columns", "continuous",
+        "raise",
+        "max_fpr",
+        "samples",
+        "ovo-micro",
+        "ovo-None",
+        "labels-unique",
+        "labels-ordered",
+        "labels-count",
+        "labels-missing",
+        "ovo-weights",
+        "not-probabilities",
+        "nan",
+        "two-columns-3-classes",
+        "binary-two-columns",
+        "classes-vs-columns",
+        "continuous",
     ],
 )
 def test_errors_are_sklearns(y, p, kwargs):

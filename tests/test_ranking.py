@@ -8,18 +8,18 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from references import pairwise_auc
 from sklearn.metrics import roc_auc_score as sklearn_auc
-from strategies import boundaries, dask_array, dask_frame, scored_rows
 
 import dask_auc
+from references import pairwise_auc
+from strategies import boundaries, dask_array, dask_frame, scored_rows
 
 
 def _as_dask(kind, cuts, *columns):
     if kind == "array":
         return [None if c is None else dask_array(c, cuts) for c in columns]
     names = ["label", "score", "weight"][: len(columns)]
-    present = {n: c for n, c in zip(names, columns) if c is not None}
+    present = {n: c for n, c in zip(names, columns, strict=False) if c is not None}
     frame = dask_frame(present, cuts)
     return [frame[n] if n in present else None for n in names]
 
@@ -57,8 +57,12 @@ def test_weighted_auc_matches_sklearn_for_any_partitioning(rows, data, kind):
 def test_partial_auc_matches_sklearn_mcclish_for_any_partitioning(rows, data, max_fpr, weighted):
     y, s, w = rows
     if weighted:
-        w = np.where(w is None, 1.0, w) if w is not None else data.draw(
-            st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=len(y), max_size=len(y))
+        w = (
+            np.where(w is None, 1.0, w)
+            if w is not None
+            else data.draw(
+                st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=len(y), max_size=len(y))
+            )
         )
         w = np.asarray(w, dtype=float)
         if w[y == 1].sum() == 0 or w[y == 0].sum() == 0:
@@ -81,7 +85,13 @@ def test_partial_auc_is_identical_for_any_partitioning_when_unweighted():
     for chunks in (5000, 1000, 77, 13):
         for buckets in (1, 4, 50):
             with dask.config.set({"dask-auc.buckets": buckets}):
-                results.add(dask_auc.roc_auc_score(dask_array(y, list(range(0, 5000, chunks)) + [5000]), dask_array(s, list(range(0, 5000, chunks)) + [5000]), max_fpr=0.2))
+                results.add(
+                    dask_auc.roc_auc_score(
+                        dask_array(y, list(range(0, 5000, chunks)) + [5000]),
+                        dask_array(s, list(range(0, 5000, chunks)) + [5000]),
+                        max_fpr=0.2,
+                    )
+                )
     assert len(results) == 1
     assert results.pop() == pytest.approx(sklearn_auc(y, s, max_fpr=0.2), abs=1e-12)
 
@@ -106,7 +116,9 @@ def test_any_two_classes_use_the_greater_as_positive(labels):
     expected = sklearn_auc(y, s)
     assert dask_auc.roc_auc_score(y, s) == pytest.approx(expected, abs=1e-12)
     series = dask_frame({"label": y, "score": s}, [0, 100, 100, 400])
-    assert dask_auc.roc_auc_score(series["label"], series["score"]) == pytest.approx(expected, abs=1e-12)
+    assert dask_auc.roc_auc_score(series["label"], series["score"]) == pytest.approx(
+        expected, abs=1e-12
+    )
 
 
 def test_thousands_of_partitions_and_one_partition_agree():
@@ -114,7 +126,9 @@ def test_thousands_of_partitions_and_one_partition_agree():
     n = 6000
     y = rng.integers(0, 2, n)
     s = np.round(rng.normal(size=n), 1)
-    many = dask_auc.roc_auc_score(dask_array(y, list(range(0, n, 3)) + [n]), dask_array(s, list(range(0, n, 3)) + [n]))
+    many = dask_auc.roc_auc_score(
+        dask_array(y, list(range(0, n, 3)) + [n]), dask_array(s, list(range(0, n, 3)) + [n])
+    )
     one = dask_auc.roc_auc_score(dask_array(y, [0, n]), dask_array(s, [0, n]))
     assert many == one == pairwise_auc(y, s)
 
@@ -138,9 +152,9 @@ def test_mixed_dask_array_and_numpy_inputs_are_aligned():
         sklearn_auc(y, s), abs=1e-12
     )
     # differently chunked dask arrays with known chunks are re-chunked to match
-    assert dask_auc.roc_auc_score(dask_array(y, [0, 999, 1000]), dask_array(s, [0, 1, 1000])) == pytest.approx(
-        sklearn_auc(y, s), abs=1e-12
-    )
+    assert dask_auc.roc_auc_score(
+        dask_array(y, [0, 999, 1000]), dask_array(s, [0, 1, 1000])
+    ) == pytest.approx(sklearn_auc(y, s), abs=1e-12)
 
 
 def test_nullable_and_arrow_dtypes():
@@ -154,4 +168,7 @@ def test_integer_scores_beyond_float_precision_are_not_merged_as_ties():
     y = np.array([1, 0, 1, 0])
     s = np.array([big + 1, big, big + 3, big + 2], dtype=np.int64)
     with dask.config.set({"dask-auc.buckets": 4}):
-        assert dask_auc.roc_auc_score(dask_array(y, [0, 1, 2, 3, 4]), dask_array(s, [0, 1, 2, 3, 4])) == 0.75
+        assert (
+            dask_auc.roc_auc_score(dask_array(y, [0, 1, 2, 3, 4]), dask_array(s, [0, 1, 2, 3, 4]))
+            == 0.75
+        )

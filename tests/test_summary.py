@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from dask_auc import PartialROC, TieGroup, merge_adjacent
 from dask_auc._kernels import Bucket, SortedScores, summarize_bucket
 from dask_auc._summary import drop_bottom_group, merge_run
-
 from strategies import scored_rows
 
 
@@ -32,7 +31,7 @@ def _runs(y, s, cuts, w=None):
     w = None if w is None else np.asarray(w)[order]
     return [
         _summary_of(y[a:b], s[a:b], None if w is None else w[a:b])
-        for a, b in zip(cuts[:-1], cuts[1:])
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
     ]
 
 

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from sklearn.exceptions import UndefinedMetricWarning as SklearnUndefinedMetricWarning
 from sklearn.metrics import roc_auc_score as sklearn_auc
-from strategies import dask_array, dask_frame
 
 import dask_auc
+from strategies import dask_array, dask_frame
 
 GOOD_Y = np.array([0, 1, 1, 0, 1, 0])
 GOOD_S = np.array([0.1, 0.8, 0.4, 0.3, 0.9, 0.2])
@@ -74,22 +74,34 @@ def test_multiclass_across_partitions_is_caught_globally():
 @pytest.mark.parametrize(
     "weights, message",
     [
-        (np.array([1.0, -1.0, 1.0, 1.0, 1.0, 1.0]), "Negative values in data passed to `sample_weight`"),
+        (
+            np.array([1.0, -1.0, 1.0, 1.0, 1.0, 1.0]),
+            "Negative values in data passed to `sample_weight`",
+        ),
         (np.array([1.0, np.nan, 1.0, 1.0, 1.0, 1.0]), "Input sample_weight contains NaN."),
         (np.array([1.0, np.inf, 1.0, 1.0, 1.0, 1.0]), "Input sample_weight contains infinity"),
     ],
 )
 def test_bad_weights_raise(weights, message):
-    for y, s, w in [(GOOD_Y, GOOD_S, weights), (dask_array(GOOD_Y, CUTS), dask_array(GOOD_S, CUTS), dask_array(weights, CUTS))]:
+    for y, s, w in [
+        (GOOD_Y, GOOD_S, weights),
+        (dask_array(GOOD_Y, CUTS), dask_array(GOOD_S, CUTS), dask_array(weights, CUTS)),
+    ]:
         with pytest.raises(ValueError, match=re.escape(message)):
             dask_auc.roc_auc_score(y, s, sample_weight=w)
 
 
 def test_inconsistent_lengths_raise_sklearns_error_before_computing():
     _same_error_as_sklearn(GOOD_Y, GOOD_S[:5])
-    with dask.config.set(scheduler=_no_compute), pytest.raises(ValueError, match=re.escape("[6, 6, 5]")):
+    with (
+        dask.config.set(scheduler=_no_compute),
+        pytest.raises(ValueError, match=re.escape("[6, 6, 5]")),
+    ):
         dask_auc.roc_auc_score(
-            dask_array(GOOD_Y, CUTS), dask_array(GOOD_S, CUTS), sample_weight=np.ones(5), compute=False
+            dask_array(GOOD_Y, CUTS),
+            dask_array(GOOD_S, CUTS),
+            sample_weight=np.ones(5),
+            compute=False,
         )
 
 
@@ -103,7 +115,10 @@ def test_dask_series_with_different_lengths_per_partition_report_totals():
 def test_dask_series_with_different_partition_counts_are_rejected_with_a_fix():
     left = dask_frame({"label": GOOD_Y}, CUTS)["label"]
     right = dask_frame({"score": GOOD_S}, [0, 6])["score"]
-    with dask.config.set(scheduler=_no_compute), pytest.raises(ValueError, match="different numbers of partitions.*dd.concat"):
+    with (
+        dask.config.set(scheduler=_no_compute),
+        pytest.raises(ValueError, match="different numbers of partitions.*dd.concat"),
+    ):
         dask_auc.roc_auc_score(left, right)
 
 
@@ -123,7 +138,10 @@ def test_string_scores_raise_before_computing(scores):
     with pytest.raises(ValueError, match=re.escape(message)):
         dask_auc.roc_auc_score(GOOD_Y, scores)
     frame = dask_frame({"label": GOOD_Y, "score": scores}, CUTS)
-    with dask.config.set(scheduler=_no_compute), pytest.raises(ValueError, match=re.escape(message)):
+    with (
+        dask.config.set(scheduler=_no_compute),
+        pytest.raises(ValueError, match=re.escape(message)),
+    ):
         dask_auc.roc_auc_score(frame["label"], frame["score"], compute=False)
 
 
@@ -148,10 +166,14 @@ def test_bad_parameters_raise_sklearns_invalid_parameter_error(kwargs):
 
 def _without_set_order(message):
     """sklearn prints the allowed values as a set, in no fixed order."""
-    return re.sub(r"\{([^}]*)\}", lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", message)
+    return re.sub(
+        r"\{([^}]*)\}", lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", message
+    )
 
 
-@pytest.mark.parametrize("split_every, error", [(1, ValueError), (2.5, TypeError), (True, TypeError)])
+@pytest.mark.parametrize(
+    "split_every, error", [(1, ValueError), (2.5, TypeError), (True, TypeError)]
+)
 def test_bad_split_every(split_every, error):
     with pytest.raises(error, match="split_every"):
         dask_auc.roc_auc_score(GOOD_Y, GOOD_S, split_every=split_every)
@@ -167,7 +189,9 @@ def test_one_class_returns_nan_with_sklearns_warning_in_the_caller(max_fpr):
     with pytest.warns(SklearnUndefinedMetricWarning, match="Only one class is present"):
         assert np.isnan(sklearn_auc(y, GOOD_S, max_fpr=max_fpr))
     with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class is present in y_true"):
-        assert np.isnan(dask_auc.roc_auc_score(dask_array(y, CUTS), dask_array(GOOD_S, CUTS), max_fpr=max_fpr))
+        assert np.isnan(
+            dask_auc.roc_auc_score(dask_array(y, CUTS), dask_array(GOOD_S, CUTS), max_fpr=max_fpr)
+        )
 
 
 def test_all_negative_weight_zero_warns_like_sklearn():
@@ -182,4 +206,6 @@ def test_all_negative_weight_zero_warns_like_sklearn():
 def test_zero_weight_rows_are_ignored():
     weights = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0])
     keep = weights > 0
-    assert dask_auc.roc_auc_score(GOOD_Y, GOOD_S, sample_weight=weights) == sklearn_auc(GOOD_Y[keep], GOOD_S[keep])
+    assert dask_auc.roc_auc_score(GOOD_Y, GOOD_S, sample_weight=weights) == sklearn_auc(
+        GOOD_Y[keep], GOOD_S[keep]
+    )

@@ -55,11 +55,13 @@ class CurveSortedGraph(SortedGraph):
             for b in range(self.n_buckets)
         ]
 
-    def curve_keys(self, curve: str, drop_intermediate: bool, step: float | None) -> list[tuple]:
+    def curve_keys(
+        self, curve: str, drop_intermediate: bool, max_points: int | None
+    ) -> list[tuple]:
         """Keys of each bucket's :class:`~dask_auc._curve_kernels.CurvePoints`."""
-        kind = f"curve-points-{tokenize(curve, drop_intermediate, step)}"
+        kind = f"curve-points-{tokenize(curve, drop_intermediate, max_points)}"
         return [
-            self.add((kind, b), bucket_curve, key, context, curve, drop_intermediate, step)
+            self.add((kind, b), bucket_curve, key, context, curve, drop_intermediate, max_points)
             for b, (key, context) in enumerate(
                 zip(self.bucket_keys, self.bucket_context_keys, strict=True)
             )

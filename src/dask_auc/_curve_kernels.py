@@ -17,7 +17,7 @@ come from one ordered exclusive scan of the bucket summaries
   top and bottom tie groups.
 * ``max_points`` thins each bucket's points on a global grid before they are
   shipped (:func:`thin_on_grid`), and the caller thins the concatenation once
-  more with the same grid.
+  more with the same grid, unless the whole curve has at most ``max_points``.
 
 Nothing here imports dask.
 """
@@ -372,15 +372,23 @@ def bucket_curve(
     context: CurveContext,
     curve: str,
     drop_intermediate: bool,
-    step: float | None,
-) -> CurvePoints:
-    """One bucket's share of the curve, ready to ship: exact points, corners kept, thinned."""
+    max_points: int | None,
+) -> tuple[CurvePoints, int]:
+    """One bucket's share of the curve, ready to ship, and its number of exact points.
+
+    The points are exact, with scikit-learn's corners kept (``drop_intermediate``).
+    A bucket with more than ``max_points`` of them thins them on the grid of
+    :func:`grid_step`; one with fewer ships them all, so that a whole curve of
+    at most ``max_points`` points reaches the caller unthinned (the caller
+    tells from the summed counts).
+    """
     points = bucket_points(bucket, context)
     if drop_intermediate and len(points):
         points = points.take(corner_mask(points, context.previous, context.following, curve))
-    if step is not None and len(points):
-        points = points.take(thin_on_grid(points, context.total, step))
-    return points
+    exact = len(points)
+    if max_points is not None and exact > max_points:
+        points = points.take(thin_on_grid(points, context.total, grid_step(max_points)))
+    return points, exact
 
 
 def bucket_precision_sum(bucket: Bucket, context: CurveContext) -> float:

@@ -7,11 +7,14 @@ exclusive scan of the bucket summaries (:mod:`dask_auc._curve_kernels`), so no
 raw row is collected.  Only the curve points travel to the caller, and with
 ``max_points`` at most that many.
 
-``max_points`` keeps the exact curve's points on a grid along ``fpr + tpr``
+``max_points`` returns a curve of at most that many points whole.  A longer
+one is thinned: it keeps the exact curve's points on a grid along ``fpr + tpr``
 (which runs from 0 to 2 on any ROC curve): the first and last point in each
-cell of width ``4 / (max_points - 2)``, plus both ends.  Each bucket thins its
-own points before shipping them, and the caller thins their concatenation with
-the same grid, which gives the same points as thinning the whole curve.  The
+cell of width ``4 / (max_points - 2)``, plus both ends.  Each bucket with more
+than ``max_points`` points thins its own before shipping them (so at most about
+``max_points`` points leave a bucket), and the caller thins their
+concatenation with the same grid, which gives the same points as thinning the
+whole curve, whatever the partitioning.  The
 kept points are exact curve points, so the thinned curve is monotone and
 keeps the corners (0, 0) and (1, 1); every point dropped lies in a cell of
 L1 size ``< 4 / (max_points - 2)`` together with the curve between its kept
@@ -240,38 +243,40 @@ def lazy_curve(
     ``compute()`` then returns ``(curve arrays, score, prevalence)``: the plots
     draw a thinned curve and report the exact score from one sort.
     """
-    step = None if max_points is None else grid_step(_checked_max_points(max_points))
+    if max_points is not None:
+        max_points = _checked_max_points(max_points)
     rule = LabelRule("curve", pos_label)
     graph = CurveSortedGraph(curve_blocks(y_true, y_score, sample_weight, rule), rule)
-    parts = graph.curve_keys(curve, drop_intermediate, step)
+    parts = graph.curve_keys(curve, drop_intermediate, max_points)
     keys = [graph.context_key]
     if with_score:
         if curve == ROC:
             keys.append(graph.area_key(split_every_default()))
         else:
             keys.append(graph.precision_sum_key())
-    finalize = _CurveFinalizer(curve, step, with_score)
+    finalize = _CurveFinalizer(curve, max_points, with_score)
     return LazyScore(graph.graph(), keys + parts, finalize, f"{curve}_curve")
 
 
 class _CurveFinalizer:
     """Join the buckets' points, thin once more, and make scikit-learn's arrays."""
 
-    def __init__(self, curve: str, step: float | None, with_score: bool):
-        self.curve, self.step, self.with_score = curve, step, with_score
+    def __init__(self, curve: str, max_points: int | None, with_score: bool):
+        self.curve, self.max_points, self.with_score = curve, max_points, with_score
 
     def __call__(self, contexts: list[CurveContext], *results: Any) -> Any:
         total = contexts[0].total
-        score, parts = (results[0], results[1:]) if self.with_score else (None, results)
-        points = concatenated(parts)
+        score, shipped = (results[0], results[1:]) if self.with_score else (None, results)
+        points = concatenated([part for part, _ in shipped])
+        exact = sum(count for _, count in shipped)
         # the curve starts at (0, 0): ROC's first point, precision-recall's last
         start = CurvePoints(
             np.concatenate(([0], points.tps)),
             np.concatenate(([0], points.fps)),
             np.concatenate(([np.inf], points.thresholds.astype(np.float64))),
         )
-        if self.step is not None:
-            keep = thin_on_grid(start, total, self.step)
+        if self.max_points is not None and exact + 1 > self.max_points:
+            keep = thin_on_grid(start, total, grid_step(self.max_points))
             start, points = start.take(keep), points.take(keep[1:])
         if self.curve == ROC:
             arrays = _roc_arrays(start)

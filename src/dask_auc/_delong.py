@@ -30,8 +30,9 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
 from statistics import NormalDist
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from ._delong_kernels import BucketContext, CrossSums, SquareSums, prepare_paired_block
 from ._graph import LazyScore, SortedGraph, delong_keys, paired_delong_graph, split_every_default
@@ -181,9 +182,7 @@ def delong_test(
 
 def _check_confidence_level(level: Any, func: str) -> float:
     valid = (
-        isinstance(level, numbers.Real)
-        and not isinstance(level, bool)
-        and 0.0 < float(level) < 1.0
+        isinstance(level, numbers.Real) and not isinstance(level, bool) and 0.0 < float(level) < 1.0
     )
     if not valid:
         raise InvalidParameterError(
@@ -253,8 +252,7 @@ def _finalize_test(
         return float(sum(contrast[i] * matrix[i][j] * contrast[j] for i in (0, 1) for j in (0, 1)))
 
     variance = (
-        _sample_variance(quadratic(sums.pos), m) / m
-        + _sample_variance(quadratic(sums.neg), n) / n
+        _sample_variance(quadratic(sums.pos), m) / m + _sample_variance(quadratic(sums.neg), n) / n
     )
     difference = a.auc - b.auc
     std_error = math.sqrt(max(variance, 0.0)) if variance == variance else nan

@@ -23,8 +23,9 @@ Nothing here imports dask.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -73,9 +74,7 @@ def bucket_contexts(summaries: Sequence[PartialROC]) -> list[BucketContext | Non
         assert summary.top is not None and summary.bottom is not None
         up = _tied(summaries[index - 1 :: -1] if index else [], summary.top.score, "bottom")
         down = _tied(summaries[index + 1 :], summary.bottom.score, "top")
-        contexts.append(
-            BucketContext(total_pos, total_neg, pos_above, neg_above, *up, *down, 0.0)
-        )
+        contexts.append(BucketContext(total_pos, total_neg, pos_above, neg_above, *up, *down, 0.0))
         pos_above += int(summary.pos)
         neg_above += int(summary.neg)
     twice_area = int(merge_run(list(summaries)).twice_area)

@@ -16,7 +16,8 @@ the built graph.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 import dask
 from dask.base import DaskMethodsMixin, tokenize
@@ -119,7 +120,10 @@ class SortedGraph:
             for i, block in enumerate(self.blocks)
         ]
         pieces = [
-            [self.add(("auc-piece", i, b), operator.getitem, split, b) for b in range(self.n_buckets)]
+            [
+                self.add(("auc-piece", i, b), operator.getitem, split, b)
+                for b in range(self.n_buckets)
+            ]
             for i, split in enumerate(splits)
         ]
         return [
@@ -127,7 +131,9 @@ class SortedGraph:
             for b in range(self.n_buckets)
         ]
 
-    def tree_reduce(self, keys: Sequence[tuple], split_every: int, kind: str = "auc-merge") -> tuple:
+    def tree_reduce(
+        self, keys: Sequence[tuple], split_every: int, kind: str = "auc-merge"
+    ) -> tuple:
         """Merge ``keys`` (in score order) with a tree of contiguous runs.
 
         Each task merges at most ``split_every`` consecutive results of the
@@ -356,9 +362,7 @@ def paired_delong_graph(blocks: Sequence[Delayed]) -> tuple[HighLevelGraph, list
             ("auc-delong-context", 0), bucket_contexts, sorted_graph.summary_keys
         )
         routed = [
-            sorted_graph.add(
-                ("auc-delong-route", b), routed_placements, key, context, b, n_blocks
-            )
+            sorted_graph.add(("auc-delong-route", b), routed_placements, key, context, b, n_blocks)
             for b, key in enumerate(sorted_graph.bucket_keys)
         ]
         by_block = [

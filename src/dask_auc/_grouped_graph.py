@@ -15,11 +15,13 @@ concatenated in the calling process.  No task holds more than one bucket.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 import dask.dataframe as dd
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
+from dask.typing import Key
 
 from ._graph import LazyScore, bucket_count
 from ._grouped_kernels import GroupSpec, bucket_table, plan_groups, split_group_block
@@ -54,7 +56,7 @@ def grouped_tables(
     name = f"auc-grouped-{token}"
     # one plain layer of tuple tasks, as SortedGraph builds: a layer per
     # delayed call would make culling quadratic in the P * K piece tasks
-    dsk: dict[Hashable, Any] = {}
+    dsk: dict[Key, Any] = {}
     classes = []
     for i, split in enumerate(splits):
         dsk[(name, "classes", i)] = (operator.getitem, split.key, 0)

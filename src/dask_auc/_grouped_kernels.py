@@ -243,9 +243,7 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
         table["n_neg"] = np.bincount(codes[~positive & counted], minlength=n_groups)
         table["weight_pos"], table["weight_neg"] = sums.pos, sums.neg
     if rows.gauc_weight is not None:
-        table[GAUC_WEIGHT_COLUMN] = np.bincount(
-            codes, weights=rows.gauc_weight, minlength=n_groups
-        )
+        table[GAUC_WEIGHT_COLUMN] = np.bincount(codes, weights=rows.gauc_weight, minlength=n_groups)
     frame = pd.DataFrame(table, index=index)
     return frame.astype({"n_pos": np.int64, "n_neg": np.int64})
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import dask
 import dask.array as da
@@ -47,7 +48,7 @@ def prepared_blocks(
         The task run on each aligned block of the inputs.
     """
     inputs = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
-    inputs = [_one_dimensional(x, name) for x, name in zip(inputs, _NAMES)]
+    inputs = [_one_dimensional(x, name) for x, name in zip(inputs, _NAMES, strict=False)]
     check_declared_score_dtype(inputs[1])
     if any(isinstance(x, (dd.Series, dd.DataFrame)) for x in inputs):
         return _frame_blocks(inputs, prepare)
@@ -87,7 +88,7 @@ def _frame_blocks(inputs: list[Any], prepare: Any = prepare_block) -> list[Delay
     series = [_as_series(x, inputs) for x in inputs]
     counts = [s.npartitions for s in series]
     if len(set(counts)) > 1:
-        described = ", ".join(f"{n} has {c}" for n, c in zip(_NAMES, counts))
+        described = ", ".join(f"{n} has {c}" for n, c in zip(_NAMES, counts, strict=False))
         raise ValueError(
             f"Inputs have different numbers of partitions ({described}). dask-auc pairs "
             "rows by position, partition by partition: pass columns of one DataFrame "
@@ -158,7 +159,7 @@ def _in_memory_as_arrays(inputs: list[Any], chunk_rows: int | None) -> list[da.A
 def _array_blocks(arrays: Sequence[da.Array], prepare: Any = prepare_block) -> list[Delayed]:
     columns = [a.to_delayed(optimize_graph=False).ravel() for a in arrays]
     task = dask.delayed(prepare, pure=True)
-    return [task(*blocks) for blocks in zip(*columns)]
+    return [task(*blocks) for blocks in zip(*columns, strict=True)]
 
 
 def score_column_count(y_score: Any) -> int | None:
@@ -205,7 +206,7 @@ def multiclass_blocks(
             _as_series(None, inputs)  # raises the in-memory / dask TypeError
         counts = [x.npartitions for x in frames]
         if len(set(counts)) > 1:
-            described = ", ".join(f"{n} has {c}" for n, c in zip(_NAMES, counts))
+            described = ", ".join(f"{n} has {c}" for n, c in zip(_NAMES, counts, strict=False))
             raise ValueError(
                 f"Inputs have different numbers of partitions ({described}). dask-auc pairs "
                 "rows by position, partition by partition: pass columns of one DataFrame."
@@ -230,7 +231,7 @@ def multiclass_blocks(
         arrays = [_row_chunks(v, max(1, chunk_rows)) for v in values]
     delayed_rows = [a.to_delayed(optimize_graph=False).ravel() for a in arrays]
     prepare = dask.delayed(prepare_multiclass_block, pure=True)
-    return [prepare(*row) for row in zip(*delayed_rows)]
+    return [prepare(*row) for row in zip(*delayed_rows, strict=True)]
 
 
 def _row_chunks(values: np.ndarray, rows: Any) -> da.Array:

@@ -90,9 +90,7 @@ def _labels_tuple(labels: Any) -> tuple[Any, ...] | None:
     if values.ndim == 2 and values.shape[1] == 1:
         values = values[:, 0]
     if values.ndim != 1:
-        raise ValueError(
-            f"y should be a 1d array, got an array of shape {values.shape} instead."
-        )
+        raise ValueError(f"y should be a 1d array, got an array of shape {values.shape} instead.")
     return tuple(v.item() if hasattr(v, "item") else v for v in values)
 
 
@@ -183,7 +181,7 @@ class _MultiClassFinalizer:
         scores = np.array(
             [
                 _binary_auc(summary, one_class=count in (0, plan.n_rows))
-                for summary, count in zip(results, plan.counts)
+                for summary, count in zip(results, plan.counts, strict=True)
             ]
         )
         if self.average is None:

@@ -24,8 +24,9 @@ Nothing here imports dask.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -55,9 +56,7 @@ PROBABILITY_MESSAGE = (
     "Target scores need to be probabilities for multiclass "
     "roc_auc, i.e. they should sum up to 1.0 over classes"
 )
-CLASS_COUNT_MESSAGE = (
-    "Number of classes in y_true not equal to the number of columns in 'y_score'"
-)
+CLASS_COUNT_MESSAGE = "Number of classes in y_true not equal to the number of columns in 'y_score'"
 UNKNOWN_LABEL_MESSAGE = "'y_true' contains labels not in parameter 'labels'"
 
 
@@ -177,9 +176,7 @@ def plan_classes(
     except TypeError:
         raise ValueError("Mix of label input types (string and number) in y_true") from None
     if n_columns == 2 and len(present) <= 2:
-        raise ValueError(
-            f"y should be a 1d array, got an array of shape ({n_rows}, 2) instead."
-        )
+        raise ValueError(f"y should be a 1d array, got an array of shape ({n_rows}, 2) instead.")
     if deferred_checks is not None:
         deferred_checks()
     if labels is not None:
@@ -274,7 +271,7 @@ def split_groups(block: GroupedBlock, plan: Any) -> list[GroupedBucket]:
     cuts = [_cut_positions(part.scores, plan.splitters) for part in block.groups]
     pieces = [
         GroupedBucket(
-            tuple(part.slice(c[j], c[j + 1]) for part, c in zip(block.groups, cuts)),
+            tuple(part.slice(c[j], c[j + 1]) for part, c in zip(block.groups, cuts, strict=True)),
             block.column,
         )
         for j in range(plan.n_buckets)

@@ -114,9 +114,7 @@ def roc_auc_score(
     else:
         result_key = sorted_graph.partial_auc_key(max_fpr)
         finalize = _PartialFinalizer(max_fpr)
-    lazy = LazyScore(
-        sorted_graph.graph(), [result_key, sorted_graph.plan_key], finalize, name
-    )
+    lazy = LazyScore(sorted_graph.graph(), [result_key, sorted_graph.plan_key], finalize, name)
     return lazy.compute() if compute else lazy
 
 

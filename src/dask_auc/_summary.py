@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import reduce
-from typing import Union
 
-Number = Union[int, float]
+Number = int | float
 
 
 @dataclass(frozen=True)
@@ -77,9 +76,7 @@ class PartialROC:
     def is_single_group(self) -> bool:
         """True when every row of the run has the same score."""
         return (
-            self.top is not None
-            and self.bottom is not None
-            and self.top.score == self.bottom.score
+            self.top is not None and self.bottom is not None and self.top.score == self.bottom.score
         )
 
 
@@ -140,9 +137,7 @@ def merge_adjacent(higher: PartialROC, lower: PartialROC) -> PartialROC:
             bottom = _joined(higher.bottom, lower.bottom)
         if higher.is_single_group and lower.is_single_group:
             bottom = top
-    return PartialROC(
-        higher.pos + lower.pos, higher.neg + lower.neg, strict, tied, top, bottom
-    )
+    return PartialROC(higher.pos + lower.pos, higher.neg + lower.neg, strict, tied, top, bottom)
 
 
 def merge_run(summaries: list[PartialROC]) -> PartialROC:

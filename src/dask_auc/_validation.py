@@ -16,12 +16,8 @@ MULTICLASS_MESSAGE = "multi_class must be in ('ovo', 'ovr')"
 ONE_CLASS_MESSAGE = (
     "Only one class is present in y_true. ROC AUC score is not defined in that case."
 )
-NO_NEGATIVES_MESSAGE = (
-    "No negative samples in y_true, false positive value should be meaningless"
-)
-NO_POSITIVES_MESSAGE = (
-    "No positive samples in y_true, true positive value should be meaningless"
-)
+NO_NEGATIVES_MESSAGE = "No negative samples in y_true, false positive value should be meaningless"
+NO_POSITIVES_MESSAGE = "No positive samples in y_true, true positive value should be meaningless"
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -138,9 +134,7 @@ def _check_finite(values: np.ndarray, name: str) -> None:
     prefix = f"Input {name} contains" if name else "Input contains"
     if np.isnan(values).any():
         raise ValueError(f"{prefix} NaN.")
-    raise ValueError(
-        f"{prefix} infinity or a value too large for dtype({values.dtype.name!r})."
-    )
+    raise ValueError(f"{prefix} infinity or a value too large for dtype({values.dtype.name!r}).")
 
 
 def as_weight_array(values: Any) -> np.ndarray:
@@ -150,9 +144,7 @@ def as_weight_array(values: Any) -> np.ndarray:
         try:
             weights = weights.astype(np.float64)
         except (TypeError, ValueError):
-            raise TypeError(
-                f"sample_weight must be numeric, got dtype {weights.dtype}"
-            ) from None
+            raise TypeError(f"sample_weight must be numeric, got dtype {weights.dtype}") from None
     weights = weights.astype(np.float64, copy=False)
     _check_finite(weights, "sample_weight")
     if (weights < 0).any():
@@ -195,17 +187,17 @@ def _object_unique(labels: np.ndarray) -> np.ndarray:
     except TypeError:
         found = np.array(list({v for v in labels.tolist()}), dtype=object)
         if not any(_is_missing(v) for v in found):
-            raise ValueError(
-                "Mix of label input types (string and number) in y_true"
-            ) from None
+            raise ValueError("Mix of label input types (string and number) in y_true") from None
     if any(_is_missing(v) for v in found):
         raise ValueError("Input y_true contains NaN.")
     return found
 
 
 def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and value != value) or (
-        type(value).__name__ in ("NAType", "NaTType")
+    return (
+        value is None
+        or (isinstance(value, float) and value != value)
+        or (type(value).__name__ in ("NAType", "NaTType"))
     )
 
 

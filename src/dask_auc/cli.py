@@ -148,29 +148,33 @@ def _scheduler(args: argparse.Namespace) -> Iterator[_Where]:
     if args.scheduler in _LOCAL_SCHEDULERS:
         with dask.config.set(scheduler=args.scheduler):
             yield _Where(None, f"this process ({args.scheduler})")
-        return
-    from distributed import Client, LocalCluster
+    elif args.scheduler is not None:
+        from distributed import Client
 
-    if args.scheduler is not None:
         with Client(args.scheduler) as client:
             yield _Where(client, f"the cluster at {args.scheduler}")
-        return
-    cpus = os.cpu_count() or 1
-    sizing = (
-        {}
-        if args.workers is None
-        else {
-            "n_workers": args.workers,
-            "threads_per_worker": max(1, cpus // args.workers),
-        }
-    )
+    else:
+        with local_cluster(args.workers) as where:
+            yield where
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int | None = None) -> Iterator[_Where]:
+    """A client of a new local cluster of worker processes (default: sized to the machine)."""
+    from distributed import Client, LocalCluster
+
+    sizing: dict[str, int] = {}
+    if workers is not None:
+        cpus = os.cpu_count() or 1
+        sizing = {"n_workers": workers, "threads_per_worker": max(1, cpus // workers)}
+    # ":0": any free port for the scheduler's web server; 8787 may be taken
     with (
         LocalCluster(processes=True, dashboard_address=":0", **sizing) as cluster,
         Client(cluster) as client,
     ):
-        workers = client.scheduler_info()["workers"].values()
-        threads = sum(w["nthreads"] for w in workers)
-        yield _Where(client, f"a local cluster ({len(workers)} processes, {threads} threads)")
+        found = client.scheduler_info()["workers"].values()
+        threads = sum(w["nthreads"] for w in found)
+        yield _Where(client, f"a local cluster (workers: {len(found)}, threads: {threads})")
 
 
 @contextlib.contextmanager

@@ -1,0 +1,351 @@
+"""Out of core: the exact AUC of a Parquet data set larger than the cluster's memory.
+
+Run it as a script::
+
+    python benchmarks/out_of_core.py --rows 1e8              # try it first
+    python benchmarks/out_of_core.py --rows 1e9 --output benchmarks/results/out-of-core.md
+
+Step 1 writes ``--rows`` rows (label int8, score float32 or float64) to
+``--data-dir`` as many Parquet files, one file of ``--file-rows`` rows at a
+time, and skips this when a finished data set of the same shape is there.
+Step 2 computes ``dask_auc.roc_auc_score`` from ``dd.read_parquet`` on a
+``LocalCluster`` of ``--workers`` worker processes with ``--memory-limit``
+each, and prints one Markdown table: time, peak RSS of every worker process,
+bytes spilled to disk, workers lost, and the exact-answer check.
+
+How the answer is checked exactly
+---------------------------------
+The scores are a logistic model's output (``_data.py``, ~30% positives, AUC
+about 0.84) rounded to the grid ``k / 2**24`` -- the resolution of a float32
+in ``[0.5, 1)``, so the data has the ties a float32 model produces.  Every
+grid value is exact in float32 and float64, so while writing, the generator
+counts each class per grid index (``np.bincount``) and from those two
+histograms computes the AUC numerator ``2 * (pairs ranked right) + (tied
+pairs)`` in exact integers.  ``numerator / (2 * P * N)`` with Python integers
+is correctly rounded, and so is dask-auc's final division of its exact
+integer counts: the two floats must be *equal*, not close.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import logging
+import os
+import platform
+import shutil
+import sys
+import threading
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from _data import generate_range  # noqa: E402
+
+GRID_BITS = 24
+GRID = 1 << GRID_BITS
+GIB = 1 << 30
+MIB = 1 << 20
+_DONE = "_dataset.json"  # a leading underscore: Parquet readers skip it
+
+
+# -- step 1: the data set and its exact answer ---------------------------------------------
+
+
+def exact_counts(pos_hist: np.ndarray, neg_hist: np.ndarray) -> tuple[int, int, int]:
+    """``(2 * right + tied, P, N)`` from per-class counts of each score value, in ascending order.
+
+    A positive outranks every negative in a lower bin and ties with those in
+    its own bin.  All sums stay below ``2 * P * N < 2**63`` for up to ~3e9 rows.
+
+    >>> exact_counts(np.array([0, 1, 1]), np.array([1, 1, 0]))   # pos 0.5, 1.0; neg 0.0, 0.5
+    (7, 2, 2)
+    """
+    pos_hist, neg_hist = pos_hist.astype(np.int64), neg_hist.astype(np.int64)
+    neg_below = np.cumsum(neg_hist) - neg_hist
+    twice_area = int(pos_hist @ (2 * neg_below + neg_hist))
+    return twice_area, int(pos_hist.sum()), int(neg_hist.sum())
+
+
+def _file_rows(
+    rows: int, start: int, stop: int, dtype: str, seed: int
+) -> tuple[Any, np.ndarray, np.ndarray]:
+    """Rows ``start:stop`` as an Arrow table, and their grid indices ``k`` (score = k / 2**24)."""
+    import pyarrow as pa
+
+    label, score = generate_range(rows, start, stop, "continuous", seed)
+    grid_index = np.rint(score * GRID).astype(np.int32)
+    # k / 2**24 is exact in both float widths: a power-of-two scaling of an integer < 2**24+1
+    values = grid_index.astype(dtype) * np.asarray(1.0 / GRID, dtype=dtype)
+    table = pa.table({"label": pa.array(label), "score": pa.array(values)})
+    return table, label, grid_index
+
+
+def generate_dataset(path: Path, rows: int, file_rows: int, dtype: str, seed: int) -> dict:
+    """Write the data set (skipped when a finished one of this shape exists); return its record."""
+    import pyarrow.parquet as pq
+
+    shape = {"rows": rows, "file_rows": file_rows, "dtype": dtype, "seed": seed, "grid": GRID}
+    record_path = path / _DONE
+    if record_path.exists():
+        record = json.loads(record_path.read_text())
+        if all(record.get(k) == v for k, v in shape.items()):
+            print(f"data set present in {path} ({record['files']} files), generation skipped")
+            return record
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    pos_hist = np.zeros(GRID + 1, dtype=np.int64)
+    neg_hist = np.zeros(GRID + 1, dtype=np.int64)
+    started = time.perf_counter()
+    bounds = list(range(0, rows, file_rows)) + [rows]
+    for index, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        table, label, grid_index = _file_rows(rows, start, stop, dtype, seed)
+        pq.write_table(table, path / f"part-{index:05d}.parquet", row_group_size=1 << 20)
+        positive = label == 1
+        pos_hist += np.bincount(grid_index[positive], minlength=GRID + 1)
+        neg_hist += np.bincount(grid_index[~positive], minlength=GRID + 1)
+        if index % 10 == 0:
+            print(f"  wrote {stop:,} rows ({time.perf_counter() - started:.0f} s)", flush=True)
+    twice_area, pos, neg = exact_counts(pos_hist, neg_hist)
+    record = dict(
+        shape,
+        files=len(bounds) - 1,
+        positives=pos,
+        negatives=neg,
+        twice_area=str(twice_area),  # JSON-safe: may exceed 2**53
+        distinct_scores=int(np.count_nonzero(pos_hist + neg_hist)),
+        bytes_on_disk=sum(f.stat().st_size for f in path.glob("*.parquet")),
+        generation_seconds=round(time.perf_counter() - started, 1),
+    )
+    record_path.write_text(json.dumps(record, indent=1))
+    return record
+
+
+def exact_auc(record: dict) -> float:
+    """The correctly rounded exact AUC of a generated data set."""
+    pairs = 2 * record["positives"] * record["negatives"]
+    return float(Fraction(int(record["twice_area"]), pairs))
+
+
+# -- step 2: the computation on a memory-limited cluster -----------------------------------
+
+
+def _status_bytes(pid: int, field: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+class WorkerWatch:
+    """Samples the worker processes and the scheduler's memory view once a second.
+
+    Peak RSS per process is the kernel's high-water mark (``VmHWM``), so no
+    spike between samples is missed; spilled bytes are the scheduler's view
+    (``WorkerState.memory.spilled``), whose peak is kept per worker.
+    """
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.pids: dict[str, int] = client.run(os.getpid)
+        self.peak_rss = dict.fromkeys(self.pids.values(), 0)
+        self.peak_spilled: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> WorkerWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(1.0):
+            self._sample()
+
+    def _sample(self) -> None:
+        for pid in self.peak_rss:
+            self.peak_rss[pid] = max(self.peak_rss[pid], _status_bytes(pid, "VmHWM"))
+        try:
+            spilled = self.client.run_on_scheduler(_scheduler_spilled, wait=True)
+        except Exception:  # the scheduler is busy or shutting down: keep the last peak
+            return
+        for address, nbytes in spilled.items():
+            self.peak_spilled[address] = max(self.peak_spilled.get(address, 0), nbytes)
+
+
+def _scheduler_spilled(dask_scheduler: Any) -> dict[str, int]:
+    return {a: ws.memory.spilled for a, ws in dask_scheduler.workers.items()}
+
+
+def _spill_totals(dask_worker: Any) -> dict[str, float]:
+    """Cumulative bytes this worker wrote to and read from its spill directory."""
+    metrics = getattr(dask_worker.data, "cumulative_metrics", {})
+    return {
+        "written": metrics.get(("disk-write", "bytes"), 0.0),
+        "read": metrics.get(("disk-read", "bytes"), 0.0),
+    }
+
+
+class _LostWorkers(logging.Handler):
+    """Counts the nannies' reports of a worker process that died or was restarted."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if any(word in text.lower() for word in ("restart", "killed", "exceeded", "died")):
+            self.messages.append(text)
+
+
+def run_on_cluster(path: Path, workers: int, memory_limit: str, threads: int) -> dict:
+    """Compute the AUC of the Parquet files in ``path``; return the measurements."""
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    import dask_auc
+
+    lost = _LostWorkers()
+    for name in ("distributed.nanny", "distributed.scheduler", "distributed.worker"):
+        logging.getLogger(name).addHandler(lost)
+    with (
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=threads,
+            memory_limit=memory_limit,
+            processes=True,
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        frame = dd.read_parquet(str(path), columns=["label", "score"])
+        with WorkerWatch(client) as watch:
+            started = time.perf_counter()
+            auc = dask_auc.roc_auc_score(frame["label"], frame["score"])
+            seconds = time.perf_counter() - started
+        pids_after = client.run(os.getpid)
+        spill = client.run(_spill_totals)
+        partitions = frame.npartitions
+    replaced = sorted(set(watch.pids.values()) - set(pids_after.values()))
+    return {
+        "auc": auc,
+        "seconds": seconds,
+        "partitions": partitions,
+        "peak_rss": list(watch.peak_rss.values()),
+        "peak_spilled": list(watch.peak_spilled.values()),
+        "spill_written": [s["written"] for s in spill.values()],
+        "spill_read": [s["read"] for s in spill.values()],
+        "replaced_pids": replaced,
+        "lost_messages": lost.messages,
+    }
+
+
+# -- report -------------------------------------------------------------------------------
+
+
+def _gib(values: list[float]) -> str:
+    return " / ".join(f"{v / GIB:.2f}" for v in values) if values else "n/a"
+
+
+def _machine_load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str, str]) -> str:
+    expected = exact_auc(record)
+    same = result["auc"] == expected
+    killed = len(result["replaced_pids"]) + len(result["lost_messages"])
+    rows = [
+        ("rows", f"{record['rows']:,} ({record['positives']:,} positive)"),
+        ("score dtype / distinct scores", f"{record['dtype']} / {record['distinct_scores']:,}"),
+        ("files / partitions", f"{record['files']} / {result['partitions']}"),
+        ("Parquet on disk", f"{record['bytes_on_disk'] / GIB:.2f} GiB"),
+        ("generation", f"{record['generation_seconds']:.0f} s (skipped if present)"),
+        ("cluster", f"{args.workers} workers x {args.threads} thread, {args.memory_limit} each"),
+        ("AUC time (read_parquet -> float)", f"{result['seconds']:.1f} s"),
+        ("rows per second", f"{record['rows'] / result['seconds'] / 1e6:.1f} million"),
+        ("peak RSS per worker (VmHWM)", f"{_gib(result['peak_rss'])} GiB"),
+        ("peak bytes on disk per worker", f"{_gib(result['peak_spilled'])} GiB"),
+        (
+            "spilled (written / read back)",
+            f"{_gib(result['spill_written'])} GiB written, {_gib(result['spill_read'])} GiB read",
+        ),
+        ("workers killed or restarted", str(killed)),
+        ("dask-auc AUC", repr(result["auc"])),
+        ("exact AUC (integer counts)", repr(expected)),
+        ("equal", "yes" if same else f"NO (difference {result['auc'] - expected:.3g})"),
+    ]
+    lines = [
+        f"# Out of core, {datetime.date.today().isoformat()}",
+        "",
+        "```bash",
+        "python " + " ".join(sys.argv),
+        "```",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, "
+        f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / GIB:.0f} GiB, "
+        f"Python {platform.python_version()}; before: {load[0]}; after: {load[1]}.",
+        "",
+        "| measure | value |",
+        "| --- | --- |",
+        *[f"| {name} | {value} |" for name, value in rows],
+    ]
+    if result["lost_messages"]:
+        lines += ["", "Worker messages:", *[f"- {m}" for m in result["lost_messages"]]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=lambda t: int(float(t)), default=100_000_000)
+    parser.add_argument("--file-rows", type=lambda t: int(float(t)), default=10_000_000)
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float64")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="default: /tmp/dask-auc-out-of-core/<rows>-<dtype>",
+    )
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1, help="threads per worker")
+    parser.add_argument("--memory-limit", default="6GiB")
+    parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument("--output", type=Path, help="also append the report to this file")
+    args = parser.parse_args(argv)
+    path = args.data_dir or Path("/tmp/dask-auc-out-of-core") / f"{args.rows:.0e}-{args.dtype}"
+    record = generate_dataset(path, args.rows, args.file_rows, args.dtype, args.seed)
+    print(json.dumps(record, indent=1))
+    if args.generate_only:
+        return 0
+    before = _machine_load()
+    result = run_on_cluster(path, args.workers, args.memory_limit, args.threads)
+    text = report(args, record, result, (before, _machine_load()))
+    print(text)
+    if args.output:
+        with open(args.output, "a") as output:
+            output.write(text + "\n")
+    return 0 if result["auc"] == exact_auc(record) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
