@@ -282,7 +282,7 @@ class _CurveFinalizer:
             arrays = _roc_arrays(start)
         else:
             arrays = _precision_recall_arrays(points)
-        if not self.with_score:
+        if score is None:
             return arrays
         if self.curve == ROC:
             value = _exact_auc(score)

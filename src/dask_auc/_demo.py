@@ -79,8 +79,10 @@ def _sklearn(label: np.ndarray, score: np.ndarray) -> list[tuple[float, float]] 
         from sklearn import metrics
     except ImportError:
         return None
-    functions = {roc_auc_score: metrics.roc_auc_score}
-    functions[average_precision_score] = metrics.average_precision_score
+    functions: dict[Callable[..., Any], Callable[..., Any]] = {
+        roc_auc_score: metrics.roc_auc_score,
+        average_precision_score: metrics.average_precision_score,
+    }
     return [
         _timed(functions[function], label, score, **options) for _, function, options in METRICS
     ]

@@ -23,6 +23,7 @@ import dask
 from dask.base import DaskMethodsMixin, tokenize
 from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
+from dask.typing import Key
 
 from ._delong_kernels import (
     assemble_traced,
@@ -89,7 +90,7 @@ class SortedGraph:
         self.blocks = list(blocks)
         self.n_buckets = n_buckets or bucket_count(len(self.blocks))
         self.token = tokenize([b.key for b in self.blocks], self.n_buckets)
-        self.dsk: dict[Hashable, Any] = {}
+        self.dsk: dict[Key, Any] = {}
         self.plan_key = self._add_plan()
         self.bucket_keys = self._add_buckets()
         self.summary_keys = [
@@ -163,7 +164,11 @@ class SortedGraph:
         (same keys, computed once by ``dask.compute``), but each keeps a layer
         name of its own so that merging the graphs loses no task.
         """
-        return HighLevelGraph.from_collections(self.layer_name, self.dsk, dependencies=self.blocks)
+        return HighLevelGraph.from_collections(
+            self.layer_name,
+            self.dsk,
+            dependencies=self.blocks,  # type: ignore[arg-type]
+        )
 
     @property
     def layer_name(self) -> str:
@@ -189,7 +194,7 @@ class LazyScore(DaskMethodsMixin):
     def __init__(
         self,
         graph: HighLevelGraph,
-        keys: list[Hashable],
+        keys: Sequence[Hashable],
         finalize: Callable[..., Any],
         label: str,
     ):

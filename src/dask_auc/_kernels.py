@@ -355,7 +355,7 @@ def _looks_tied(scores: np.ndarray) -> bool:
         return False
     probes = np.linspace(0, n - 2, _TIE_PROBES).astype(np.int64)
     equal = np.count_nonzero(scores[probes] == scores[probes + 1])
-    return equal >= _TIED_SHARE * _TIE_PROBES
+    return bool(equal >= _TIED_SHARE * _TIE_PROBES)
 
 
 def _runs(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -306,7 +306,7 @@ def _lazy_metrics(
     """Every requested metric (and plot) as a lazy :class:`LazyScore`, to compute together."""
     label, score = frame[args.label], frame[args.score]
     weight = None if args.weight is None else frame[args.weight]
-    lazy = {
+    lazy: dict[str, Any] = {
         "roc_auc": roc_auc_score(label, score, sample_weight=weight, compute=False),
         "average_precision": average_precision_score(
             label, score, pos_label=positive, sample_weight=weight, compute=False
