@@ -1,0 +1,70 @@
+"""The notebooks in ``notebooks/`` run top to bottom (their own asserts check dask-auc
+against scikit-learn) on a small number of rows, in a kernel of this interpreter."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+pytestmark = pytest.mark.cluster
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ROWS = "2e5"
+#: a kernel name of our own, so that a user's registered "python3" (maybe another
+#: interpreter, without dask_auc) cannot be picked instead of this one
+KERNEL = "dask-auc-tests"
+
+
+@pytest.fixture
+def this_interpreter_kernel(tmp_path, monkeypatch):
+    """A kernelspec running ``sys.executable``, found first on ``JUPYTER_PATH``."""
+    spec = tmp_path / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": KERNEL, "language": "python"})
+    )
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    monkeypatch.setenv("DASK_AUC_NOTEBOOK_ROWS", ROWS)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    return KERNEL
+
+
+def stored_notebooks() -> list[Path]:
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def test_both_notebooks_are_stored():
+    assert [path.name for path in stored_notebooks()] == ["quickstart.ipynb"]
+
+
+@pytest.mark.parametrize("path", stored_notebooks(), ids=lambda path: path.stem)
+def test_notebook_is_stored_without_outputs(path):
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert code
+    assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
+
+
+@pytest.mark.parametrize("path", stored_notebooks(), ids=lambda path: path.stem)
+def test_notebook_runs(path, this_interpreter_kernel):
+    notebook = nbformat.read(path, as_version=4)
+    # appended here, not stored: which interpreter ran the notebook, and on how many rows
+    notebook.cells.append(nbformat.v4.new_code_cell("import sys; print(sys.executable, ROWS)"))
+    start = time.perf_counter()
+    NotebookClient(
+        notebook,
+        kernel_name=this_interpreter_kernel,
+        timeout=120,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    ).execute()
+    seconds = time.perf_counter() - start
+    assert notebook.cells[-1].outputs[0].text == f"{sys.executable} {int(float(ROWS))}\n"
+    assert seconds < 60, f"{path.name} took {seconds:.0f} s on {ROWS} rows"
