@@ -3,6 +3,8 @@ against scikit-learn) on a small number of rows, in a kernel of this interpreter
 
 from __future__ import annotations
 
+import doctest
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -67,3 +69,11 @@ def test_notebook_runs(path, this_interpreter_kernel):
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     ).execute()
     assert notebook.cells[-1].outputs[0].text == f"{sys.executable} {int(float(ROWS))}\n"
+
+
+def test_click_rows_examples():
+    """The examples in the notebooks' data module (outside pytest's doctest paths)."""
+    spec = importlib.util.spec_from_file_location("clicks", NOTEBOOKS / "clicks.py")
+    clicks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(clicks)
+    assert doctest.testmod(clicks).failed == 0
