@@ -38,6 +38,7 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -106,14 +107,34 @@ def rows() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def fault_cluster():
-    """Two single-thread worker processes under nannies (restarted when killed)."""
-    with LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        memory_limit="2GiB",
-        dashboard_address=None,
-    ) as cluster:
+    """Two single-thread worker processes under nannies (restarted when killed).
+
+    Two settings make the kills deterministic:
+
+    - ``lost-worker-timeout``: 15 s after the scheduler removes a worker, the
+      cluster closes that worker's nanny for good if no worker of the same name
+      is registered *at that moment*.  A kill from an earlier test would then
+      close a nanny whose worker the current test has just killed and which is
+      restarting, leaving the cluster without workers and the test waiting.
+    - ``worker-saturation`` 1.0: a single-thread worker holds one task at a
+      time, so a worker's death makes only the task that killed it suspicious
+      (with the default 1.1 a bystander queued beside it is blamed as well and
+      may be the one reported as ``KilledWorker``).
+    """
+    settings = {
+        "distributed.deploy.lost-worker-timeout": "1 hour",
+        "distributed.scheduler.worker-saturation": 1.0,
+    }
+    with (
+        dask.config.set(settings),
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="2GiB",
+            dashboard_address=None,
+        ) as cluster,
+    ):
         yield cluster
 
 
