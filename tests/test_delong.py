@@ -83,6 +83,28 @@ def test_interval_and_test_match_the_pairwise_reference_for_any_partitioning(
         np.testing.assert_allclose(test[4:], expected_test[4:], rtol=1e-7, atol=1e-12)
 
 
+def test_hanley_mcneil_ratings_give_statas_published_delong_interval():
+    """The published worked example: Hanley & McNeil (1982), Table 1.
+
+    109 CT images rated 1 (definitely normal) to 5 (definitely abnormal) by a
+    radiologist: 58 normal patients rated (33, 6, 6, 11, 2), 51 abnormal ones
+    (3, 2, 2, 11, 33).  Stata's manual runs ``roctab disease rating`` on these
+    data, whose standard error is DeLong's by default, and prints area 0.8932,
+    std. err. 0.0307 and the asymptotic normal 95% interval 0.83295 to 0.95339.
+    Five distinct scores make every placement a tie-heavy one.
+    """
+    normal, abnormal = [33, 6, 6, 11, 2], [3, 2, 2, 11, 33]
+    ratings = np.arange(1, 6)
+    y = np.repeat([0, 1], [sum(normal), sum(abnormal)])
+    s = np.concatenate([np.repeat(ratings, normal), np.repeat(ratings, abnormal)])
+    order = np.random.default_rng(0).permutation(len(y))  # spread the ratings over blocks
+    cuts = [0, 20, 20, 57, 90, 109]
+    ci = dask_auc.roc_auc_ci(dask_array(y[order], cuts), dask_array(s[order], cuts))
+    assert round(ci.auc, 4) == 0.8932
+    assert round(ci.std_error, 4) == 0.0307
+    assert (round(ci.low, 5), round(ci.high, 5)) == (0.83295, 0.95339)
+
+
 def test_heavy_ties_spread_over_many_buckets():
     rng = np.random.default_rng(7)
     n = 3000
