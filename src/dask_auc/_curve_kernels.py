@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ._footprint import SizedByArrays
 from ._kernels import Bucket, PreparedBlock, SortedScores, SortPlan, plan_sort, prepare_block
 from ._summary import Number, PartialROC
 from ._validation import _check_finite_labels, _object_unique, to_numpy
@@ -236,7 +237,7 @@ def _tie_chain(lower: Sequence[PartialROC], score: float) -> tuple[Number, Numbe
 
 
 @dataclass(frozen=True)
-class CurvePoints:
+class CurvePoints(SizedByArrays):
     """Curve points in descending score order: counts at ``score >= threshold``."""
 
     tps: np.ndarray

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ._footprint import SizedByArrays
 from ._kernels import Bucket, PreparedBlock, SortedScores
 from ._summary import PartialROC, merge_run
 from ._validation import as_score_array, label_classes, to_numpy
@@ -103,7 +104,7 @@ def _tied(neighbours: Sequence[PartialROC], score: float, edge: str) -> tuple[in
 
 
 @dataclass(frozen=True)
-class Placements:
+class Placements(SizedByArrays):
     """Doubled placement counts of a bucket's rows, in the bucket's sorted order.
 
     ``pos[i] = 2 * V10 * n`` and ``neg[j] = 2 * V01 * m``: exact integers.
@@ -200,7 +201,7 @@ class TracedScores(SortedScores):
 
 
 @dataclass(frozen=True)
-class PairedBlock:
+class PairedBlock(SizedByArrays):
     """One validated block of ``y_true`` with the two models' scores."""
 
     lengths: tuple[int, ...]
@@ -277,7 +278,7 @@ def _ids(part: SortedScores) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class CrossSums:
+class CrossSums(SizedByArrays):
     """Sums over the positive (and the negative) rows of centred placement products."""
 
     pos: np.ndarray  # [[aa, ab], [ab, bb]]

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._footprint import SizedByArrays
 from ._validation import (
     _check_finite,
     as_score_array,
@@ -70,7 +71,7 @@ class GroupSpec:
 
 
 @dataclass(frozen=True)
-class GroupRows:
+class GroupRows(SizedByArrays):
     """Rows of one bucket (or one block's piece of it)."""
 
     keys: pd.DataFrame
@@ -118,7 +119,7 @@ def _is_one(value: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class GroupSums:
+class GroupSums(SizedByArrays):
     """Per-group totals of one bucket, indexed by group code."""
 
     pos: np.ndarray  # positive count (int64) or weight (float64)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ._footprint import SizedByArrays
 from ._summary import PartialROC, TieGroup
 from ._validation import (
     as_score_array,
@@ -39,7 +40,7 @@ from ._validation import (
 
 
 @dataclass(frozen=True)
-class SortedScores:
+class SortedScores(SizedByArrays):
     """The rows of one class, sorted by ascending score, with their weights."""
 
     scores: np.ndarray
@@ -60,7 +61,7 @@ class SortedScores:
 
 
 @dataclass(frozen=True)
-class PreparedBlock:
+class PreparedBlock(SizedByArrays):
     """One validated input block, its rows sorted within each label."""
 
     lengths: tuple[int, ...]
@@ -69,7 +70,7 @@ class PreparedBlock:
 
 
 @dataclass(frozen=True)
-class BlockMeta:
+class BlockMeta(SizedByArrays):
     """What the planning task needs to know of a block: small by design."""
 
     lengths: tuple[int, ...]
@@ -79,7 +80,7 @@ class BlockMeta:
 
 
 @dataclass(frozen=True)
-class SortPlan:
+class SortPlan(SizedByArrays):
     """The global decisions of the sort, made once from all block samples."""
 
     classes: tuple[Any, ...]
@@ -95,7 +96,7 @@ class SortPlan:
 
 
 @dataclass(frozen=True)
-class Bucket:
+class Bucket(SizedByArrays):
     """The rows of one bucket (or one block's piece of it), split by class."""
 
     pos: SortedScores

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ._footprint import SizedByArrays
 from ._kernels import (
     Bucket,
     PreparedBlock,
@@ -61,7 +62,7 @@ UNKNOWN_LABEL_MESSAGE = "'y_true' contains labels not in parameter 'labels'"
 
 
 @dataclass(frozen=True)
-class MultiBlock:
+class MultiBlock(SizedByArrays):
     """One validated input block: labels, an ``(n, K)`` score matrix, weights."""
 
     lengths: tuple[int, ...]
@@ -137,7 +138,7 @@ def class_meta(block: MultiBlock) -> ClassMeta:
 
 
 @dataclass(frozen=True)
-class ClassPlan:
+class ClassPlan(SizedByArrays):
     """The classes indexing the score columns, with their row counts and weights."""
 
     classes: tuple[Any, ...]
@@ -198,7 +199,7 @@ def plan_classes(
 
 
 @dataclass(frozen=True)
-class EncodedBlock:
+class EncodedBlock(SizedByArrays):
     """A block's rows grouped by class index, zero-weight rows dropped."""
 
     scores: np.ndarray  # (n, K), rows of class k in starts[k]:starts[k + 1]
@@ -231,7 +232,7 @@ def _encode(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class GroupedBlock:
+class GroupedBlock(SizedByArrays):
     """One block's rows of one score column, a sorted run per class.
 
     Quacks like :class:`~dask_auc._kernels.PreparedBlock` for
@@ -259,7 +260,7 @@ def column_groups(block: EncodedBlock, column: int) -> GroupedBlock:
 
 
 @dataclass(frozen=True)
-class GroupedBucket:
+class GroupedBucket(SizedByArrays):
     """The rows of one bucket of one column (or one block's piece of it), by class."""
 
     groups: tuple[SortedScores, ...]

@@ -1,0 +1,50 @@
+"""Kernel values tell Dask their real size (``dask.sizeof``), not a few dozen bytes."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+
+import numpy as np
+import pytest
+from dask.sizeof import sizeof
+
+from dask_auc._footprint import SizedByArrays, footprint
+from dask_auc._kernels import block_meta, plan_sort, prepare_block, split_block
+
+KERNEL_MODULES = [
+    "dask_auc._kernels",
+    "dask_auc._curve_kernels",
+    "dask_auc._delong_kernels",
+    "dask_auc._grouped_kernels",
+    "dask_auc._multiclass_kernels",
+]
+
+
+def test_prepared_block_and_pieces_are_sized_by_their_arrays():
+    rng = np.random.default_rng(0)
+    n = 200_000
+    block = prepare_block(rng.integers(0, 2, n), rng.random(n))
+    assert n * 8 <= sizeof(block) <= n * 8 + 4096
+    plan = plan_sort([block_meta(block, 64)], 4)
+    pieces = split_block(block, plan)
+    assert sum(sizeof(piece) for piece in pieces) == pytest.approx(n * 8, rel=0.01)
+    assert sizeof(pieces) == pytest.approx(n * 8, rel=0.05)  # dask samples long lists
+
+
+def test_weights_and_views_count_their_own_extent():
+    scores, weights = np.arange(1000.0), np.ones(1000)
+    assert footprint({"a": (scores[:10], weights[:10])}) == 160
+    assert footprint([scores, None]) == 8000 + footprint(None)
+
+
+@pytest.mark.parametrize("module_name", KERNEL_MODULES)
+def test_every_kernel_dataclass_holding_arrays_is_sized_by_them(module_name):
+    module = importlib.import_module(module_name)
+    for name, cls in inspect.getmembers(module, inspect.isclass):
+        if cls.__module__ != module_name or not dataclasses.is_dataclass(cls):
+            continue
+        annotations = " ".join(str(f.type) for f in dataclasses.fields(cls))
+        if "ndarray" in annotations or "SortedScores" in annotations:
+            assert issubclass(cls, SizedByArrays), f"{module_name}.{name} hides its arrays"
