@@ -1,13 +1,13 @@
 """How much memory a kernel value holds, so that Dask's memory manager can count it.
 
 Dask sizes a value it has no rule for with ``sys.getsizeof``, which for a
-dataclass is a few dozen bytes whatever arrays it holds.  A worker then
-counted its prepared blocks and sorted buckets as *unmanaged* memory: to get
-under its memory limit it spilled keys that, by its count, freed nothing, and
-read them back, again and again (1e9 rows on 2 workers of 6 GiB wrote 67 GiB
-to disk for 8.4 GiB of data).  Kernel values that carry arrays derive from
+dataclass is a few dozen bytes whatever arrays it holds: a worker would count
+its prepared blocks and sorted buckets as *unmanaged* memory, spill by process
+memory alone, and the scheduler would weigh a bucket's inputs as free to move
+when it places the task.  Kernel values that carry arrays derive from
 :class:`SizedByArrays`, whose ``__sizeof__`` adds up the bytes of the arrays
-they reference.  Nothing here imports dask.
+they reference (a view counts its own extent).
+Nothing here imports dask.
 """
 
 from __future__ import annotations
