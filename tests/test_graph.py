@@ -118,6 +118,42 @@ def test_compute_false_builds_without_reading_data():
     assert second == pytest.approx(sklearn_auc(data.label, data.score, max_fpr=0.3), abs=1e-12)
 
 
+def _take(task):
+    """``(source key, index)`` of a ``getitem`` task; index is an int or a slice."""
+    func, source, index = task
+    assert func.__name__ == "getitem"
+    return source, index
+
+
+@pytest.mark.parametrize("buckets", [1, 2, 3, 7, 30, 100])
+def test_each_bucket_gets_one_piece_of_each_block_through_runs_of_at_most_sqrt_k(buckets):
+    blocks = 12
+    y = np.arange(600) % 2
+    cuts = list(range(0, 600, 50)) + [600]
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        lazy = dask_auc.roc_auc_score(dask_array(y, cuts), dask_array(y / 7, cuts), compute=False)
+    layer = _layer(lazy)
+    runs_per_block = {}
+    for key, task in layer.items():
+        if key[0].startswith("auc-piece-"):
+            block, bucket = key[1], key[2]
+            source, index = _take(task)
+            if source[0].startswith("auc-split-run-"):
+                run_source, run = _take(layer[source])
+                assert run_source[0].startswith("auc-split-") and run_source[1] == block
+                assert run.start + index == bucket and source[1] == block
+                assert run.stop - run.start <= np.ceil(np.sqrt(buckets))
+                runs_per_block.setdefault(block, set()).add(run.start)
+            else:
+                assert source[0].startswith("auc-split-") and (source[1], index) == (block, bucket)
+    pieces = sorted((k[1], k[2]) for k in layer if k[0].startswith("auc-piece-"))
+    assert pieces == [(i, b) for i in range(blocks) for b in range(buckets)]
+    # every row is taken out of a split about 2 sqrt(K) times, not K times
+    takes = [len(runs) + np.ceil(np.sqrt(buckets)) for runs in runs_per_block.values()]
+    assert all(t <= 2 * np.ceil(np.sqrt(buckets)) for t in takes)
+    assert (buckets > 2) == bool(runs_per_block)
+
+
 def test_task_keys_are_deterministic_and_readable():
     y, s = np.array([0, 1, 1, 0]), np.array([0.1, 0.2, 0.3, 0.4])
     a = dask_auc.roc_auc_score(y, s, compute=False)

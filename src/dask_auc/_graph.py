@@ -15,6 +15,7 @@ the built graph.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -120,15 +121,35 @@ class SortedGraph:
             self.add(("auc-split", i), self.split_kernel, block.key, self.plan_key)
             for i, block in enumerate(self.blocks)
         ]
-        pieces = [
-            [
+        pieces = [self._add_pieces(i, split) for i, split in enumerate(splits)]
+        return [
+            self.add(("auc-bucket", b), self.assemble_kernel, *[row[b] for row in pieces])
+            for b in range(self.n_buckets)
+        ]
+
+    def _add_pieces(self, i: int, split: tuple) -> list[tuple]:
+        """Keys of block ``i``'s pieces, taken out of its split in two steps.
+
+        When the data exceed the workers' memory, a split (the whole block)
+        is spilled and read back for each task that takes something out of
+        it.  Taking ``G ~ sqrt(K)`` runs of pieces first, then the pieces out
+        of the runs, reads every row about ``2 sqrt(K)`` times instead of
+        ``K`` times (measured in ``benchmarks/results/out-of-core-*.md``).
+        """
+        per_run = max(1, math.isqrt(self.n_buckets - 1) + 1)
+        if per_run >= self.n_buckets:
+            return [
                 self.add(("auc-piece", i, b), operator.getitem, split, b)
                 for b in range(self.n_buckets)
             ]
-            for i, split in enumerate(splits)
+        runs = [
+            self.add(
+                ("auc-split-run", i, start), operator.getitem, split, slice(start, start + per_run)
+            )
+            for start in range(0, self.n_buckets, per_run)
         ]
         return [
-            self.add(("auc-bucket", b), self.assemble_kernel, *[row[b] for row in pieces])
+            self.add(("auc-piece", i, b), operator.getitem, runs[b // per_run], b % per_run)
             for b in range(self.n_buckets)
         ]
 
