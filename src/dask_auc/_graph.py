@@ -4,7 +4,8 @@ This is the only module that builds task graphs.  Layout of the graph, for
 ``P`` input blocks and ``K`` score buckets (bucket 0 = highest scores)::
 
     block_i -> meta_i ----------> plan            (P small samples -> splitters)
-    block_i + plan -> split_i -> piece_(i, b)     (views, one per bucket)
+    block_i + plan -> split_i -> piece_(i, b)     (views, one per bucket, taken
+                                                   out through runs of ~sqrt(K))
     piece_(*, b) -> bucket_b -> summary_b         (merge runs, kernel)
     summary_(b..b+s-1) -> merge                   (contiguous runs only)
 
@@ -136,7 +137,7 @@ class SortedGraph:
         of the runs, reads every row about ``2 sqrt(K)`` times instead of
         ``K`` times (measured in ``benchmarks/results/out-of-core-*.md``).
         """
-        per_run = max(1, math.isqrt(self.n_buckets - 1) + 1)
+        per_run = math.isqrt(self.n_buckets - 1) + 1  # ceil(sqrt(K))
         if per_run >= self.n_buckets:
             return [
                 self.add(("auc-piece", i, b), operator.getitem, split, b)
