@@ -134,3 +134,17 @@ def test_curve_digest_is_the_area_under_the_curve(bench_methods, heavy_ties):
     label, score = heavy_ties
     fpr, tpr, _ = roc_curve(label, score)
     assert abs(bench_methods.curve_digest(fpr, tpr) - roc_auc_score(label, score)) <= 1e-12
+
+
+def test_tie_aggregation_script_prints_both_kernels():
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "tie_aggregation.py"), "--rows", "1e5", "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    _, rows = _table(done.stdout)
+    assert [row["kernel"] for row in rows] == ["split + sort", "factorize + bincount"]
+    assert all(float(row["seconds"]) >= 0 for row in rows)
+    assert "100,000 rows" in done.stdout and "distinct scores" in done.stdout
