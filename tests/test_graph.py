@@ -141,6 +141,7 @@ def test_each_bucket_gets_one_piece_of_each_block_through_runs_of_at_most_sqrt_k
             if source[0].startswith("auc-split-run-"):
                 run_source, run = _take(layer[source])
                 assert run_source[0].startswith("auc-split-") and run_source[1] == block
+                assert not run_source[0].startswith("auc-split-run-")  # one level of runs
                 assert run.start + index == bucket and source[1] == block
                 assert run.stop - run.start <= np.ceil(np.sqrt(buckets))
                 runs_per_block.setdefault(block, set()).add(run.start)
