@@ -111,7 +111,8 @@ def test_prepare_block_drops_zero_weights_after_counting_classes():
 
 def test_prepare_block_reports_misaligned_lengths_instead_of_guessing():
     block = prepare_block([0, 1, 1], [0.1, 0.2])
-    assert block.lengths == (3, 2) and block.by_label == {}
+    assert block.lengths.counts == (3, 2) and block.by_label == {}
+    assert block.lengths.names == ("y_true", "y_score")
 
 
 @given(scored_rows(weighted=True))

@@ -34,7 +34,7 @@ import numpy as np
 from ._footprint import SizedByArrays
 from ._kernels import Bucket, PreparedBlock, SortedScores, SortPlan, plan_sort, prepare_block
 from ._summary import Number, PartialROC
-from ._validation import _check_finite_labels, _object_unique, to_numpy
+from ._validation import ROW_INPUTS, RowCounts, _check_finite_labels, _object_unique, to_numpy
 
 ROC, PRECISION_RECALL = "roc", "precision_recall"
 
@@ -110,7 +110,12 @@ def block_labels(label: np.ndarray) -> tuple[Any, ...]:
 
 
 def prepare_curve_block(
-    label: Any, score: Any, weight: Any = None, *, rule: LabelRule
+    label: Any,
+    score: Any,
+    weight: Any = None,
+    *,
+    rule: LabelRule,
+    names: tuple[str, ...] = ROW_INPUTS,
 ) -> PreparedBlock:
     """Validate one block and sort its scores, split into ``label == positive`` or not.
 
@@ -126,8 +131,8 @@ def prepare_curve_block(
     (('a', 'b'), array([0.4, 0.9]))
     """
     label = to_numpy(label)
-    lengths = (len(label), len(np.asarray(score))) + (() if weight is None else (len(weight),))
-    if len(set(lengths)) > 1:
+    lengths = RowCounts.of(names, label, score, weight)
+    if not lengths.aligned:
         return PreparedBlock(lengths, (), {})
     labels = block_labels(label)
     hits = label == rule.positive
@@ -148,7 +153,7 @@ def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> Sort
         labels = tuple(sorted(found))
     except TypeError:
         raise ValueError("Mix of label input types (string and number) in y_true") from None
-    rows = int(sum(meta.lengths[0] for meta in metas))
+    rows = sum(meta.lengths.rows for meta in metas)
     plan = plan_sort([replace(meta, classes=()) for meta in metas], n_buckets)
     rule.check(labels, rows)
     return replace(plan, classes=(False, True))

@@ -26,7 +26,6 @@ the exact AUC beside a thinned curve (as the plots do), not its area.
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
@@ -43,13 +42,12 @@ from ._curve_kernels import (
     thin_on_grid,
 )
 from ._graph import LazyScore, split_every_default
-from ._summary import PartialROC
 from ._validation import (
     NO_NEGATIVES_MESSAGE,
     NO_POSITIVES_MESSAGE,
     InvalidParameterError,
-    UndefinedMetricWarning,
     check_choice,
+    warn_undefined,
 )
 
 NO_POSITIVE_CLASS_MESSAGE = (
@@ -285,7 +283,7 @@ class _CurveFinalizer:
         if score is None:
             return arrays
         if self.curve == ROC:
-            value = _exact_auc(score)
+            value = score.auc()
         else:
             value = _average_precision(score, total[0])
         prevalence = total[0] / (total[0] + total[1])
@@ -295,12 +293,12 @@ class _CurveFinalizer:
 def _roc_arrays(points: CurvePoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     fps, tps = points.fps, points.tps
     if fps[-1] <= 0:
-        warnings.warn(NO_NEGATIVES_MESSAGE, UndefinedMetricWarning, stacklevel=4)
+        warn_undefined(NO_NEGATIVES_MESSAGE)
         fpr = np.full(fps.shape, np.nan)
     else:
         fpr = fps / fps[-1]
     if tps[-1] <= 0:
-        warnings.warn(NO_POSITIVES_MESSAGE, UndefinedMetricWarning, stacklevel=4)
+        warn_undefined(NO_POSITIVES_MESSAGE)
         tpr = np.full(tps.shape, np.nan)
     else:
         tpr = tps / tps[-1]
@@ -311,7 +309,7 @@ def _precision_recall_arrays(points: CurvePoints) -> tuple[np.ndarray, np.ndarra
     tps, fps = points.tps, points.fps
     precision = tps / (tps + fps)  # every point holds a row of non-zero weight
     if tps[-1] == 0:
-        warnings.warn(NO_POSITIVE_CLASS_MESSAGE, UserWarning, stacklevel=4)
+        warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
         recall = np.ones(tps.shape)
     else:
         recall = tps / tps[-1]
@@ -320,13 +318,6 @@ def _precision_recall_arrays(points: CurvePoints) -> tuple[np.ndarray, np.ndarra
         np.concatenate((recall[::-1], [0.0])),
         points.thresholds[::-1],
     )
-
-
-def _exact_auc(summary: PartialROC) -> float:
-    if summary.pos == 0 or summary.neg == 0:
-        return float("nan")
-    # Python ints divide with correct rounding: exact for unweighted input
-    return float(summary.twice_area / (2 * summary.pos * summary.neg))
 
 
 def _average_precision(precision_sum: float, total_pos: float) -> float:
@@ -338,7 +329,7 @@ def _average_precision(precision_sum: float, total_pos: float) -> float:
 def _finalize_average_precision(contexts: list[CurveContext], precision_sum: float) -> float:
     total_pos = contexts[0].total[0]
     if total_pos == 0:
-        warnings.warn(NO_POSITIVE_CLASS_MESSAGE, UserWarning, stacklevel=4)
+        warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
     return _average_precision(precision_sum, total_pos)
 
 

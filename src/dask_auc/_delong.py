@@ -29,23 +29,21 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 from statistics import NormalDist
 from typing import Any, NamedTuple
 
-from ._delong_kernels import BucketContext, CrossSums, SquareSums, prepare_paired_block
+from ._delong_kernels import (
+    PAIRED_INPUTS,
+    BucketContext,
+    CrossSums,
+    SquareSums,
+    prepare_paired_block,
+)
 from ._graph import LazyScore, SortedGraph, delong_keys, paired_delong_graph, split_every_default
 from ._inputs import prepared_blocks
 from ._kernels import SortPlan
-from ._validation import (
-    NO_NEGATIVES_MESSAGE,
-    NO_POSITIVES_MESSAGE,
-    ONE_CLASS_MESSAGE,
-    InvalidParameterError,
-    UndefinedMetricWarning,
-    check_split_every,
-)
+from ._validation import InvalidParameterError, check_split_every, defined_or_warn
 
 WEIGHTS_MESSAGE = (
     "sample_weight is not supported for DeLong's variance: it is defined for "
@@ -174,7 +172,9 @@ def delong_test(
     (0.875, 0.625, 0.2207)
     """
     graph, keys = paired_delong_graph(
-        prepared_blocks(y_true, score_a, score_b, prepare=prepare_paired_block)
+        prepared_blocks(
+            y_true, score_a, score_b, prepare=prepare_paired_block, names=PAIRED_INPUTS
+        )
     )
     lazy = LazyScore(graph, keys, _finalize_test, "delong_test")
     return lazy.compute() if compute else lazy
@@ -197,16 +197,9 @@ def _first_context(contexts: Sequence[BucketContext | None]) -> BucketContext | 
 
 
 def _defined(plan: SortPlan, context: BucketContext | None) -> bool:
-    if len(plan.classes) < 2 or context is None:
-        message = ONE_CLASS_MESSAGE
-    elif context.total_neg == 0:
-        message = NO_NEGATIVES_MESSAGE
-    elif context.total_pos == 0:
-        message = NO_POSITIVES_MESSAGE
-    else:
-        return True
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=4)
-    return False
+    if context is None:
+        return defined_or_warn(1, 0, 0)
+    return defined_or_warn(len(plan.classes), context.total_pos, context.total_neg)
 
 
 def _sample_variance(square_sum: float, rows: int) -> float:

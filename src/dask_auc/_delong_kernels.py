@@ -32,8 +32,10 @@ import numpy as np
 from ._footprint import SizedByArrays
 from ._kernels import Bucket, PreparedBlock, SortedScores
 from ._summary import PartialROC, merge_run
-from ._validation import as_score_array, label_classes, to_numpy
+from ._validation import RowCounts, as_score_array, label_classes, to_numpy
 
+#: the names of :func:`~dask_auc.delong_test`'s row inputs
+PAIRED_INPUTS = ("y_true", "score_a", "score_b")
 #: row ids are ``block << _ID_BITS | position``
 _ID_BITS = 32
 
@@ -204,17 +206,19 @@ class TracedScores(SortedScores):
 class PairedBlock(SizedByArrays):
     """One validated block of ``y_true`` with the two models' scores."""
 
-    lengths: tuple[int, ...]
+    lengths: RowCounts
     classes: tuple[Any, ...]
     labels: np.ndarray
     scores: tuple[np.ndarray, np.ndarray]
 
 
-def prepare_paired_block(label: Any, score_a: Any, score_b: Any) -> PairedBlock:
+def prepare_paired_block(
+    label: Any, score_a: Any, score_b: Any, *, names: tuple[str, ...] = PAIRED_INPUTS
+) -> PairedBlock:
     """Validate one block of ``(y_true, score_a, score_b)`` (scikit-learn's messages)."""
     label, a, b = to_numpy(label), to_numpy(score_a), to_numpy(score_b)
-    lengths = (len(label), len(a), len(b))
-    if len(set(lengths)) > 1:
+    lengths = RowCounts.of(names, label, a, b)
+    if not lengths.aligned:
         return PairedBlock(lengths, (), label[:0], (a[:0], b[:0]))
     classes = label_classes(label)
     return PairedBlock(lengths, classes, label, (as_score_array(a), as_score_array(b)))

@@ -30,9 +30,11 @@ import numpy as np
 from ._footprint import SizedByArrays
 from ._summary import PartialROC, TieGroup
 from ._validation import (
+    ROW_INPUTS,
+    RowCounts,
     as_score_array,
     as_weight_array,
-    check_lengths,
+    check_aligned,
     label_classes,
     to_numpy,
     union_of_classes,
@@ -64,7 +66,7 @@ class SortedScores(SizedByArrays):
 class PreparedBlock(SizedByArrays):
     """One validated input block, its rows sorted within each label."""
 
-    lengths: tuple[int, ...]
+    lengths: RowCounts
     classes: tuple[Any, ...]
     by_label: dict[Any, SortedScores]
 
@@ -73,7 +75,7 @@ class PreparedBlock(SizedByArrays):
 class BlockMeta(SizedByArrays):
     """What the planning task needs to know of a block: small by design."""
 
-    lengths: tuple[int, ...]
+    lengths: RowCounts
     classes: tuple[Any, ...]
     sample: np.ndarray
     sample_rows: np.ndarray  # how many rows each sampled score stands for
@@ -103,7 +105,9 @@ class Bucket(SizedByArrays):
     neg: SortedScores
 
 
-def prepare_block(label: Any, score: Any, weight: Any = None) -> PreparedBlock:
+def prepare_block(
+    label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
+) -> PreparedBlock:
     """Validate one block and sort its scores within each label.
 
     Parameters
@@ -113,12 +117,15 @@ def prepare_block(label: Any, score: Any, weight: Any = None) -> PreparedBlock:
     weight : array-like, optional
         The block's ``sample_weight``; rows of weight zero are dropped (as
         scikit-learn does) after the labels were counted.
+    names : tuple of str
+        The caller's names of the three inputs, for error messages.
 
     Returns
     -------
     PreparedBlock
         With no rows at all when the inputs' lengths differ: the planning task
-        then raises with the total lengths, as scikit-learn does.
+        then raises (:func:`~dask_auc._validation.check_aligned`) before any
+        bucket is made.
 
     Examples
     --------
@@ -127,8 +134,8 @@ def prepare_block(label: Any, score: Any, weight: Any = None) -> PreparedBlock:
     array([0.4, 0.9])
     """
     label, score = to_numpy(label), to_numpy(score)
-    lengths = (len(label), len(score)) + (() if weight is None else (len(weight),))
-    if len(set(lengths)) > 1:
+    lengths = RowCounts.of(names, label, score, weight)
+    if not lengths.aligned:
         return PreparedBlock(lengths, (), {})
     classes = label_classes(label)
     score = as_score_array(score)
@@ -183,9 +190,8 @@ def plan_sort(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
     Splitters sit at equal steps of the sampled row count, so buckets hold
     about the same number of rows; a heavy tie value shows up several times.
     """
-    totals = np.sum([meta.lengths for meta in metas], axis=0) if metas else [0, 0]
-    check_lengths(list(totals))
-    if metas and totals[0] == 0:
+    n_rows = check_aligned([meta.lengths for meta in metas])
+    if metas and n_rows == 0:
         raise ValueError(
             "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
         )

@@ -24,7 +24,6 @@ scikit-learn is the probability check, which comes after the parameter checks.
 from __future__ import annotations
 
 import functools
-import warnings
 from itertools import combinations
 from typing import Any
 
@@ -34,13 +33,7 @@ from ._graph import LazyScore, multiclass_graph
 from ._inputs import multiclass_blocks
 from ._multiclass_kernels import ClassPlan
 from ._summary import PartialROC
-from ._validation import (
-    MULTICLASS_MESSAGE,
-    NO_NEGATIVES_MESSAGE,
-    NO_POSITIVES_MESSAGE,
-    ONE_CLASS_MESSAGE,
-    UndefinedMetricWarning,
-)
+from ._validation import MULTICLASS_MESSAGE, defined_or_warn
 
 
 def check_multiclass_params(
@@ -148,17 +141,9 @@ def multiclass_roc_auc(
 
 def _binary_auc(summary: PartialROC, one_class: bool) -> float:
     """One binary AUC of the reduction, with scikit-learn's warning when undefined."""
-    if one_class:
-        message = ONE_CLASS_MESSAGE
-    elif summary.neg == 0:
-        message = NO_NEGATIVES_MESSAGE
-    elif summary.pos == 0:
-        message = NO_POSITIVES_MESSAGE
-    else:
-        # Python ints divide with correct rounding: exact for unweighted input.
-        return float(summary.twice_area / (2 * summary.pos * summary.neg))
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=5)
-    return float("nan")
+    if not defined_or_warn(1 if one_class else 2, summary.pos, summary.neg):
+        return float("nan")
+    return summary.auc()
 
 
 class _MultiClassFinalizer:

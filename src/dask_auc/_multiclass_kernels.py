@@ -45,11 +45,13 @@ from ._kernels import (
 )
 from ._summary import PartialROC, TieGroup
 from ._validation import (
+    ROW_INPUTS,
+    RowCounts,
     _check_finite_labels,
     _object_unique,
     as_score_array,
     as_weight_array,
-    check_lengths,
+    check_aligned,
     to_numpy,
 )
 
@@ -65,14 +67,16 @@ UNKNOWN_LABEL_MESSAGE = "'y_true' contains labels not in parameter 'labels'"
 class MultiBlock(SizedByArrays):
     """One validated input block: labels, an ``(n, K)`` score matrix, weights."""
 
-    lengths: tuple[int, ...]
+    lengths: RowCounts
     classes: tuple[Any, ...]
     labels: np.ndarray
     scores: np.ndarray
     weights: np.ndarray | None
 
 
-def prepare_multiclass_block(label: Any, score: Any, weight: Any = None) -> MultiBlock:
+def prepare_multiclass_block(
+    label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
+) -> MultiBlock:
     """Validate one block of a multi-class input (scikit-learn's messages).
 
     Examples
@@ -82,8 +86,8 @@ def prepare_multiclass_block(label: Any, score: Any, weight: Any = None) -> Mult
     (0, 1, 2)
     """
     label, score = to_numpy(label), _score_matrix(score)
-    lengths = (len(label), len(score)) + (() if weight is None else (len(weight),))
-    if len(set(lengths)) > 1:
+    lengths = RowCounts.of(names, label, score, weight)
+    if not lengths.aligned:
         empty = np.empty((0, score.shape[1] if score.ndim == 2 else 0))
         return MultiBlock(lengths, (), label[:0], empty, None)
     classes = multiclass_labels(label)
@@ -120,7 +124,7 @@ def multiclass_labels(labels: np.ndarray) -> tuple[Any, ...]:
 class ClassMeta:
     """What the class plan needs of a block: lengths, per-class rows and weight."""
 
-    lengths: tuple[int, ...]
+    lengths: RowCounts
     counts: dict[Any, int]
     weights: dict[Any, float] | None
 
@@ -164,9 +168,7 @@ def plan_classes(
     two score columns that is only known from the data (a binary target with
     two score columns is scikit-learn's "1d array" error instead).
     """
-    totals = np.sum([meta.lengths for meta in metas], axis=0) if metas else [0, 0]
-    check_lengths(list(totals))
-    n_rows = int(totals[0])
+    n_rows = check_aligned([meta.lengths for meta in metas])
     if n_rows == 0:
         raise ValueError(
             "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
@@ -239,7 +241,7 @@ class GroupedBlock(SizedByArrays):
     :func:`~dask_auc._kernels.block_meta` and :func:`~dask_auc._kernels.plan_sort`.
     """
 
-    lengths: tuple[int, ...]
+    lengths: RowCounts
     groups: tuple[SortedScores, ...]
     column: int
     classes: tuple[Any, ...] = ()
@@ -256,7 +258,7 @@ def column_groups(block: EncodedBlock, column: int) -> GroupedBlock:
         rows = slice(block.starts[k], block.starts[k + 1])
         weights = None if block.weights is None else block.weights[rows]
         groups.append(_sorted_scores(block.scores[rows, column], weights))
-    return GroupedBlock((block.n_rows,), tuple(groups), column)
+    return GroupedBlock(RowCounts(ROW_INPUTS[:1], (block.n_rows,)), tuple(groups), column)
 
 
 @dataclass(frozen=True)
@@ -349,4 +351,4 @@ def micro_block(block: EncodedBlock) -> PreparedBlock:
         )
         for value in (False, True)
     }
-    return PreparedBlock((block.n_rows,), (False, True), by_label)
+    return PreparedBlock(RowCounts(ROW_INPUTS[:1], (block.n_rows,)), (False, True), by_label)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from ._graph import LazyScore, SortedGraph, split_every_default
@@ -12,13 +11,10 @@ from ._multiclass import multiclass_roc_auc
 from ._partial_auc import mcclish
 from ._summary import PartialROC
 from ._validation import (
-    NO_NEGATIVES_MESSAGE,
-    NO_POSITIVES_MESSAGE,
-    ONE_CLASS_MESSAGE,
-    UndefinedMetricWarning,
     check_choice,
     check_max_fpr,
     check_split_every,
+    defined_or_warn,
 )
 
 _AVERAGES = ("micro", "macro", "samples", "weighted", None)
@@ -118,25 +114,10 @@ def roc_auc_score(
     return lazy.compute() if compute else lazy
 
 
-def _defined(plan: SortPlan, pos: float, neg: float) -> bool:
-    """False (after sklearn's warning) when the AUC is undefined."""
-    if len(plan.classes) < 2:
-        message = ONE_CLASS_MESSAGE
-    elif neg == 0:
-        message = NO_NEGATIVES_MESSAGE
-    elif pos == 0:
-        message = NO_POSITIVES_MESSAGE
-    else:
-        return True
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=4)
-    return False
-
-
 def _finalize_auc(summary: PartialROC, plan: SortPlan) -> float:
-    if not _defined(plan, summary.pos, summary.neg):
+    if not defined_or_warn(len(plan.classes), summary.pos, summary.neg):
         return float("nan")
-    # Python ints divide with correct rounding: exact for unweighted input.
-    return float(summary.twice_area / (2 * summary.pos * summary.neg))
+    return summary.auc()
 
 
 class _PartialFinalizer:
@@ -145,6 +126,6 @@ class _PartialFinalizer:
 
     def __call__(self, partial: tuple[float, Any, Any], plan: SortPlan) -> float:
         area, pos, neg = partial
-        if not _defined(plan, pos, neg):
+        if not defined_or_warn(len(plan.classes), pos, neg):
             return float("nan")
         return mcclish(area / (pos * neg), self.max_fpr)

@@ -72,6 +72,21 @@ class PartialROC:
         """``2 * area``; an exact int for unweighted runs."""
         return 2 * self.strict + self.tied
 
+    def auc(self) -> float:
+        """The run's AUC, ``area / (pos * neg)``; NaN when a class is missing.
+
+        Unweighted counts are Python ints, whose division rounds once: the
+        result is exact whatever the partitioning.
+
+        Examples
+        --------
+        >>> PartialROC(2, 1, 1, 1, TieGroup(0.9, 1, 0), TieGroup(0.5, 1, 1)).auc()
+        0.75
+        """
+        if self.pos == 0 or self.neg == 0:
+            return float("nan")
+        return float(self.twice_area / (2 * self.pos * self.neg))
+
     @property
     def is_single_group(self) -> bool:
         """True when every row of the run has the same score."""

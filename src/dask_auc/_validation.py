@@ -7,7 +7,14 @@ working when it switches to dask-auc.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import numbers
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,7 +32,80 @@ class InvalidParameterError(ValueError, TypeError):
 
 
 class UndefinedMetricWarning(UserWarning):
-    """The metric is not defined for this input (as ``sklearn``'s warning)."""
+    """The metric is not defined for this input (as ``sklearn``'s warning).
+
+    When scikit-learn is installed, the warnings dask-auc emits are also
+    instances of ``sklearn.exceptions.UndefinedMetricWarning``, so a filter
+    written for scikit-learn (``warnings.filterwarnings("ignore",
+    category=sklearn.exceptions.UndefinedMetricWarning)``) works unchanged.
+    """
+
+
+@functools.cache
+def _emitted_class() -> type[UndefinedMetricWarning]:
+    """The class of the warnings emitted: also scikit-learn's, when it is installed.
+
+    scikit-learn is imported here, when the first warning is emitted, not when
+    dask-auc is imported: it is not a dependency, and importing it costs about
+    half a second.
+    """
+    if importlib.util.find_spec("sklearn") is None:
+        return UndefinedMetricWarning
+    from sklearn.exceptions import UndefinedMetricWarning as SklearnWarning
+
+    # Both bases derive from UserWarning alone, so the MRO is well defined.
+    namespace = {"__module__": UndefinedMetricWarning.__module__}
+    return type("UndefinedMetricWarning", (UndefinedMetricWarning, SklearnWarning), namespace)
+
+
+def warn_undefined(message: str, category: type[Warning] | None = None) -> None:
+    """Emit an undefined-metric warning, attributed to the caller's line outside dask-auc.
+
+    The one place dask-auc warns that a metric is undefined; ``category``
+    overrides the class for the few messages scikit-learn emits as a plain
+    ``UserWarning``.
+    """
+    warnings.warn(message, category or _emitted_class(), stacklevel=_user_stacklevel())
+
+
+def defined_or_warn(n_classes: int, pos: float, neg: float) -> bool:
+    """False, after scikit-learn's warning, when a binary ROC metric is undefined.
+
+    ``n_classes`` is the number of distinct labels in ``y_true``; ``pos`` and
+    ``neg`` the total count (or weight) of each class.
+    """
+    if n_classes < 2:
+        message = ONE_CLASS_MESSAGE
+    elif neg == 0:
+        message = NO_NEGATIVES_MESSAGE
+    elif pos == 0:
+        message = NO_POSITIVES_MESSAGE
+    else:
+        return True
+    warn_undefined(message)
+    return False
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside dask-auc (and dask), counted from the caller.
+
+    A warning raised while a lazy result is finalized sits under a varying
+    number of dask-auc and dask frames; it must point at the user's line.
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+def _is_internal(filename: str) -> bool:
+    path = os.path.abspath(filename)
+    return path.startswith(_PACKAGE_DIR) or f"{os.sep}dask{os.sep}" in path
 
 
 def check_choice(name: str, value: Any, choices: tuple[Any, ...], func: str) -> None:
@@ -63,6 +143,63 @@ def check_split_every(split_every: Any) -> int | None:
     if split_every < 2:
         raise ValueError(f"split_every must be an int >= 2 or None, got {split_every!r}")
     return int(split_every)
+
+
+#: the names of a metric's row inputs, in the order the block kernels take them
+ROW_INPUTS = ("y_true", "y_score", "sample_weight")
+
+
+@dataclass(frozen=True)
+class RowCounts:
+    """How many rows of each input (named as the caller named it) one block holds."""
+
+    names: tuple[str, ...]
+    counts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, names: Sequence[str], *columns: Any) -> RowCounts:
+        """The row counts of a block's columns; ``None`` columns (no weights) are left out."""
+        present = [(n, len(c)) for n, c in zip(names, columns, strict=False) if c is not None]
+        return cls(tuple(n for n, _ in present), tuple(int(c) for _, c in present))
+
+    @property
+    def aligned(self) -> bool:
+        return len(set(self.counts)) <= 1
+
+    @property
+    def rows(self) -> int:
+        return self.counts[0] if self.counts else 0
+
+
+def check_aligned(blocks: Sequence[RowCounts]) -> int:
+    """Check that the inputs pair up row by row in every block; return the row count.
+
+    Totals that differ raise scikit-learn's message.  Equal totals cut at
+    different places (two Parquet datasets written separately, one column
+    repartitioned) would pair the wrong rows: they raise too, naming the
+    inputs and the first block where they differ, before any sorting.
+    """
+    if not blocks:
+        return 0
+    totals = [sum(b.counts[i] for b in blocks) for i in range(len(blocks[0].counts))]
+    check_lengths(totals)
+    for index, block in enumerate(blocks):
+        if not block.aligned:
+            pairs = zip(block.names, block.counts, strict=True)
+            held = ", ".join(f"{count} rows of {name}" for name, count in pairs)
+            raise ValueError(
+                f"{_listed(block.names)} have the same length ({totals[0]}) but are "
+                f"partitioned differently: block {index} holds {held}. dask-auc pairs rows "
+                "by position, block by block, as they come: pass columns of one DataFrame "
+                "(df['label'], df['score']), or make the blocks line up, e.g. with "
+                "`x.to_dask_array(lengths=True)` on each input (dask arrays of known chunk "
+                "sizes are realigned exactly)."
+            )
+    return totals[0]
+
+
+def _listed(names: Sequence[str]) -> str:
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 def check_lengths(lengths: list[int]) -> None:
