@@ -3,7 +3,8 @@
 Answers are parsed from ``--json`` and compared with scikit-learn on the same
 rows; errors are checked for their exit status and a one-line message.  The
 runs that compute on a cluster share the session's process cluster through
-``--scheduler ADDRESS``; one run starts its own local cluster.
+``--scheduler ADDRESS``; two runs start their own local cluster, whose worker
+processes write to the command's own stderr.
 """
 
 from __future__ import annotations
@@ -56,6 +57,16 @@ def files(rows, tmp_path_factory) -> Path:
     broken.loc[1500, "p"] = np.nan
     broken.to_csv(root / "nan-score.csv", index=False)
     broken.assign(p=rows["p"].head(2000), y=np.arange(2000) % 3).to_parquet(root / "three.parquet")
+    broken.to_parquet(root / "nan-score.parquet")
+    head = rows.head(2000)
+    head.assign(y=head["y"] + 1).to_parquet(root / "one-two.parquet")
+    head.assign(y=head["y"] == 1).to_parquet(root / "bool.parquet")
+    head.assign(p=head["p"].astype(str)).to_parquet(root / "text-score.parquet")
+    text = head.astype({"p": object})
+    text.loc[1500, "p"] = "high"
+    text.to_csv(root / "text-score.csv", index=False)
+    clicked = rows.assign(y=np.where(rows["y"] == 1, "clicked", "not"))
+    clicked.to_parquet(root / "clicked.parquet", index=False)
     return root
 
 
@@ -104,11 +115,11 @@ def test_parquet_directory_answers_equal_sklearn(files, rows, process_cluster):
 @pytest.mark.cluster
 def test_csv_glob_with_string_labels_answers_equal_sklearn(files, rows, process_cluster):
     got = answers(
-        files / "csv" / "part-*.csv", "--label", "y", "--score", "p",
+        files / "csv" / "part-*.csv", "--label", "y", "--score", "p", "--pos-label", "yes",
         "--scheduler", process_cluster.scheduler_address,
     )  # fmt: skip
     y = np.where(rows["y"] == 1, "yes", "no")
-    assert got["positive_class"] == "yes"  # the greater label, as scikit-learn's AUC
+    assert (got["positive_class"], got["pos_label"]) == ("yes", "yes")
     assert got["roc_auc"] == pytest.approx(sklearn_auc(y, rows["p"]), abs=1e-12)
     assert got["average_precision"] == pytest.approx(
         sklearn_ap(y, rows["p"], pos_label="yes"), abs=1e-12
@@ -137,6 +148,7 @@ def test_grouped_auc_per_group_table_and_curves(files, rows, process_cluster, tm
     gauc = np.average(both["auc"], weights=both["n_pos"] + both["n_neg"])
     assert got["gauc"] == pytest.approx(gauc, abs=1e-12)
     assert (got["groups"], got["groups_with_both_classes"]) == (40, 39)
+    assert got["gauc_weight"] == "rows"
     assert got["group_auc_quantiles"]["median"] == pytest.approx(np.median(list(expected.values())))
     png = (tmp_path / "curves.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 20_000
@@ -163,6 +175,20 @@ def test_table_on_its_own_local_cluster(files, rows):
          "column 'prob' not found in scores.parquet; available columns: y, p, w, user"),
         (["three.parquet", "--label", "y", "--score", "p"], 1,
          "label column 'y' is not binary: it holds 3 values (0, 1, 2)"),
+        (["clicked.parquet", "--label", "y", "--score", "p"], 1,
+         "label column 'y' holds 'clicked' and 'not': pass --pos-label"),
+        (["one-two.parquet", "--label", "y", "--score", "p"], 1,
+         "label column 'y' holds 1 and 2: pass --pos-label"),
+        (["clicked.parquet", "--label", "y", "--score", "p", "--pos-label", "Clicked"], 1,
+         "--pos-label 'Clicked' is not a value of label column 'y', which holds 'clicked' and"),
+        (["bool.parquet", "--label", "y", "--score", "p", "--pos-label", "1.5"], 1,
+         "--pos-label '1.5' is not a value of label column 'y', which holds False and True"),
+        (["text-score.parquet", "--label", "y", "--score", "p"], 1,
+         "score column 'p': dtype='numeric' is not compatible with arrays of bytes/strings"),
+        (["text-score.csv", "--label", "y", "--score", "p"], 1,
+         "score column 'p': could not convert string to float: 'high'"),
+        (["text-score.csv", "--label", "y", "--score", "p", "--weight", "w"], 1,
+         "score column 'p' or weight column 'w': could not convert string to float: 'high'"),
         (["scores.parquet", "--label", "y", "--score", "p", "--max-fpr", "0"], 2,
          "argument --max-fpr: must be a number in (0, 1], got '0'"),
         (["scores.parquet", "--label", "y"], 2, "the following arguments are required: --score"),
@@ -181,6 +207,86 @@ def test_errors_are_one_line_with_an_exit_status(files, arguments, status, messa
     assert "Traceback" not in done.stderr
     if status == 1:
         assert done.stderr.count("\n") == 1  # usage errors add the usage lines above
+
+
+@pytest.mark.cluster
+def test_pos_label_names_the_positive_class_of_string_labels(files, rows, process_cluster):
+    got = answers(
+        files / "clicked.parquet", "--label", "y", "--score", "p", "--pos-label", "clicked",
+        "--weight", "w", "--by", "user", "--scheduler", process_cluster.scheduler_address,
+    )  # fmt: skip
+    clicked = rows["y"] == 1  # "not" is the greater string: the default rule would pick it
+    p, w = rows["p"], rows["w"]
+    assert got["roc_auc"] == pytest.approx(sklearn_auc(clicked, p, sample_weight=w), abs=1e-12)
+    assert got["average_precision"] == pytest.approx(
+        sklearn_ap(clicked, p, sample_weight=w), abs=1e-12
+    )
+    assert (got["pos_label"], got["positive_class"], got["negative_class"]) == (
+        "clicked", "clicked", "not"
+    )  # fmt: skip
+    assert (got["positives"], got["negatives"]) == (int(clicked.sum()), int((~clicked).sum()))
+    assert got["positive_weight"] == pytest.approx(w[clicked].sum())
+    per_user = [
+        (sklearn_auc(part["y"] == 1, part["p"], sample_weight=part["w"]), part["w"].sum())
+        for _, part in rows[rows["w"] > 0].groupby("user")
+        if part["y"].nunique() == 2
+    ]
+    auc, weight = zip(*per_user, strict=True)
+    assert got["gauc"] == pytest.approx(np.average(auc, weights=weight), abs=1e-12)
+    assert got["gauc_weight"] == "sample_weight"
+
+
+@pytest.mark.parametrize(
+    ("path", "pos_label", "positive"),
+    [("scores.parquet", "0", 0), ("bool.parquet", "true", True), ("bool.parquet", "False", False)],
+)
+def test_pos_label_is_read_with_the_label_column_dtype(files, rows, path, pos_label, positive):
+    got = answers(
+        files / path, "--label", "y", "--score", "p", "--pos-label", pos_label,
+        "--scheduler", "threads",
+    )  # fmt: skip
+    frame = pd.read_parquet(files / path)
+    hits = frame["y"] == positive
+    assert got["positive_class"] is positive or got["positive_class"] == positive
+    assert type(got["positive_class"]) is type(positive)
+    assert got["roc_auc"] == pytest.approx(sklearn_auc(hits, frame["p"]), abs=1e-12)
+    assert got["average_precision"] == pytest.approx(sklearn_ap(hits, frame["p"]), abs=1e-12)
+    assert (got["positives"], got["negatives"]) == (int(hits.sum()), int((~hits).sum()))
+
+
+def test_gauc_line_says_how_groups_are_weighted(files):
+    arguments = [files / "scores.parquet", "--label", "y", "--score", "p", "--by", "user"]
+    weighted = run(*arguments, "--weight", "w", "--scheduler", "threads")
+    plain = run(*arguments, "--scheduler", "threads")
+    assert weighted.returncode == plain.returncode == 0, weighted.stderr + plain.stderr
+    assert "GAUC (groups weighted by summed 'w')" in weighted.stdout
+    assert "row-weighted" not in weighted.stdout
+    assert "GAUC (groups weighted by rows)" in plain.stdout
+
+
+def test_closed_stdout_ends_quietly(files):
+    # a reader that is gone before the report comes (`dask-auc ... | head -1` once head has
+    # its line): Python's advice for SIGPIPE, no traceback, status 1
+    command = [str(SCRIPT), files / "scores.parquet", "--label", "y", "--score", "p", "--json"]
+    with subprocess.Popen(
+        [*command, "--scheduler", "threads"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        process.stdout.close()
+        stderr = process.stderr.read()
+        status = process.wait(timeout=240)
+    assert "Traceback" not in stderr and "Broken" not in stderr, stderr
+    assert (status, stderr) == (1, "")
+
+
+@pytest.mark.cluster
+def test_nan_score_on_the_default_local_cluster_is_one_line(files):
+    # the workers are processes of our own LocalCluster: their logs reach this terminal
+    done = run(files / "nan-score.parquet", "--label", "y", "--score", "p", "--workers", "1")
+    assert done.returncode == 1
+    assert done.stderr == "dask-auc: error: score column 'p': Input contains NaN.\n"
 
 
 @pytest.mark.cluster

@@ -4,16 +4,29 @@ This module is about the command line only: it parses the options, reads the
 files into a dask DataFrame, asks the library for the metrics (all of them in
 one computation, so that the rows are read and sorted once) and prints them.
 
+The positive class is ``--pos-label`` (read as the label column's type:
+``1``, ``clicked``, ``true``), or without it the greater label when the labels
+are 0/1, -1/1 or booleans, scikit-learn's default for its curves; other labels
+are a data error rather than a silent guess.
+
 Exit status: 0 on success; 2 for a usage error (an unknown or malformed
 option, a ``--max-fpr`` outside ``(0, 1]``); 1 for a data error (a missing
 file, a missing column, a label column that is not binary or holds one class
-only, NaN or infinite scores, unreadable files).  Errors are one line on
-stderr, ``dask-auc: error: ...``, never a traceback.
+only, labels without a default positive class and no ``--pos-label``, a
+``--pos-label`` the labels do not hold, NaN, infinite or text scores,
+unreadable files).  Errors are one line on stderr, ``dask-auc: error: ...``,
+never a traceback, also when the local cluster's worker processes hit them.
+A closed stdout (``dask-auc ... | head -1``) ends the run with status 1 and
+no message, as Python's signal documentation advises.
 
 Examples
 --------
 >>> _parser().parse_args(["scores/", "--label", "y", "--score", "p"]).max_fpr is None
 True
+>>> _positive_last(["clicked", "not"], "y", "clicked")
+['not', 'clicked']
+>>> _names_label("True", True), _names_label("1.0", 1), _names_label("1", "1.0")
+(True, True, False)
 """
 
 from __future__ import annotations
@@ -22,6 +35,8 @@ import argparse
 import contextlib
 import glob
 import json
+import logging
+import numbers
 import os
 import sys
 import time
@@ -43,6 +58,7 @@ from .plotting import PLOT_EXTRA_MESSAGE, plot_precision_recall, plot_roc
 PROG = "dask-auc"
 USAGE_ERROR = 2
 DATA_ERROR = 1
+CLOSED_STDOUT = 1  # as the signal module docs' recipe for a reader that has gone
 _LOCAL_SCHEDULERS = ("threads", "synchronous")
 _GLOB_CHARACTERS = "*?["
 
@@ -62,7 +78,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    print(json.dumps(report, indent=2) if args.json else _table(report))
+    return _write(json.dumps(report, indent=2) if args.json else _table(report))
+
+
+def _write(text: str) -> int:
+    """Print the report; if stdout's reader has gone (``dask-auc ... | head -1``), end quietly."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        # the signal module's "Note on SIGPIPE": stdout onto devnull, so that the flush
+        # at exit cannot fail again; SIGPIPE's default action would also end us on a
+        # closed scheduler socket, so it stays ignored
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return CLOSED_STDOUT
     return 0
 
 
@@ -72,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Exact ROC AUC, partial AUC, average precision (and grouped AUC) "
         "of scored rows in Parquet or CSV files, computed in parallel with Dask.",
         epilog="Exit status: 0 success, 1 data error (missing file or column, labels "
-        "not binary, NaN scores), 2 usage error.",
+        "not binary or without --pos-label, NaN scores) or closed stdout, 2 usage error.",
     )
     parser.add_argument(
         "paths",
@@ -83,6 +111,12 @@ def _parser() -> argparse.ArgumentParser:
         "Parquet); fsspec URLs such as s3://bucket/scores/ are passed to dask",
     )
     parser.add_argument("--label", required=True, metavar="COL", help="binary label column")
+    parser.add_argument(
+        "--pos-label",
+        metavar="VALUE",
+        help="the label value of the positive class, read as the label column's type "
+        "(1, clicked, true); needed unless the labels are 0/1, -1/1 or booleans",
+    )
     parser.add_argument("--score", required=True, metavar="COL", help="score column")
     parser.add_argument("--weight", metavar="COL", help="sample weight column (optional)")
     parser.add_argument("--by", metavar="COL", help="group column: also report grouped AUC (GAUC)")
@@ -167,9 +201,13 @@ def local_cluster(workers: int | None = None) -> Iterator[_Where]:
     if workers is not None:
         cpus = os.cpu_count() or 1
         sizing = {"n_workers": workers, "threads_per_worker": max(1, cpus // workers)}
-    # ":0": any free port for the scheduler's web server; 8787 may be taken
+    # ":0": any free port for the scheduler's web server; 8787 may be taken.
+    # silence_logs: each worker process logs a failed task ("Compute Failed" and its
+    # traceback) to this terminal, before the client re-raises it as our one-line error
     with (
-        LocalCluster(processes=True, dashboard_address=":0", **sizing) as cluster,
+        LocalCluster(
+            processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL, **sizing
+        ) as cluster,
         Client(cluster) as client,
     ):
         found = client.scheduler_info()["workers"].values()
@@ -181,8 +219,6 @@ def local_cluster(workers: int | None = None) -> Iterator[_Where]:
 def _quiet_distributed_logs() -> Iterator[None]:
     """Keep distributed's start-up and shutdown chatter off the user's terminal."""
     with dask.config.set({"logging.distributed": "error"}):
-        import logging
-
         logger = logging.getLogger("distributed")
         level = logger.level
         logger.setLevel(logging.ERROR)
@@ -198,7 +234,7 @@ def _evaluate(args: argparse.Namespace, where: _Where) -> dict[str, Any]:
     frame, kind = _read(args.paths, _columns(args))
     start = time.perf_counter()
     counts = _compute(_lazy_counts(frame, args), where, args.quiet)
-    classes = _classes(counts["rows"], args.label)
+    classes = _positive_last(_classes(counts["rows"], args.label), args.label, args.pos_label)
     figure = _figure() if args.curve else None
     lazy = _lazy_metrics(frame, args, positive=classes[-1], figure=figure)
     metrics = _compute(lazy, where, args.quiet)
@@ -276,7 +312,7 @@ def _lazy_counts(frame: dd.DataFrame, args: argparse.Namespace) -> dict[str, Any
 
 
 def _classes(rows: Any, label: str) -> list[Any]:
-    """The two label values, ascending (the last one is positive), or a data error."""
+    """The two label values, ascending, or a data error."""
     values = rows.index.tolist()
     missing = [v for v in values if v is None or v != v]
     if missing:
@@ -300,32 +336,83 @@ def _classes(rows: Any, label: str) -> list[Any]:
     return classes
 
 
+def _positive_last(classes: list[Any], label: str, pos_label: str | None) -> list[Any]:
+    """``[negative, positive]``: the value ``--pos-label`` names, or without it the
+    greater label where scikit-learn's curves have a default (0/1, -1/1, booleans).
+
+    Other labels (strings, 1/2) need ``--pos-label``: taking the greater one, as
+    ``roc_auc_score`` does, would silently turn "clicked"/"not" into ``1 - AUC``.
+    """
+    held = " and ".join(repr(_plain(value)) for value in classes)
+    if pos_label is None:
+        if set(classes) in ({0, 1}, {-1, 1}):  # False == 0 and True == 1: booleans too
+            return classes
+        raise ValueError(
+            f"label column {label!r} holds {held}: pass --pos-label with the positive one "
+            "(only 0/1, -1/1 and boolean labels have a default)"
+        )
+    for index, value in enumerate(classes):
+        if _names_label(pos_label, value):
+            return [classes[1 - index], value]
+    raise ValueError(
+        f"--pos-label {pos_label!r} is not a value of label column {label!r}, which holds {held}"
+    )
+
+
+def _names_label(text: str, value: Any) -> bool:
+    """Whether the command-line text ``text`` is the label ``value``, read as its type."""
+    value = _plain(value)
+    if isinstance(value, bool):  # before numbers: bool is an int
+        return text.lower() in (("true", "1") if value else ("false", "0"))
+    if isinstance(value, numbers.Real):  # "1" and "1.0" both name 1 (and 1.0)
+        try:
+            return _number(text) == value
+        except ValueError:
+            return False
+    return text == str(value)
+
+
+def _number(text: str) -> float:
+    """``text`` as an int when it is one (exact for int64 labels), else as a float."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
 def _lazy_metrics(
     frame: dd.DataFrame, args: argparse.Namespace, positive: Any, figure: Any
 ) -> dict[str, LazyScore]:
-    """Every requested metric (and plot) as a lazy :class:`LazyScore`, to compute together."""
-    label, score = frame[args.label], frame[args.score]
+    """Every requested metric (and plot) as a lazy :class:`LazyScore`, to compute together.
+
+    The metrics see a boolean target, ``label == positive``: ``roc_auc_score``
+    (as scikit-learn's) has no ``pos_label`` and would take the greater label.
+    """
+    hits = _unused_name(frame.columns, "positive")
+    frame = frame.assign(**{hits: frame[args.label] == positive})
+    target, score = frame[hits], frame[args.score]
     weight = None if args.weight is None else frame[args.weight]
     lazy: dict[str, Any] = {
-        "roc_auc": roc_auc_score(label, score, sample_weight=weight, compute=False),
+        "roc_auc": roc_auc_score(target, score, sample_weight=weight, compute=False),
         "average_precision": average_precision_score(
-            label, score, pos_label=positive, sample_weight=weight, compute=False
+            target, score, pos_label=True, sample_weight=weight, compute=False
         ),
     }
     if args.max_fpr is not None:
         lazy["partial_auc"] = roc_auc_score(
-            label, score, sample_weight=weight, max_fpr=args.max_fpr, compute=False
+            target, score, sample_weight=weight, max_fpr=args.max_fpr, compute=False
         )
     if args.by is not None:
         lazy["grouped"] = grouped_roc_auc_score(
             frame,
             by=args.by,
-            label=args.label,
+            label=hits,
             score=args.score,
             sample_weight=args.weight,
             compute=False,
         )
-    if figure is not None:
+    if figure is not None:  # the label column itself, so that the axes name the class
+        label = frame[args.label]
         roc_axes, precision_recall_axes = figure.axes
         for name, plot, ax in (
             ("roc_plot", plot_roc, roc_axes),
@@ -341,6 +428,13 @@ def _lazy_metrics(
                 compute=False,
             )
     return lazy
+
+
+def _unused_name(columns: Any, name: str) -> str:
+    """``name``, with underscores added until no column of the frame has it."""
+    while name in columns:
+        name = f"_{name}_"
+    return name
 
 
 def _figure() -> Any:
@@ -412,7 +506,9 @@ def _report(
         "label": args.label,
         "score": args.score,
         "weight": args.weight,
+        "pos_label": args.pos_label,
         "positive_class": _plain(positive),
+        "negative_class": _plain(negative),
         "rows": int(rows.sum()),
         "positives": int(rows[positive]),
         "negatives": int(rows[negative]),
@@ -426,17 +522,19 @@ def _report(
         report["partial_auc"] = metrics["partial_auc"]
     report["average_precision"] = metrics["average_precision"]
     if args.by is not None:
-        report.update(_group_summary(metrics["grouped"], args.by))
+        report.update(_group_summary(metrics["grouped"], args.by, args.weight))
     report["seconds"] = round(seconds, 3)
     report["ran_on"] = where.description
     return report
 
 
-def _group_summary(grouped: GroupedAUC, by: str) -> dict[str, Any]:
+def _group_summary(grouped: GroupedAUC, by: str, weight: str | None) -> dict[str, Any]:
     auc = grouped.per_group["auc"].dropna()
     return {
         "by": by,
         "gauc": grouped.gauc,
+        # gauc_weight="rows" weighs a group by its rows, or with sample weights by their sum
+        "gauc_weight": "rows" if weight is None else "sample_weight",
         "groups": len(grouped.per_group),
         "groups_with_both_classes": len(auc),
         "group_auc_quantiles": {
@@ -462,7 +560,7 @@ def _table(report: dict[str, Any]) -> str:
     rows = [
         ("rows", f"{report['rows']:,}"),
         (f"positives (label {report['positive_class']!r})", f"{report['positives']:,}"),
-        ("negatives", f"{report['negatives']:,}"),
+        (f"negatives (label {report['negative_class']!r})", f"{report['negatives']:,}"),
     ]
     if "positive_weight" in report:
         rows.append(("positive weight", f"{report['positive_weight']:,.6g}"))
@@ -475,7 +573,8 @@ def _table(report: dict[str, Any]) -> str:
     if "gauc" in report:
         rows.append((f"groups ({report['by']})", f"{report['groups']:,}"))
         rows.append(("  with both classes", f"{report['groups_with_both_classes']:,}"))
-        rows.append(("  GAUC (row-weighted)", f"{report['gauc']:.10f}"))
+        weighting = "rows" if report["gauc_weight"] == "rows" else f"summed {report['weight']!r}"
+        rows.append((f"  GAUC (groups weighted by {weighting})", f"{report['gauc']:.10f}"))
         quantiles = report["group_auc_quantiles"]
         shown = "  ".join(f"{name} {value:.4f}" for name, value in quantiles.items())
         rows.append(("  group AUC", shown))
@@ -493,14 +592,24 @@ def _explain(error: BaseException, args: argparse.Namespace) -> str:
         return f"no such file or directory: {error.filename!r}"
     if message == MULTICLASS_MESSAGE:
         return f"label column {args.label!r} is not binary (it holds more than two values)"
+    label, score = f"label column {args.label!r}", f"score column {args.score!r}"
+    weight = f"weight column {args.weight!r}"
+    # a CSV cell that is not a number: pandas parses the score and weight columns as
+    # floats in one read, and its message names neither
+    unparsed = score if args.weight is None else f"{score} or {weight}"
     columns_named = {
-        "Input contains": ("score", args.score),
-        "Input y_true contains": ("label", args.label),
-        "Input sample_weight contains": ("weight", args.weight),
-        "Negative values in data passed to `sample_weight`": ("weight", args.weight),
-        "continuous format is not supported": ("label", args.label),
+        "Input contains": score,
+        "dtype='numeric' is not compatible": score,  # text scores, named at the call
+        "Complex data not supported": score,
+        "y_score must be numeric": score,
+        "Input y_true contains": label,
+        "continuous format is not supported": label,
+        "Input sample_weight contains": weight,
+        "Negative values in data passed to `sample_weight`": weight,
+        "sample_weight must be numeric": weight,
+        "could not convert string to float": unparsed,
     }
-    for prefix, (role, column) in columns_named.items():
+    for prefix, columns in columns_named.items():
         if message.startswith(prefix):
-            return f"{role} column {column!r}: {message}"
+            return f"{columns}: {message}"
     return message
