@@ -22,7 +22,7 @@ Nothing here imports dask.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,22 @@ class SortedScores(SizedByArrays):
         weights = None if self.weights is None else self.weights[start:stop]
         return SortedScores(self.scores[start:stop], weights)
 
+    def in_plan(self, plan: SortPlan) -> SortedScores:
+        """These rows with the plan's score dtype and weight scale (no copy when they agree).
+
+        Both conversions keep the order and the exact values: the plan only
+        picks a dtype that holds every block's scores exactly, and scales the
+        weights by a power of two.
+        """
+        scores, weights = self.scores, self.weights
+        if scores.dtype != plan.splitters.dtype:
+            scores = scores.astype(plan.splitters.dtype)
+        if weights is not None and plan.weight_exponent:
+            weights = np.ldexp(weights, plan.weight_exponent)
+        if scores is self.scores and weights is self.weights:
+            return self
+        return replace(self, scores=scores, weights=weights)
+
 
 @dataclass(frozen=True)
 class PreparedBlock(SizedByArrays):
@@ -79,6 +95,9 @@ class BlockMeta(SizedByArrays):
     classes: tuple[Any, ...]
     sample: np.ndarray
     sample_rows: np.ndarray  # how many rows each sampled score stands for
+    score_dtype: np.dtype | None = None  # None: the block holds no row
+    score_range: tuple[Any, Any] = (None, None)  # lowest and highest score, Python values
+    max_weight: float | None = None  # None: unweighted, or no row
 
 
 @dataclass(frozen=True)
@@ -86,7 +105,10 @@ class SortPlan(SizedByArrays):
     """The global decisions of the sort, made once from all block samples."""
 
     classes: tuple[Any, ...]
-    splitters: np.ndarray  # ascending, n_buckets - 1 values
+    splitters: np.ndarray  # ascending, n_buckets - 1 values, in the common score dtype
+    #: weights are multiplied by ``2 ** weight_exponent`` (exact) so that no
+    #: product of two weights, times the row counts, overflows or underflows
+    weight_exponent: int = 0
 
     @property
     def n_buckets(self) -> int:
@@ -169,19 +191,38 @@ def _sort_owned(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
 
 
 def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
-    """A regular sample of each class's sorted scores, with the rows each stands for."""
+    """A regular sample of each class's sorted scores, with the rows each stands for.
+
+    Also the block's score dtype and range, and its largest weight, from which
+    the plan picks a score dtype and a weight scale that are exact for all blocks.
+    """
+    parts = [part for part in block.by_label.values() if len(part)]
+    weights = [p.weights for p in block.by_label.values() if p.weights is not None]
+    max_weight = max((float(w.max()) for w in weights if len(w)), default=0.0)
+    max_weight_or_none = max_weight if weights else None
+    if not parts:
+        empty = np.empty(0)
+        return BlockMeta(
+            block.lengths, block.classes, empty, empty, None, (None, None), max_weight_or_none
+        )
     values, rows = [], []
-    for part in block.by_label.values():
+    for part in parts:
         n = len(part)
-        if n == 0:
-            continue
         take = min(n, samples_per_class)
         positions = ((np.arange(take) + 0.5) * (n / take)).astype(np.int64)
         values.append(part.scores[positions])
         rows.append(np.full(take, n / take))
-    if not values:
-        return BlockMeta(block.lengths, block.classes, np.empty(0), np.empty(0))
-    return BlockMeta(block.lengths, block.classes, np.concatenate(values), np.concatenate(rows))
+    low = min(p.scores[0].item() for p in parts)
+    high = max(p.scores[-1].item() for p in parts)
+    return BlockMeta(
+        block.lengths,
+        block.classes,
+        np.concatenate(values),
+        np.concatenate(rows),
+        parts[0].scores.dtype,
+        (low, high),
+        max_weight_or_none,
+    )
 
 
 def plan_sort(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
@@ -196,14 +237,84 @@ def plan_sort(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
             "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
         )
     classes = union_of_classes([meta.classes for meta in metas])
-    sample = np.concatenate([meta.sample for meta in metas]) if metas else np.empty(0)
-    rows = np.concatenate([meta.sample_rows for meta in metas]) if metas else np.empty(0)
-    return SortPlan(classes, _splitters(sample, rows, n_buckets))
+    exponent = weight_exponent([meta.max_weight for meta in metas])
+    dtype = common_score_dtype(metas)
+    filled = [meta for meta in metas if meta.score_dtype is not None]
+    sample = np.concatenate([m.sample.astype(dtype, copy=False) for m in filled] or [np.empty(0)])
+    rows = np.concatenate([m.sample_rows for m in filled] or [np.empty(0)])
+    return SortPlan(classes, _splitters(sample.astype(dtype), rows, n_buckets), exponent)
+
+
+#: weights whose largest lies in this range are used as they are
+_SAFE_WEIGHT = (2.0**-256, 2.0**256)
+
+
+def weight_exponent(max_weights: Sequence[float | None]) -> int:
+    """The power of two that brings the largest weight near 1, or 0 when no scaling is needed.
+
+    The AUC is a ratio of sums of products of weights: scaling every weight by
+    one power of two changes no result and is exact, while weights near
+    ``1e160`` would overflow their products and weights near ``1e-170``
+    underflow them.  Raises scikit-learn's error when every weight is zero.
+
+    Examples
+    --------
+    >>> weight_exponent([None, 1.0, 3.0]), weight_exponent([1e160]), weight_exponent([None])
+    (0, -532, 0)
+    """
+    given = [w for w in max_weights if w is not None]
+    if not given:
+        return 0
+    largest = max(given)
+    if largest == 0:
+        raise ValueError("Sample weights must contain at least one non-zero number.")
+    if _SAFE_WEIGHT[0] <= largest <= _SAFE_WEIGHT[1]:
+        return 0
+    return -int(np.frexp(largest)[1])
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+_FLOAT_EXACT = 2**53
+
+
+def common_score_dtype(metas: Sequence[BlockMeta]) -> np.dtype:
+    """One score dtype that holds every block's scores exactly, so that all order alike.
+
+    Blocks of one dtype keep it.  Integer blocks of different types meet in
+    int64 or uint64; integers meet floats in the floats' type only while
+    every integer is within float64's exact range (``2**53``).  Anything else
+    cannot be ordered exactly in one NumPy type and raises.
+    """
+    filled = [m for m in metas if m.score_dtype is not None]
+    dtypes = {m.score_dtype for m in filled}
+    if len(dtypes) <= 1:
+        return dtypes.pop() if dtypes else np.dtype(np.float64)
+    integers = [m for m in filled if m.score_dtype.kind in "iu"]  # type: ignore[union-attr]
+    low = min(m.score_range[0] for m in integers) if integers else 0
+    high = max(m.score_range[1] for m in integers) if integers else 0
+    if len(integers) == len(filled):
+        if high <= _INT64_MAX:
+            return np.dtype(np.int64)
+        if low >= 0:
+            return np.dtype(np.uint64)
+        raise ValueError(
+            f"y_score holds integers from {low} to {high} in partitions of different dtypes "
+            f"({', '.join(sorted(map(str, dtypes)))}): no 64-bit type orders them all "
+            "exactly; cast y_score to one dtype first."
+        )
+    if max(-low, high) > _FLOAT_EXACT:
+        raise ValueError(
+            f"y_score mixes float partitions with integer scores beyond 2**53 (from {low} "
+            f"to {high}; dtypes {', '.join(sorted(map(str, dtypes)))}): they cannot be "
+            "ordered exactly as floats; cast y_score to one dtype first."
+        )
+    return np.result_type(*dtypes)
 
 
 def _splitters(sample: np.ndarray, rows: np.ndarray, n_buckets: int) -> np.ndarray:
     if n_buckets <= 1 or sample.size == 0:
-        return sample[:0].copy() if n_buckets <= 1 else np.zeros(n_buckets - 1)
+        # no sample: every row is in no block, any splitter value will do
+        return sample[:0].copy() if n_buckets <= 1 else np.zeros(n_buckets - 1, sample.dtype)
     order = np.argsort(sample, kind="stable")
     cumulative = np.cumsum(rows[order])
     targets = cumulative[-1] * np.arange(1, n_buckets) / n_buckets
@@ -231,11 +342,12 @@ def _cut_positions(scores: np.ndarray, splitters: np.ndarray) -> np.ndarray:
 
 def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
     """Cut a prepared block into one piece per bucket, highest bucket first."""
-    pos = block.by_label.get(plan.positive_label, _EMPTY)
-    neg = _EMPTY
+    empty = _EMPTY.in_plan(plan)
+    pos = block.by_label.get(plan.positive_label, empty).in_plan(plan)
+    neg = empty
     for value, part in block.by_label.items():
         if value != plan.positive_label:
-            neg = part
+            neg = part.in_plan(plan)
     pos_cuts = _cut_positions(pos.scores, plan.splitters)
     neg_cuts = _cut_positions(neg.scores, plan.splitters)
     pieces = [
@@ -254,9 +366,10 @@ def assemble_bucket(*pieces: Bucket) -> Bucket:
 
 
 def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return _EMPTY
+    filled = [p for p in parts if len(p)]
+    if not filled:
+        return parts[0] if parts else _EMPTY  # empty, in the plan's dtype
+    parts = filled
     if len(parts) == 1:
         return parts[0]
     if parts[0].weights is None:

@@ -271,10 +271,11 @@ class GroupedBucket(SizedByArrays):
 
 def split_groups(block: GroupedBlock, plan: Any) -> list[GroupedBucket]:
     """Cut every class's run at the splitters; highest bucket first."""
-    cuts = [_cut_positions(part.scores, plan.splitters) for part in block.groups]
+    groups = [part.in_plan(plan) for part in block.groups]
+    cuts = [_cut_positions(part.scores, plan.splitters) for part in groups]
     pieces = [
         GroupedBucket(
-            tuple(part.slice(c[j], c[j + 1]) for part, c in zip(block.groups, cuts, strict=True)),
+            tuple(part.slice(c[j], c[j + 1]) for part, c in zip(groups, cuts, strict=True)),
             block.column,
         )
         for j in range(plan.n_buckets)
