@@ -34,7 +34,7 @@ import numpy as np
 from ._footprint import SizedByArrays
 from ._kernels import Bucket, PreparedBlock, SortedScores, SortPlan, plan_sort, prepare_block
 from ._summary import Number, PartialROC
-from ._validation import ROW_INPUTS, RowCounts, _check_finite_labels, _object_unique, to_numpy
+from ._validation import ROW_INPUTS, RowCounts, check_aligned, distinct_labels, to_numpy
 
 ROC, PRECISION_RECALL = "roc", "precision_recall"
 
@@ -57,10 +57,13 @@ class LabelRule:
     def positive(self) -> Any:
         return 1 if self.pos_label is None else self.pos_label
 
-    def check(self, labels: tuple[Any, ...], n_rows: int) -> None:
-        """Raise scikit-learn 1.9's error for these labels, if it would raise one."""
+    def check(self, labels: tuple[Any, ...], n_rows: int, n_columns: int | None = None) -> None:
+        """Raise scikit-learn 1.9's error for these labels, if it would raise one.
+
+        ``n_columns`` is the number of score columns of a 2-D ``y_score``.
+        """
         if self.metric == "average_precision":
-            self._check_average_precision(labels, n_rows)
+            self._check_average_precision(labels, n_rows, n_columns)
         elif len(labels) > 2 and self.pos_label is None:
             raise ValueError(MULTICLASS_FORMAT_MESSAGE)
         elif self.pos_label is None and not _is_default_binary(labels):
@@ -70,17 +73,28 @@ class LabelRule:
                 "make y_true take value in {0, 1} or {-1, 1} or pass pos_label explicitly."
             )
 
-    def _check_average_precision(self, labels: tuple[Any, ...], n_rows: int) -> None:
+    def _check_average_precision(
+        self, labels: tuple[Any, ...], n_rows: int, n_columns: int | None
+    ) -> None:
+        shape = f"({n_rows},)" if n_columns is None else f"({n_rows}, {n_columns})"
         if len(labels) > 2:
             if self.pos_label != 1:
                 raise ValueError(
                     "Parameter pos_label is fixed to 1 for multiclass y_true. "
                     "Do not set pos_label or set pos_label to 1."
                 )
+            if n_columns != len(labels):
+                raise ValueError(
+                    "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` "
+                    f"contains multiple classes. Got `y_score.shape={shape}`."
+                )
             raise ValueError(
-                "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` "
-                f"contains multiple classes. Got `y_score.shape=({n_rows},)`."
+                "average_precision_score of dask-auc does not support a multi-class y_true "
+                "yet: compute each class's one-vs-rest average precision on "
+                "(y_true == class, y_score[:, k])."
             )
+        if n_columns is not None:
+            raise ValueError(f"y should be a 1d array, got an array of shape {shape} instead.")
         if len(labels) == 2 and not any(self.pos_label == c for c in labels):
             raise ValueError(
                 f"pos_label={self.pos_label} is not a valid label. It should be one of "
@@ -92,21 +106,6 @@ def _is_default_binary(labels: tuple[Any, ...]) -> bool:
     if any(isinstance(c, (str, bytes)) for c in labels):
         return False
     return set(labels) in ({0, 1}, {-1, 1}, {0}, {-1}, {1})
-
-
-def block_labels(label: np.ndarray) -> tuple[Any, ...]:
-    """The distinct labels of one block, sorted; any number of them.
-
-    Examples
-    --------
-    >>> block_labels(np.array(["b", "a", "b"]))
-    ('a', 'b')
-    """
-    kind = label.dtype.kind
-    if kind == "f":
-        _check_finite_labels(label)
-    found = _object_unique(label) if kind in "OUS" else np.unique(label)
-    return tuple(v.item() if hasattr(v, "item") else v for v in found)
 
 
 def prepare_curve_block(
@@ -134,12 +133,40 @@ def prepare_curve_block(
     lengths = RowCounts.of(names, label, score, weight)
     if not lengths.aligned:
         return PreparedBlock(lengths, (), {})
-    labels = block_labels(label)
+    labels = distinct_labels(label)
     hits = label == rule.positive
     if np.ndim(hits) == 0:  # numpy declines to compare strings with numbers
         hits = np.full(len(label), bool(hits))
     sorted_block = prepare_block(np.asarray(hits, dtype=bool), score, weight)
     return PreparedBlock(lengths, labels, sorted_block.by_label)
+
+
+def matrix_block_labels(
+    label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
+) -> tuple[RowCounts, tuple[Any, ...]]:
+    """The row counts and distinct labels of one block of a 2-D ``y_score``."""
+    label = to_numpy(label)
+    return RowCounts.of(names, label, score, weight), distinct_labels(label)
+
+
+def check_matrix_labels(
+    blocks: Sequence[tuple[RowCounts, tuple[Any, ...]]], n_columns: int, *, rule: LabelRule
+) -> None:
+    """scikit-learn's verdict on a 2-D ``y_score`` for these labels: it always raises.
+
+    A binary ``y_true`` makes it "y should be a 1d array"; a multi-class one
+    the ``pos_label`` and shape errors, in scikit-learn's order, or (for a
+    well-formed call) the not-yet-supported error.
+    """
+    n_rows = check_aligned([counts for counts, _ in blocks])
+    rule.check(_sorted_labels({c for _, labels in blocks for c in labels}), n_rows, n_columns)
+
+
+def _sorted_labels(found: set[Any]) -> tuple[Any, ...]:
+    try:
+        return tuple(sorted(found))
+    except TypeError:
+        raise ValueError("Mix of label input types (string and number) in y_true") from None
 
 
 def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> SortPlan:
@@ -148,11 +175,7 @@ def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> Sort
     The plan's classes are ``(False, True)``: the blocks are split on
     ``label == positive``.
     """
-    found = {c for meta in metas for c in meta.classes}
-    try:
-        labels = tuple(sorted(found))
-    except TypeError:
-        raise ValueError("Mix of label input types (string and number) in y_true") from None
+    labels = _sorted_labels({c for meta in metas for c in meta.classes})
     rows = sum(meta.lengths.rows for meta in metas)
     plan = plan_sort([replace(meta, classes=()) for meta in metas], n_buckets)
     rule.check(labels, rows)

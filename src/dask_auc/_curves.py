@@ -37,11 +37,14 @@ from ._curve_kernels import (
     CurveContext,
     CurvePoints,
     LabelRule,
+    check_matrix_labels,
     concatenated,
     grid_step,
+    matrix_block_labels,
     thin_on_grid,
 )
-from ._graph import LazyScore, split_every_default
+from ._graph import LazyScore, gather_graph, split_every_default
+from ._inputs import multiclass_blocks, score_column_count
 from ._validation import (
     NO_NEGATIVES_MESSAGE,
     NO_POSITIVES_MESSAGE,
@@ -219,6 +222,13 @@ def average_precision_score(
     pos_label = _checked_pos_label(pos_label, name, allow_none=False)
     _reject_multilabel(y_true)
     rule = LabelRule("average_precision", pos_label)
+    n_columns = score_column_count(y_score)
+    if n_columns is not None:
+        # scikit-learn's error depends on the labels: read them, then raise it
+        blocks = multiclass_blocks(y_true, y_score, sample_weight, prepare=matrix_block_labels)
+        graph, key = gather_graph(blocks, check_matrix_labels, n_columns, rule=rule)
+        lazy = LazyScore(graph, [key], _finalize_average_precision, name)
+        return lazy.compute() if compute else lazy
     graph = CurveSortedGraph(curve_blocks(y_true, y_score, sample_weight, rule), rule)
     keys = [graph.context_key, graph.precision_sum_key()]
     lazy = LazyScore(graph.graph(), keys, _finalize_average_precision, name)

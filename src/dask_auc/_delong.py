@@ -172,9 +172,7 @@ def delong_test(
     (0.875, 0.625, 0.2207)
     """
     graph, keys = paired_delong_graph(
-        prepared_blocks(
-            y_true, score_a, score_b, prepare=prepare_paired_block, names=PAIRED_INPUTS
-        )
+        prepared_blocks(y_true, score_a, score_b, prepare=prepare_paired_block, names=PAIRED_INPUTS)
     )
     lazy = LazyScore(graph, keys, _finalize_test, "delong_test")
     return lazy.compute() if compute else lazy

@@ -197,6 +197,14 @@ class SortedGraph:
         return f"auc-{tokenize(sorted(self.dsk, key=str))}"
 
 
+def gather_graph(
+    blocks: Sequence[Delayed], func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[HighLevelGraph, Hashable]:
+    """One task applying ``func(blocks, *args, **kwargs)`` to all blocks: its graph and key."""
+    task = dask.delayed(func, pure=True)(list(blocks), *args, **kwargs)
+    return task.__dask_graph__(), task.key
+
+
 class LazyScore(DaskMethodsMixin):
     """A lazy metric: a dask collection whose ``compute()`` returns the number.
 

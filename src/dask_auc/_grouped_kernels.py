@@ -6,14 +6,18 @@ input partition it came from; each bucket then computes the exact AUC of all
 of its groups in one vectorized pass:
 
 1. :func:`split_group_block` validates one input block (labels, scores,
-   weights), drops the rows whose key is missing, hashes the keys
-   (``pandas.util.hash_pandas_object``: equal keys hash alike in every block)
-   and cuts the rows into one :class:`GroupRows` piece per bucket.
+   weights), drops the rows whose key is missing, puts every key column in
+   the one representation of its values (:func:`canonical_key_column`: the
+   blocks of one frame may carry int64 here and float64 there), hashes the
+   keys by value (:func:`key_hash`) and cuts the rows into one
+   :class:`GroupRows` piece per bucket.
 2. :func:`plan_groups` picks the positive class from every block's classes
    (scikit-learn's rule for the whole frame: two classes, the greater one is
    positive).
-3. :func:`bucket_table` concatenates one bucket's pieces, numbers its groups
-   (``pandas.factorize``) and reduces them with :func:`group_pair_sums`.
+3. :func:`bucket_table` concatenates one bucket's pieces in a dtype that
+   holds every key exactly (:func:`concat_key_columns`), numbers its groups
+   (``pandas.factorize``) and reduces them with :func:`group_pair_sums`;
+   :func:`concat_group_tables` joins the buckets' tables the same way.
 
 :func:`group_pair_sums` is the heart, pure NumPy with no loop over groups:
 ``np.lexsort`` by (group, score); runs of equal (group, score) are the tie
@@ -23,7 +27,10 @@ ranked below each run, and a run contributes ``pos * (2 * below + neg)`` to
 its group's twice-area (a tie counts one half).  Unweighted, everything is an
 int64 count and the AUC is one correctly rounded division.  Weighted, the
 prefix sum is compensated (:func:`compensated_cumsum`) so that a small group
-late in a big bucket does not lose digits to the bucket's running total.
+late in a big bucket does not lose digits to the bucket's running total,
+and weights beyond ``2**±256`` are first scaled per group and class by a
+power of two (:func:`class_exponents`), which changes no AUC, so that no
+product of two weights overflows or underflows.
 
 pandas is used for the keys (hashing, factorizing, the result's index); the
 arithmetic is NumPy.  Nothing here imports dask.
@@ -31,6 +38,7 @@ arithmetic is NumPy.  Nothing here imports dask.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +59,9 @@ from ._validation import (
 _EXACT_FLOAT = 2**53
 #: name of the per-group sum of a ``gauc_weight`` column in bucket tables
 GAUC_WEIGHT_COLUMN = "_gauc_weight"
+#: weights whose largest per group and class lies in ``[2**-256, 2**256]`` are
+#: used as they are: a pair product stays in [2**-1024, 2**1024] times the row counts
+SAFE_EXPONENT = 256
 
 
 @dataclass(frozen=True)
@@ -120,15 +131,32 @@ def _is_one(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class GroupSums(SizedByArrays):
-    """Per-group totals of one bucket, indexed by group code."""
+    """Per-group totals of one bucket, indexed by group code.
+
+    With weights beyond ``2**±SAFE_EXPONENT`` the weighted totals are of the
+    weights scaled per group and class: the true totals are ``pos *
+    2**pos_exponent`` and ``neg * 2**neg_exponent`` (:meth:`totals`).
+    """
 
     pos: np.ndarray  # positive count (int64) or weight (float64)
     neg: np.ndarray
     twice_area: np.ndarray  # 2 * (pairs pos > neg) + (pairs pos == neg), weighted if weights
+    pos_exponent: np.ndarray | None = None  # int per group; None: not scaled
+    neg_exponent: np.ndarray | None = None
 
     def auc(self) -> np.ndarray:
-        """``twice_area / (2 pos neg)``, NaN where a class is missing; exact if unweighted."""
+        """``twice_area / (2 pos neg)``, NaN where a class is missing; exact if unweighted.
+
+        A scale of the positives' (or the negatives') weights cancels out.
+        """
         return exact_ratio(self.twice_area, 2 * self.pos * self.neg)
+
+    def totals(self) -> tuple[np.ndarray, np.ndarray]:
+        """The positive and negative totals of every group, unscaled."""
+        if self.pos_exponent is None or self.neg_exponent is None:
+            return self.pos, self.neg
+        # exact: a power of two, unless the true total overflows (inf) or is subnormal
+        return np.ldexp(self.pos, self.pos_exponent), np.ldexp(self.neg, self.neg_exponent)
 
 
 def split_group_block(
@@ -137,7 +165,10 @@ def split_group_block(
     """Validate one block and cut it into one piece per bucket by the hash of its keys.
 
     Rows whose key has a missing value (NaN, None, NA) in any ``by`` column are
-    dropped, as ``pandas.DataFrame.groupby`` does with ``dropna=True``.
+    dropped, as ``pandas.DataFrame.groupby`` does with ``dropna=True``; the
+    other keys are put in the representation of their values
+    (:func:`canonical_key_column`), so that a key hashes, and later groups, by
+    value whatever dtype this block gives its column.
 
     Returns
     -------
@@ -170,10 +201,11 @@ def split_group_block(
         label, score = label[present], score[present]
         weight = None if weight is None else weight[present]
         gauc_weight = None if gauc_weight is None else gauc_weight[present]
+    keys = canonical_keys(keys)
     rows = GroupRows(keys, label, score, weight, gauc_weight)
     if n_buckets == 1:
         return classes, [rows]
-    bucket = pd.util.hash_pandas_object(keys, index=False).to_numpy() % np.uint64(n_buckets)
+    bucket = key_hash(keys) % np.uint64(n_buckets)
     if n_buckets <= 1 << 16:
         bucket = bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints is a radix sort
     order = np.argsort(bucket, kind="stable")
@@ -216,6 +248,210 @@ def _slice(rows: GroupRows, start: int, stop: int) -> GroupRows:
     )
 
 
+# Group keys by value.  The blocks of one frame may give a key column
+# different dtypes (Parquet files written at different times: int64 here,
+# float64 after a null id there, object strings beside string[pyarrow] or
+# category).  Every block puts each key column in the one representation of
+# its values: numbers as int64 when every value is an integer that fits it,
+# uint64 when one is above 2**63, float64 only when one is not an integer;
+# categoricals as their values; strings as they are (every pandas string
+# dtype hashes and compares alike).  The hash is of the value, and buckets
+# and the final table concatenate columns in a dtype holding every value
+# exactly.  A column already in its representation (int64, non-integral
+# float64, strings) is used as it is, without a copy.
+
+_NUMBER_KINDS = "biuf"
+
+
+def canonical_keys(keys: pd.DataFrame) -> pd.DataFrame:
+    """``keys`` with every column put in the representation of its values (no missing keys).
+
+    Examples
+    --------
+    >>> canonical_keys(pd.DataFrame({"user": [3.0, 2.0**53], "c": pd.Categorical(["a", "b"])}))
+       user  c
+    0     3  a
+    1  9007199254740992  b
+    """
+    columns = {name: canonical_key_column(keys[name]) for name in keys.columns}
+    if all(columns[name] is keys[name] for name in keys.columns):
+        return keys
+    return pd.DataFrame(columns, columns=keys.columns, copy=False)
+
+
+def canonical_key_column(column: pd.Series) -> pd.Series:
+    """One representation per key value, whatever dtype the column has.
+
+    - integers of every width, signedness and nullability: int64, or uint64
+      when a value is above ``2**63 - 1`` (exact, never through float64);
+    - floats: as integers like the above when every value is an integer in
+      their range, else float64 (``-0.0`` as ``0.0``);
+    - booleans (numpy or nullable): bool;
+    - categoricals: their values, in the representation of the categories;
+    - anything else (strings, dates): unchanged.
+
+    The column holds no missing value (the caller dropped those rows).
+    """
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = canonical_key_column(pd.Series(dtype.categories))
+        return pd.Series(categories.take(column.cat.codes.to_numpy()).array, index=column.index)
+    kind = getattr(dtype, "kind", "O")
+    if kind not in _NUMBER_KINDS:
+        return column
+    if not isinstance(dtype, np.dtype):  # nullable or pyarrow numbers: no NA is left
+        column = pd.Series(column.to_numpy(dtype=dtype.numpy_dtype), index=column.index)
+    values = column.to_numpy()
+    if kind == "b" or values.dtype == np.int64:
+        return column
+    canonical = _canonical_integers(values) if kind in "iu" else _canonical_floats(values)
+    return pd.Series(canonical, index=column.index, copy=False)
+
+
+def _canonical_integers(values: np.ndarray) -> np.ndarray:
+    if values.dtype.kind == "i" or values.dtype.itemsize < 8 or not len(values):
+        return values.astype(np.int64)
+    return values if values.max() > np.iinfo(np.int64).max else values.astype(np.int64)
+
+
+def _canonical_floats(values: np.ndarray) -> np.ndarray:
+    values = values.astype(np.float64)  # float16 and float32 widen exactly
+    if not _integral(values).all():
+        return values + 0.0  # -0.0 + 0.0 is 0.0: one zero
+    if not len(values) or (values.min() >= -(2.0**63) and values.max() < 2.0**63):
+        return values.astype(np.int64)
+    if values.min() >= 0 and values.max() < 2.0**64:
+        return values.astype(np.uint64)
+    return values  # integers beyond any 64-bit integer: floats compare them exactly
+
+
+def _integral(values: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):  # inf - inf
+        return np.isfinite(values) & (values == np.trunc(values))
+
+
+def key_hash(keys: pd.DataFrame) -> np.ndarray:
+    """A uint64 hash of each row's key that depends on the values only.
+
+    ``pandas.util.hash_pandas_object`` hashes a number through its dtype's bits
+    (``-1`` as int32 and as int64 differ, ``3.0`` and ``3`` differ), strings
+    alike in every string dtype.  Canonical keys are int64, uint64, bool or
+    float64; integers among the floats are hashed through their integer bits,
+    the 64 bits int64 and uint64 share (bool hashes as 0 and 1 already).
+
+    Examples
+    --------
+    >>> same = [pd.DataFrame({"k": [3]}), pd.DataFrame({"k": [3.0]}), pd.DataFrame({"k": [True]})]
+    >>> [int(key_hash(canonical_keys(k))[0]) for k in same[:2]] == [int(key_hash(same[0])[0])] * 2
+    True
+    """
+    floats = [name for name in keys.columns if keys[name].dtype == np.float64]
+    if floats:
+        bits = {name: _value_bits(keys[name].to_numpy()) for name in floats}
+        keys = keys.assign(**bits) if all(isinstance(n, str) for n in floats) else _with(keys, bits)
+    return pd.util.hash_pandas_object(keys, index=False).to_numpy()
+
+
+def _with(keys: pd.DataFrame, columns: dict[Any, np.ndarray]) -> pd.DataFrame:
+    merged = {name: columns.get(name, keys[name]) for name in keys.columns}
+    return pd.DataFrame(merged, columns=keys.columns, copy=False)
+
+
+def _value_bits(values: np.ndarray) -> np.ndarray:
+    """The 64 bits of each float's value: of the integer for integers, of the float otherwise."""
+    bits = values.view(np.uint64).copy()
+    whole = _integral(values)
+    signed = whole & (values >= -(2.0**63)) & (values < 2.0**63)
+    bits[signed] = values[signed].astype(np.int64).view(np.uint64)
+    unsigned = whole & (values >= 2.0**63) & (values < 2.0**64)
+    bits[unsigned] = values[unsigned].astype(np.uint64)
+    return bits
+
+
+def concat_key_columns(columns: Sequence[Any]) -> pd.Series:
+    """One key column of the values of several (Series or Index), exactly, in a natural dtype.
+
+    Columns of one dtype are concatenated as they are.  Canonical numbers of
+    different dtypes go to the first of int64, uint64 (and float64 if one is
+    non-integral) that holds every value exactly, else to Python ints and
+    floats (object): ``2**53 + 1`` beside ``0.5``, ``-1`` beside ``2**63``.
+    Booleans beside numbers count as 0 and 1; strings of different string
+    dtypes, or mixtures of anything else, become object.  Empty columns do
+    not take part in the choice.
+
+    Examples
+    --------
+    >>> concat_key_columns([pd.Series([2**53 + 1]), pd.Series([0.5])]).tolist()
+    [9007199254740993, 0.5]
+    """
+    present = [pd.Series(c, copy=False) for c in columns if len(c)] or [pd.Series(columns[0])]
+    if len({c.dtype for c in present}) == 1:
+        return pd.concat(present, ignore_index=True)
+    arrays = [c.to_numpy() for c in present]
+    if all(a.dtype.kind in _NUMBER_KINDS for a in arrays):
+        return pd.Series(_concat_numbers(arrays), copy=False)
+    return pd.Series(np.concatenate([a.astype(object) for a in arrays]), dtype=object)
+
+
+def _concat_numbers(arrays: list[np.ndarray]) -> np.ndarray:
+    arrays = [a.astype(np.int64) if a.dtype.kind == "b" else a for a in arrays]
+    targets = [np.int64, np.uint64] + ([np.float64] if any(a.dtype.kind == "f" for a in arrays) else [])
+    for target in targets:
+        if all(_holds(np.dtype(target), a) for a in arrays):
+            return np.concatenate([a.astype(target, copy=False) for a in arrays])
+    return np.concatenate([_as_python_numbers(a) for a in arrays])
+
+
+def _holds(target: np.dtype, values: np.ndarray) -> bool:
+    """Whether every value of a canonical number column is exact in ``target``."""
+    kind = values.dtype.kind
+    if kind == target.kind:
+        return True
+    if target.kind == "i":
+        return kind == "u" and values.max() <= np.iinfo(np.int64).max
+    if target.kind == "u":
+        return kind == "i" and values.min() >= 0
+    return kind in "iu" and _exact_in_float(values)  # target float64
+
+
+def _exact_in_float(values: np.ndarray) -> bool:
+    as_float = values.astype(np.float64)
+    inside = as_float < (2.0**63 if values.dtype.kind == "i" else 2.0**64)
+    back = np.where(inside, as_float, 0.0).astype(values.dtype)
+    return bool((inside & (back == values)).all())
+
+
+def _as_python_numbers(values: np.ndarray) -> np.ndarray:
+    """Python ints and floats, integers as ints: they compare (and hash) exactly by value."""
+    objects = values.astype(object)
+    if values.dtype.kind == "f":
+        whole = _integral(values)
+        for target, low, high in ((np.int64, -(2.0**63), 2.0**63), (np.uint64, 2.0**63, 2.0**64)):
+            inside = whole & (values >= low) & (values < high)
+            objects[inside] = values[inside].astype(target).astype(object)
+    return objects
+
+
+def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The bucket tables as one, its index of every key exactly (:func:`concat_key_columns`), sorted.
+
+    Bucket tables may disagree on the key dtype (one bucket's keys all
+    integers, another's holding 0.5); ``pandas.concat`` would round their
+    union to float64, merging 2**53 + 1 into 2**53.
+    """
+    body = pd.concat([t.reset_index(drop=True) for t in tables], ignore_index=True)
+    first = tables[0].index
+    levels = [
+        concat_key_columns([t.index.get_level_values(level) for t in tables])
+        for level in range(first.nlevels)
+    ]
+    if first.nlevels == 1:
+        body.index = pd.Index(levels[0], name=first.name)
+    else:
+        body.index = pd.MultiIndex.from_arrays(levels, names=first.names)
+    return body.sort_index()
+
+
 def plan_groups(block_classes: list[tuple[Any, ...]]) -> GroupPlan:
     """The classes of the whole frame: at most two, raising scikit-learn's error otherwise."""
     return GroupPlan(union_of_classes(block_classes))
@@ -242,7 +478,7 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
         counted = rows.weight != 0
         table["n_pos"] = np.bincount(codes[positive & counted], minlength=n_groups)
         table["n_neg"] = np.bincount(codes[~positive & counted], minlength=n_groups)
-        table["weight_pos"], table["weight_neg"] = sums.pos, sums.neg
+        table["weight_pos"], table["weight_neg"] = sums.totals()
     if rows.gauc_weight is not None:
         table[GAUC_WEIGHT_COLUMN] = np.bincount(codes, weights=rows.gauc_weight, minlength=n_groups)
     frame = pd.DataFrame(table, index=index)
@@ -253,7 +489,9 @@ def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
     def join(values: list[np.ndarray | None]) -> np.ndarray | None:
         return None if values[0] is None else np.concatenate(values)  # type: ignore[arg-type]
 
-    keys = pd.concat([p.keys for p in pieces], ignore_index=True)
+    names = pieces[0].keys.columns
+    columns = {name: concat_key_columns([p.keys[name] for p in pieces]) for name in names}
+    keys = pd.DataFrame(columns, columns=names, copy=False)
     return GroupRows(
         keys,
         np.concatenate([p.label for p in pieces]),
@@ -264,12 +502,31 @@ def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
 
 
 def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, pd.Index]:
-    """Dense group codes (0..G-1) of the rows, and the index of the G keys."""
+    """Dense group codes (0..G-1) of the rows, in order of appearance, and the G keys.
+
+    Several columns are factorized one at a time and their codes combined:
+    ``MultiIndex.factorize`` goes through tuples, slow, and re-infers the
+    levels from them (an object column of exact ints and floats would be
+    turned to float64).
+    """
     if len(by) == 1:
         codes, uniques = pd.factorize(keys[by[0]])
         return codes.astype(np.int64, copy=False), pd.Index(uniques, name=by[0])
-    codes, uniques = pd.MultiIndex.from_frame(keys).factorize()
-    return codes.astype(np.int64, copy=False), uniques.set_names(list(by))
+    combined = np.zeros(len(keys), dtype=np.int64)
+    level_codes, levels = [], []
+    for name in by:
+        codes, uniques = pd.factorize(keys[name])
+        level_codes.append(codes)
+        levels.append(pd.Index(uniques))
+        # re-factorized at each step: stays below len(keys), so the product cannot overflow
+        combined = pd.factorize(combined * len(uniques) + codes)[0].astype(np.int64, copy=False)
+    # factorize numbers groups in order of appearance: a group's first row exceeds all before it
+    seen = np.maximum.accumulate(combined)
+    first = np.flatnonzero(np.r_[len(combined) > 0, combined[1:] > seen[:-1]])
+    index = pd.MultiIndex(
+        levels=levels, codes=[c[first] for c in level_codes], names=list(by), verify_integrity=False
+    )
+    return combined, index
 
 
 def group_pair_sums(

@@ -222,10 +222,15 @@ def score_column_count(y_score: Any) -> int | None:
 
 
 def multiclass_blocks(
-    y_true: Any, y_score: Any, sample_weight: Any = None, chunk_rows: int | None = None
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any = None,
+    chunk_rows: int | None = None,
+    prepare: Any = prepare_multiclass_block,
 ) -> list[Delayed]:
-    """One lazy :class:`~dask_auc._multiclass_kernels.MultiBlock` per aligned row block.
+    """One lazy ``prepare(*blocks)`` per aligned row block of a 2-D ``y_score``.
 
+    By default a :class:`~dask_auc._multiclass_kernels.MultiBlock`.
     ``y_score`` is 2-D (a dask DataFrame of score columns, a 2-D dask array,
     or in memory); ``y_true`` and ``sample_weight`` are 1-D.  Rows pair by
     position, with the same rules as :func:`prepared_blocks`.
@@ -236,5 +241,4 @@ def multiclass_blocks(
     if isinstance(y_score, da.Array):
         inputs[1] = y_score.rechunk({1: -1})
     names = ROW_INPUTS[: len(inputs)]
-    prepare = partial(prepare_multiclass_block, names=names)
-    return _aligned_blocks(inputs, names, prepare, chunk_rows)
+    return _aligned_blocks(inputs, names, partial(prepare, names=names), chunk_rows)

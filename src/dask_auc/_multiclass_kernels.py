@@ -47,11 +47,10 @@ from ._summary import PartialROC, TieGroup
 from ._validation import (
     ROW_INPUTS,
     RowCounts,
-    _check_finite_labels,
-    _object_unique,
     as_score_array,
     as_weight_array,
     check_aligned,
+    distinct_labels,
     to_numpy,
 )
 
@@ -90,7 +89,7 @@ def prepare_multiclass_block(
     if not lengths.aligned:
         empty = np.empty((0, score.shape[1] if score.ndim == 2 else 0))
         return MultiBlock(lengths, (), label[:0], empty, None)
-    classes = multiclass_labels(label)
+    classes = distinct_labels(label)
     score = as_score_array(score)
     if len(score) and not np.allclose(1, score.sum(axis=1)):
         raise ValueError(PROBABILITY_MESSAGE)
@@ -105,19 +104,6 @@ def _score_matrix(score: Any) -> np.ndarray:
             return score.to_numpy(dtype=np.float64, na_value=np.nan)
         return score.to_numpy()
     return np.asarray(score)
-
-
-def multiclass_labels(labels: np.ndarray) -> tuple[Any, ...]:
-    """The distinct labels of one block, sorted, any number of them."""
-    kind = labels.dtype.kind
-    if kind == "f":
-        _check_finite_labels(labels)
-        found = np.unique(labels)
-    elif kind in "OUS":
-        found = _object_unique(labels)
-    else:
-        found = np.unique(labels)
-    return tuple(v.item() if hasattr(v, "item") else v for v in found)
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,13 @@ class _PartialFinalizer:
 
     def __call__(self, partial: tuple[float, Any, Any], plan: SortPlan) -> float:
         area, pos, neg = partial
+        if len(plan.classes) == 2 and neg == 0:
+            # Both labels are present but every negative weighs 0: scikit-learn's
+            # false positive rates are all NaN, its cut keeps a single point, and
+            # its ``auc`` raises this.
+            raise ValueError(
+                "At least 2 points are needed to compute area under curve, but x.shape = 1"
+            )
         if not defined_or_warn(len(plan.classes), pos, neg):
             return float("nan")
         return mcclish(area / (pos * neg), self.max_fpr)

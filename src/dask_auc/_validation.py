@@ -289,23 +289,50 @@ def as_weight_array(values: Any) -> np.ndarray:
     return weights
 
 
-def label_classes(labels: np.ndarray) -> tuple[Any, ...]:
-    """The distinct labels of one block (sorted), raising for non-binary targets."""
+BYTES_LABELS_MESSAGE = (
+    "Support for labels represented as bytes is not supported. Convert the labels to a "
+    "string or integer format."
+)
+
+
+def distinct_labels(labels: np.ndarray) -> tuple[Any, ...]:
+    """The distinct labels of one block, sorted, as Python values; any number of them.
+
+    The one label discovery of dask-auc: every metric's block kernel calls it
+    (through :func:`label_classes` for binary targets), so every metric
+    rejects the same labels with scikit-learn's messages.
+
+    Examples
+    --------
+    >>> distinct_labels(np.array(["b", "a", "b"]))
+    ('a', 'b')
+    """
     kind = labels.dtype.kind
+    if kind == "S":
+        raise TypeError(BYTES_LABELS_MESSAGE)
     if kind == "b":
-        found = tuple(bool(v) for v in (False, True) if (labels == v).any())
+        found: Any = [v for v in (False, True) if (labels == v).any()]
     elif kind in "iu" and labels.size:
         low, high = labels.min().item(), labels.max().item()
-        if low != high and not ((labels == low) | (labels == high)).all():
-            raise ValueError(MULTICLASS_MESSAGE)
-        found = (low,) if low == high else (low, high)
+        if low != high and ((labels == low) | (labels == high)).all():
+            found = [low, high]  # the common binary case, without a sort
+        else:
+            found = np.unique(labels) if low != high else [low]
     elif kind == "f":
         _check_finite_labels(labels)
-        found = tuple(v.item() for v in np.unique(labels))
-    elif kind in "OUS":
-        found = tuple(v.item() if hasattr(v, "item") else v for v in _object_unique(labels))
+        found = np.unique(labels)
+    elif kind in "OU":
+        found = _object_unique(labels)
+        if any(isinstance(v, bytes) for v in found):
+            raise TypeError(BYTES_LABELS_MESSAGE)
     else:
-        found = tuple(v.item() for v in np.unique(labels))
+        found = np.unique(labels)
+    return tuple(v.item() if hasattr(v, "item") else v for v in found)
+
+
+def label_classes(labels: np.ndarray) -> tuple[Any, ...]:
+    """The distinct labels of one block (sorted), raising for non-binary targets."""
+    found = distinct_labels(labels)
     if len(found) > 2:
         raise ValueError(MULTICLASS_MESSAGE)
     return found
