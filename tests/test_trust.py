@@ -205,3 +205,244 @@ def test_frame_columns_and_series_from_one_frame_still_compute():
         assert dask_auc.roc_auc_score(frame["y"], frame["s"]) == pytest.approx(
             skm.roc_auc_score([0, 1, 1, 0, 1, 0], [0.1, 0.9, 0.4, 0.4, 0.7, 0.2])
         )
+
+
+# --- parity with scikit-learn on the inputs its own test suite probes ---------------------
+
+
+def _outcome(call):
+    """What a call gives: its value with its warnings, or its error's type and first line."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = call()
+        except (ValueError, TypeError) as error:
+            return ("raises", type(error).__name__, str(error).splitlines()[0])
+    found = sorted({(type(w.message).__name__, str(w.message)) for w in caught})
+    found = [w for w in found if w[0] != "RuntimeWarning"]
+    return ("value", _plain(value), found)
+
+
+def _plain(value):
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.astype(float)]
+    if value != value:
+        return "nan"  # NaN == NaN here: both sides give one
+    return value if abs(value) == np.inf else round(float(value), 12)
+
+
+def _partitioned(values):
+    """``values`` as a dask Series of four partitions, two of them empty.
+
+    Bytes go in a dask array: dask DataFrames turn them into strings.
+    """
+    n, values = len(values), np.asarray(values)
+    if values.dtype.kind == "S":
+        return da.from_array(values, chunks=((0, n // 2, 0, n - n // 2),))
+    return _series(values, [0, 0, n // 2, n // 2, n])
+
+
+BIG = 2**60
+PARITY_CASES = {
+    # item 3: integers beyond 2**53 (and uint64 near 2**64), an empty partition
+    "int64 scores above 2**53": (
+        [0, 1, 0, 1, 1, 0],
+        np.array([BIG + 5, BIG + 4, BIG + 3, BIG + 9, BIG + 1, BIG + 1], np.int64),
+        None,
+    ),
+    "uint64 scores near 2**64": (
+        [0, 1, 0, 1, 1, 0],
+        np.array([2**64 - 9, 2**64 - 2, 2**64 - 5, 2**64 - 1, 2**64 - 5, 2**64 - 8], np.uint64),
+        None,
+    ),
+    # item 4: weights at the edges of float range, all-zero weights
+    "weights near 1e160": ([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], [1e160, 3e160, 2e160, 1e160]),
+    "weights near 1e-170": ([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], [1e-170, 3e-170, 2e-170, 1e-170]),
+    "weights 1e300 and 1e-300": ([0, 1, 0, 1], [0.1, 0.4, 0.3, 0.2], [1e300, 1e-300, 1, 5e299]),
+    "all-zero weights": ([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], [0.0, 0.0, 0.0, 0.0]),
+    # item 6: both labels, but every negative weighs nothing
+    "negatives of weight 0": ([0, 1], [0.1, 0.2], [0.0, 1.0]),
+    "positives of weight 0": ([0, 1, 1], [0.1, 0.2, 0.3], [1.0, 0.0, 0.0]),
+    # item 8: bytes labels
+    "bytes labels": (np.array([b"a", b"b", b"a", b"b"]), [0.1, 0.2, 0.3, 0.4], None),
+    "one class": ([1, 1, 1], [0.1, 0.2, 0.3], None),
+}
+
+PARITY_CALLS = {
+    "roc_auc_score": lambda m, y, s, w: m.roc_auc_score(y, s, sample_weight=w),
+    "roc_auc_score max_fpr": lambda m, y, s, w: m.roc_auc_score(y, s, sample_weight=w, max_fpr=0.5),
+    "average_precision_score": lambda m, y, s, w: m.average_precision_score(y, s, sample_weight=w),
+    "roc_curve": lambda m, y, s, w: m.roc_curve(y, s, sample_weight=w),
+    "precision_recall_curve": lambda m, y, s, w: m.precision_recall_curve(y, s, sample_weight=w),
+}
+
+
+@pytest.mark.parametrize("call", list(PARITY_CALLS))
+@pytest.mark.parametrize("case", list(PARITY_CASES))
+def test_same_number_warning_or_error_as_sklearn(case, call):
+    y, s, w = PARITY_CASES[case]
+    run = PARITY_CALLS[call]
+    dask_inputs = [None if v is None else _partitioned(v) for v in (y, s, w)]
+    with dask.config.set({"dask-auc.buckets": 3}):
+        ours = _outcome(lambda: run(dask_auc, *dask_inputs))
+    assert ours == _outcome(lambda: run(skm, y, s, w))
+
+
+MULTICLASS_SHAPES = {
+    "ap: binary y_true, two score columns": (
+        lambda m, y, p: m.average_precision_score(y, p),
+        [0, 1, 1, 0],
+        np.full((4, 2), 0.5),
+    ),
+    "ap: three classes, two columns": (
+        lambda m, y, p: m.average_precision_score(y, p),
+        [0, 1, 2, 0],
+        np.full((4, 2), 0.5),
+    ),
+    "ap: three classes, pos_label=2": (
+        lambda m, y, p: m.average_precision_score(y, p, pos_label=2),
+        [0, 1, 2, 0],
+        np.full((4, 2), 0.5),
+    ),
+    "ap: three classes, one column": (
+        lambda m, y, p: m.average_precision_score(y, p),
+        [0, 1, 2, 0],
+        np.full(4, 0.5),
+    ),
+    "auc: three classes, two columns": (
+        lambda m, y, p: m.roc_auc_score(y, p),
+        [0, 1, 2, 0],
+        np.full((4, 2), 0.5),
+    ),
+    "auc: three classes, four columns, ovr": (
+        lambda m, y, p: m.roc_auc_score(y, p, multi_class="ovr"),
+        [0, 1, 2, 0],
+        np.full((4, 4), 0.25),
+    ),
+    "auc: three classes, one column": (
+        lambda m, y, p: m.roc_auc_score(y, p),
+        [0, 1, 2, 0],
+        np.full(4, 0.5),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MULTICLASS_SHAPES))
+def test_score_shape_errors_in_sklearns_order(case):
+    run, y, p = MULTICLASS_SHAPES[case]
+    frame = (
+        dask_frame({"y": y, **{f"p{k}": p[:, k] for k in range(p.shape[1])}}, [0, 0, 2, 4])
+        if p.ndim == 2
+        else dask_frame({"y": y, "p": p}, [0, 0, 2, 4])
+    )
+    scores = frame[[c for c in frame.columns if c != "y"]] if p.ndim == 2 else frame["p"]
+    assert _outcome(lambda: run(dask_auc, frame["y"], scores)) == _outcome(lambda: run(skm, y, p))
+
+
+def test_warnings_are_sklearns_undefined_metric_warning():
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    y, s = _partitioned([1, 1, 1]), _partitioned([0.1, 0.2, 0.3])
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        assert np.isnan(dask_auc.roc_auc_score(y, s))
+    assert isinstance(caught[0].message, dask_auc.UndefinedMetricWarning)
+    assert caught[0].filename == __file__  # attributed to the caller's line
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=UndefinedMetricWarning)
+        with pytest.raises(UndefinedMetricWarning):
+            dask_auc.roc_curve(y, s)
+        with pytest.raises(UndefinedMetricWarning):
+            dask_auc.roc_auc_score(y, s, compute=False).compute()
+
+
+@settings(max_examples=40)
+@given(
+    exponent=st.sampled_from([-300, -170, -100, 0, 100, 160, 300]),
+    seed=st.integers(0, 2**32 - 1),
+    buckets=st.sampled_from([1, 2, 5]),
+)
+def test_weight_scale_never_changes_the_answer(exponent, seed, buckets):
+    """Weights times 2**k: the same AUC, AP and partial AUC as at k = 0, bit for bit."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    s = np.round(rng.random(n), 1)
+    w = rng.choice([0.0, 0.25, 1.0, 3.0], n)
+    w[:2] = 1.0
+    scaled = np.ldexp(w, exponent * 3)  # beyond float64's range of safe products
+    cuts = [0, 0, 13, 13, 30, n]
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        for metric in (
+            lambda weights: dask_auc.roc_auc_score(
+                _series(y, cuts), _series(s, cuts), sample_weight=_series(weights, cuts)
+            ),
+            lambda weights: dask_auc.roc_auc_score(
+                _series(y, cuts),
+                _series(s, cuts),
+                sample_weight=_series(weights, cuts),
+                max_fpr=0.4,
+            ),
+            lambda weights: dask_auc.average_precision_score(
+                _series(y, cuts), _series(s, cuts), sample_weight=_series(weights, cuts)
+            ),
+        ):
+            assert metric(scaled) == metric(w)
+    assert dask_auc.roc_auc_score(y, s, sample_weight=w) == pytest.approx(
+        skm.roc_auc_score(y, s, sample_weight=w), rel=1e-12
+    )
+
+
+@settings(max_examples=40)
+@given(data=st.data())
+def test_large_integer_scores_are_ordered_exactly_for_any_partitioning(data):
+    """Integers beyond 2**53 (int64, uint64, mixed per partition): exact, or a clear error."""
+    n = data.draw(st.integers(4, 40))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    base = data.draw(st.sampled_from([2**53, 2**62, 2**64 - 100]))
+    s = [base + int(d) for d in rng.integers(0, 30, n)]
+    dtype = np.uint64 if base > 2**63 else np.int64
+    cuts = [0, *sorted(data.draw(st.lists(st.integers(0, n), max_size=4))), n]
+    pieces = [
+        pd.DataFrame({"y": y[a:b], "s": np.array(s[a:b], dtype)})
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    if base < 2**63 and data.draw(st.booleans()):  # some partitions read as uint64
+        pieces = [p.astype({"s": np.uint64}) if i % 2 else p for i, p in enumerate(pieces)]
+    frame = dd.from_delayed(
+        [dask.delayed(p) for p in pieces], meta=pieces[0].iloc[:0], verify_meta=False
+    )
+    buckets = data.draw(st.sampled_from([1, 2, 3, 7]))
+    exact = np.array(s, dtype=dtype)
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        assert dask_auc.roc_auc_score(frame["y"], frame["s"]) == pairwise_auc(y, exact)
+        assert dask_auc.average_precision_score(frame["y"], frame["s"]) == pytest.approx(
+            skm.average_precision_score(y, exact), rel=1e-12
+        )
+        ours = dask_auc.precision_recall_curve(frame["y"], frame["s"])
+    theirs = skm.precision_recall_curve(y, exact)
+    assert ours[2].tolist() == theirs[2].tolist()
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+
+
+def test_integer_scores_no_64_bit_type_holds_are_rejected():
+    pieces = [
+        pd.DataFrame({"y": [0, 1], "s": np.array([-5, 3], np.int64)}),
+        pd.DataFrame({"y": [1, 0], "s": np.array([2**64 - 1, 2**63], np.uint64)}),
+    ]
+    frame = dd.from_delayed(
+        [dask.delayed(p) for p in pieces], meta=pieces[0].iloc[:0], verify_meta=False
+    )
+    with pytest.raises(ValueError, match="no 64-bit type orders them all exactly"):
+        dask_auc.roc_auc_score(frame["y"], frame["s"])
+    pieces[1] = pd.DataFrame({"y": [1, 0], "s": [0.5, 0.25]})
+    pieces[0]["s"] = np.array([2**60, 1], np.int64)
+    frame = dd.from_delayed(
+        [dask.delayed(p) for p in pieces], meta=pieces[0].iloc[:0], verify_meta=False
+    )
+    with pytest.raises(ValueError, match="beyond 2\\*\\*53"):
+        dask_auc.roc_auc_score(frame["y"], frame["s"])

@@ -345,7 +345,8 @@ def _extended(
 ) -> np.ndarray:
     head = [] if previous is None else [previous[which]]
     tail = [] if following is None else [following[which]]
-    return np.concatenate((np.asarray(head, values.dtype), values, np.asarray(tail, values.dtype)))
+    # never cast a weighted neighbour down to a bucket's integer counts
+    return np.concatenate((np.asarray(head), values, np.asarray(tail)))
 
 
 def grid_step(max_points: int) -> float:

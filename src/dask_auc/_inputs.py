@@ -29,7 +29,12 @@ from dask.delayed import Delayed
 
 from ._kernels import prepare_block
 from ._multiclass_kernels import prepare_multiclass_block
-from ._validation import ROW_INPUTS, check_declared_score_dtype, check_lengths
+from ._validation import (
+    ROW_INPUTS,
+    check_declared_label_dtype,
+    check_declared_score_dtype,
+    check_lengths,
+)
 
 _MIN_ROWS_PER_BLOCK = 1 << 18
 
@@ -60,6 +65,7 @@ def prepared_blocks(
     inputs = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
     names = names[: len(inputs)]
     inputs = [_one_dimensional(x, name) for x, name in zip(inputs, names, strict=True)]
+    check_declared_label_dtype(inputs[0])
     check_declared_score_dtype(inputs[1])
     return _aligned_blocks(inputs, names, partial(prepare, names=names), chunk_rows)
 

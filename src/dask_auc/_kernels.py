@@ -62,20 +62,14 @@ class SortedScores(SizedByArrays):
         return SortedScores(self.scores[start:stop], weights)
 
     def in_plan(self, plan: SortPlan) -> SortedScores:
-        """These rows with the plan's score dtype and weight scale (no copy when they agree).
+        """These rows with the plan's score dtype (no copy when it is theirs already).
 
-        Both conversions keep the order and the exact values: the plan only
-        picks a dtype that holds every block's scores exactly, and scales the
-        weights by a power of two.
+        The conversion keeps the order and the exact values: the plan only
+        picks a dtype that holds every block's scores exactly.
         """
-        scores, weights = self.scores, self.weights
-        if scores.dtype != plan.splitters.dtype:
-            scores = scores.astype(plan.splitters.dtype)
-        if weights is not None and plan.weight_exponent:
-            weights = np.ldexp(weights, plan.weight_exponent)
-        if scores is self.scores and weights is self.weights:
+        if self.scores.dtype == plan.splitters.dtype:
             return self
-        return replace(self, scores=scores, weights=weights)
+        return replace(self, scores=self.scores.astype(plan.splitters.dtype))
 
 
 @dataclass(frozen=True)
@@ -106,8 +100,8 @@ class SortPlan(SizedByArrays):
 
     classes: tuple[Any, ...]
     splitters: np.ndarray  # ascending, n_buckets - 1 values, in the common score dtype
-    #: weights are multiplied by ``2 ** weight_exponent`` (exact) so that no
-    #: product of two weights, times the row counts, overflows or underflows
+    #: weights enter pair counts times ``2 ** weight_exponent`` (exact), so that
+    #: no product of weights overflows or underflows (:func:`~dask_auc._summary.pair_product`)
     weight_exponent: int = 0
 
     @property
@@ -125,6 +119,7 @@ class Bucket(SizedByArrays):
 
     pos: SortedScores
     neg: SortedScores
+    weight_exponent: int = 0  # the plan's, for the pair counts of the summary
 
 
 def prepare_block(
@@ -342,7 +337,9 @@ def _cut_positions(scores: np.ndarray, splitters: np.ndarray) -> np.ndarray:
 
 def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
     """Cut a prepared block into one piece per bucket, highest bucket first."""
-    empty = _EMPTY.in_plan(plan)
+    weighted = any(part.weights is not None for part in block.by_label.values())
+    # a missing class is empty in the plan's dtype, weighted if the block is
+    empty = SortedScores(plan.splitters[:0], np.empty(0) if weighted else None)
     pos = block.by_label.get(plan.positive_label, empty).in_plan(plan)
     neg = empty
     for value, part in block.by_label.items():
@@ -351,7 +348,11 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
     pos_cuts = _cut_positions(pos.scores, plan.splitters)
     neg_cuts = _cut_positions(neg.scores, plan.splitters)
     pieces = [
-        Bucket(pos.slice(pos_cuts[j], pos_cuts[j + 1]), neg.slice(neg_cuts[j], neg_cuts[j + 1]))
+        Bucket(
+            pos.slice(pos_cuts[j], pos_cuts[j + 1]),
+            neg.slice(neg_cuts[j], neg_cuts[j + 1]),
+            plan.weight_exponent,
+        )
         for j in range(plan.n_buckets)
     ]
     return pieces[::-1]
@@ -362,7 +363,11 @@ _EMPTY = SortedScores(np.empty(0))
 
 def assemble_bucket(*pieces: Bucket) -> Bucket:
     """Merge one bucket's pieces (one from each block) into sorted class arrays."""
-    return Bucket(_merge_sorted([p.pos for p in pieces]), _merge_sorted([p.neg for p in pieces]))
+    return Bucket(
+        _merge_sorted([p.pos for p in pieces]),
+        _merge_sorted([p.neg for p in pieces]),
+        pieces[0].weight_exponent if pieces else 0,
+    )
 
 
 def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
@@ -405,7 +410,7 @@ def summarize_bucket(bucket: Bucket) -> PartialROC:
     pos, neg = bucket.pos, bucket.neg
     if len(pos) == 0 and len(neg) == 0:
         return PartialROC.empty()
-    strict, tied = _pair_counts(pos, neg)
+    strict, tied = _pair_counts(pos, neg, bucket.weight_exponent)
     top = max(_edge(pos, -1), _edge(neg, -1))
     bottom = min(_edge(pos, 0), _edge(neg, 0))
     return PartialROC(
@@ -415,15 +420,24 @@ def summarize_bucket(bucket: Bucket) -> PartialROC:
         tied,
         TieGroup(top, _total_equal(pos, top), _total_equal(neg, top)),
         TieGroup(bottom, _total_equal(pos, bottom), _total_equal(neg, bottom)),
+        bucket.weight_exponent,
     )
 
 
-def _pair_counts(pos: SortedScores, neg: SortedScores) -> tuple[int | float, int | float]:
-    """(pairs with pos > neg, pairs with pos == neg), weighted when weights exist."""
+def _pair_counts(
+    pos: SortedScores, neg: SortedScores, weight_exponent: int = 0
+) -> tuple[int | float, int | float]:
+    """(pairs with pos > neg, pairs with pos == neg), weighted when weights exist.
+
+    Weighted pair counts are in the units of
+    :func:`~dask_auc._summary.pair_product` for ``weight_exponent``.
+    """
     weighted = pos.weights is not None or neg.weights is not None
     zero: int | float = 0.0 if weighted else 0
     if len(pos) == 0 or len(neg) == 0:
         return zero, zero
+    if weighted and weight_exponent:
+        pos, neg = _scaled(pos, weight_exponent), _scaled(neg, weight_exponent)
     if _looks_tied(pos.scores):
         return _run_pair_counts(pos, neg)
     below = np.searchsorted(neg.scores, pos.scores, "left")
@@ -437,6 +451,11 @@ def _pair_counts(pos: SortedScores, neg: SortedScores) -> tuple[int | float, int
     strict = float(pos.weights @ neg_cumulative[below])
     tied_weight = neg_cumulative[through] - neg_cumulative[below[ties]]
     return strict, float(pos.weights[ties] @ tied_weight)
+
+
+def _scaled(part: SortedScores, weight_exponent: int) -> SortedScores:
+    assert part.weights is not None
+    return replace(part, weights=np.ldexp(part.weights, weight_exponent))
 
 
 def _run_pair_counts(pos: SortedScores, neg: SortedScores) -> tuple[int | float, int | float]:

@@ -253,6 +253,7 @@ class GroupedBucket(SizedByArrays):
 
     groups: tuple[SortedScores, ...]
     column: int
+    weight_exponent: int = 0  # the plan's, for the pair counts of the summaries
 
 
 def split_groups(block: GroupedBlock, plan: Any) -> list[GroupedBucket]:
@@ -263,6 +264,7 @@ def split_groups(block: GroupedBlock, plan: Any) -> list[GroupedBucket]:
         GroupedBucket(
             tuple(part.slice(c[j], c[j + 1]) for part, c in zip(groups, cuts, strict=True)),
             block.column,
+            plan.weight_exponent,
         )
         for j in range(plan.n_buckets)
     ]
@@ -275,6 +277,7 @@ def assemble_groups(*pieces: GroupedBucket) -> GroupedBucket:
     return GroupedBucket(
         tuple(_merge_sorted([p.groups[k] for p in pieces]) for k in range(n_groups)),
         pieces[0].column,
+        pieces[0].weight_exponent,
     )
 
 
@@ -297,7 +300,7 @@ def summarize_one_vs_rest(bucket: GroupedBucket) -> PartialROC:
     tied: int | float = 0
     neg: int | float = 0
     for other in rest:
-        s, t = _pair_counts(pos, other)
+        s, t = _pair_counts(pos, other, bucket.weight_exponent)
         strict, tied, neg = strict + s, tied + t, neg + other.total
     top = max(_edge(g, -1) for g in bucket.groups)
     bottom = min(_edge(g, 0) for g in bucket.groups)
@@ -308,12 +311,14 @@ def summarize_one_vs_rest(bucket: GroupedBucket) -> PartialROC:
         tied,
         TieGroup(top, _total_equal(pos, top), sum(_total_equal(g, top) for g in rest)),
         TieGroup(bottom, _total_equal(pos, bottom), sum(_total_equal(g, bottom) for g in rest)),
+        bucket.weight_exponent,
     )
 
 
 def summarize_pair(bucket: GroupedBucket, other: int) -> PartialROC:
     """The bucket's summary of the column's class (positive) against class ``other``."""
-    return summarize_bucket(Bucket(bucket.groups[bucket.column], bucket.groups[other]))
+    pair = Bucket(bucket.groups[bucket.column], bucket.groups[other], bucket.weight_exponent)
+    return summarize_bucket(pair)
 
 
 def micro_block(block: EncodedBlock) -> PreparedBlock:

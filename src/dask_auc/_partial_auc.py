@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._kernels import Bucket, SortedScores, _total_equal, summarize_bucket
-from ._summary import PartialROC, drop_bottom_group, merge_adjacent, merge_run
+from ._summary import PartialROC, drop_bottom_group, merge_adjacent, merge_run, pair_product
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,9 @@ def cut_bucket(bucket: Bucket, crossing: Crossing | None, index: int) -> BucketC
         descending = np.cumsum(neg.weights[::-1])
         from_top = int(np.searchsorted(descending, budget, "right")) + 1
     score = neg.scores[len(neg) - min(from_top, len(neg))].item()
-    above = Bucket(_strictly_above(bucket.pos, score), _strictly_above(neg, score))
+    above = Bucket(
+        _strictly_above(bucket.pos, score), _strictly_above(neg, score), bucket.weight_exponent
+    )
     return BucketCut(
         score, summarize_bucket(above), _total_equal(bucket.pos, score), _total_equal(neg, score)
     )
@@ -97,11 +99,11 @@ def _strictly_above(part: SortedScores, score: float) -> SortedScores:
 def partial_area(
     summaries: list[PartialROC], crossing: Crossing | None, cuts: list[BucketCut | None]
 ) -> tuple[float, int | float, int | float]:
-    """The area under the ROC curve up to the cut, in count units, with P and N.
+    """The area under the ROC curve up to the cut, as a fraction of ``P * N``, with P and N.
 
     ``cuts`` holds one :func:`cut_bucket` result per bucket (None but for the
-    crossing bucket).  Returns ``(area, total_pos, total_neg)``; ``area`` is
-    nan when undefined.
+    crossing bucket).  Returns ``(partial_auc, total_pos, total_neg)``;
+    ``partial_auc`` (not standardised) is nan when undefined.
     """
     cut = next((c for c in cuts if c is not None), None)
     total_pos = sum(s.pos for s in summaries)
@@ -125,9 +127,12 @@ def partial_area(
             group_neg += summary.top.neg
     above = merge_adjacent(merge_run(above_runs), cut.above)
     width = crossing.threshold - above.neg
-    tpr_gain = group_pos * width / group_neg
-    area = above.area + width * (above.pos + tpr_gain / 2)
-    return float(area), total_pos, total_neg
+    # the ratio first: group_pos * width would underflow for weights near 1e-170
+    tpr_gain = group_pos * (width / group_neg)
+    exponent = next(s.weight_exponent for s in summaries if not s.is_empty)
+    area = above.area + pair_product(width, above.pos + tpr_gain / 2, exponent)
+    pairs = pair_product(total_pos, total_neg, exponent)
+    return float(area / pairs), total_pos, total_neg
 
 
 def mcclish(partial: float, max_fpr: float) -> float:

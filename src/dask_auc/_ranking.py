@@ -125,7 +125,7 @@ class _PartialFinalizer:
         self.max_fpr = max_fpr
 
     def __call__(self, partial: tuple[float, Any, Any], plan: SortPlan) -> float:
-        area, pos, neg = partial
+        fraction, pos, neg = partial
         if len(plan.classes) == 2 and neg == 0:
             # Both labels are present but every negative weighs 0: scikit-learn's
             # false positive rates are all NaN, its cut keeps a single point, and
@@ -135,4 +135,4 @@ class _PartialFinalizer:
             )
         if not defined_or_warn(len(plan.classes), pos, neg):
             return float("nan")
-        return mcclish(area / (pos * neg), self.max_fpr)
+        return mcclish(fraction, self.max_fpr)

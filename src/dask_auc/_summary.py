@@ -12,10 +12,30 @@ This module imports neither dask nor pandas.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from functools import reduce
 
 Number = int | float
+
+
+def pair_product(a: Number, b: Number, weight_exponent: int = 0) -> Number:
+    """``a * b`` for two weight totals, in the pair units of ``weight_exponent``.
+
+    Pair counts of weighted rows are sums of ``w_pos * w_neg``, which overflow
+    for weights near ``1e160`` and underflow near ``1e-170`` although the AUC,
+    a ratio, is well defined.  Every weight enters a product multiplied by
+    ``2 ** weight_exponent`` (exact: a power of two), so pair counts are kept
+    in units of ``2 ** (2 * weight_exponent)``; totals of weights are not scaled.
+
+    Examples
+    --------
+    >>> pair_product(1e200, 3e200, -700) > 0, pair_product(2, 3)
+    (True, 6)
+    """
+    if weight_exponent == 0:
+        return a * b
+    return math.ldexp(a, weight_exponent) * math.ldexp(b, weight_exponent)
 
 
 @dataclass(frozen=True)
@@ -37,13 +57,17 @@ class PartialROC:
         Count (or total weight) of positive and negative rows.
     strict : int or float
         Pairs (positive, negative) inside the run where the positive scores
-        strictly higher (weighted: the sum of ``w_pos * w_neg``).
+        strictly higher (weighted: the sum of ``w_pos * w_neg``, in the units
+        of :func:`pair_product`).
     tied : int or float
         Pairs (positive, negative) inside the run with equal scores.
     top, bottom : TieGroup or None
         The tie groups at the highest and the lowest score; ``None`` when the
         run is empty.  A merge needs them to correct for a tie group that
         straddles the boundary between two runs.
+    weight_exponent : int
+        Pair counts are in units of ``2 ** (2 * weight_exponent)``; 0 but for
+        weights far from 1 (see :func:`pair_product`).  Runs that merge share it.
     """
 
     pos: Number
@@ -52,6 +76,7 @@ class PartialROC:
     tied: Number
     top: TieGroup | None
     bottom: TieGroup | None
+    weight_exponent: int = 0
 
     @classmethod
     def empty(cls) -> PartialROC:
@@ -85,7 +110,11 @@ class PartialROC:
         """
         if self.pos == 0 or self.neg == 0:
             return float("nan")
-        return float(self.twice_area / (2 * self.pos * self.neg))
+        return float(self.twice_area / (2 * self.pairs()))
+
+    def pairs(self) -> Number:
+        """``pos * neg``, in the units of the pair counts."""
+        return pair_product(self.pos, self.neg, self.weight_exponent)
 
     @property
     def is_single_group(self) -> bool:
@@ -139,20 +168,24 @@ def merge_adjacent(higher: PartialROC, lower: PartialROC) -> PartialROC:
             "merge_adjacent: the left run must hold the higher scores "
             f"(left bottom {higher.bottom.score!r} < right top {lower.top.score!r})"
         )
-    strict = higher.strict + lower.strict + higher.pos * lower.neg
+    exponent = higher.weight_exponent
+    strict = higher.strict + lower.strict + pair_product(higher.pos, lower.neg, exponent)
     tied = higher.tied + lower.tied
     top, bottom = higher.top, lower.bottom
     if higher.bottom.score == lower.top.score:
         edge_high, edge_low = higher.bottom, lower.top
-        strict -= edge_high.pos * edge_low.neg
-        tied += edge_high.pos * edge_low.neg + edge_low.pos * edge_high.neg
+        strict -= pair_product(edge_high.pos, edge_low.neg, exponent)
+        tied += pair_product(edge_high.pos, edge_low.neg, exponent)
+        tied += pair_product(edge_low.pos, edge_high.neg, exponent)
         if higher.is_single_group:
             top = _joined(higher.top, lower.top)
         if lower.is_single_group:
             bottom = _joined(higher.bottom, lower.bottom)
         if higher.is_single_group and lower.is_single_group:
             bottom = top
-    return PartialROC(higher.pos + lower.pos, higher.neg + lower.neg, strict, tied, top, bottom)
+    return PartialROC(
+        higher.pos + lower.pos, higher.neg + lower.neg, strict, tied, top, bottom, exponent
+    )
 
 
 def merge_run(summaries: list[PartialROC]) -> PartialROC:
@@ -175,8 +208,8 @@ def drop_bottom_group(run: PartialROC) -> PartialROC:
     assert run.bottom is not None and run.top is not None
     group = run.bottom
     above_pos = run.pos - group.pos
-    strict = run.strict - above_pos * group.neg
-    tied = run.tied - group.pos * group.neg
+    strict = run.strict - pair_product(above_pos, group.neg, run.weight_exponent)
+    tied = run.tied - pair_product(group.pos, group.neg, run.weight_exponent)
     return replace(
         run,
         pos=above_pos,

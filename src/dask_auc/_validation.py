@@ -233,6 +233,12 @@ def to_numpy(values: Any) -> np.ndarray:
     return np.asarray(values)
 
 
+def check_declared_label_dtype(values: Any) -> None:
+    """Reject bytes labels from their dtype, before reading data (scikit-learn's TypeError)."""
+    if getattr(getattr(values, "dtype", None), "kind", None) == "S":
+        raise TypeError(BYTES_LABELS_MESSAGE)
+
+
 def check_declared_score_dtype(values: Any) -> None:
     """Reject string or complex score columns from their dtype, before reading data."""
     dtype = getattr(values, "dtype", None)
