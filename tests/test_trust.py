@@ -446,3 +446,26 @@ def test_integer_scores_no_64_bit_type_holds_are_rejected():
     )
     with pytest.raises(ValueError, match="beyond 2\\*\\*53"):
         dask_auc.roc_auc_score(frame["y"], frame["s"])
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_weighted_precision_recall_drop_intermediate_equals_sklearn_for_any_partitioning(data):
+    """Which points stay is decided from the rows between them, not from float running sums."""
+    n = data.draw(st.integers(4, 120))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    s = np.round(rng.random(n), data.draw(st.sampled_from([0, 1, 2])))
+    w = rng.choice([0.0, 0.1, 0.3, 0.7, 1.0, rng.random()], n)
+    w[:2] = 1.0
+    cuts = [0, *sorted(data.draw(st.lists(st.integers(0, n), max_size=5))), n]
+    frame = dask_frame({"y": y, "s": s, "w": w}, cuts)
+    with dask.config.set({"dask-auc.buckets": data.draw(st.sampled_from([1, 2, 3, 7]))}):
+        precision, recall, thresholds = dask_auc.precision_recall_curve(
+            frame["y"], frame["s"], sample_weight=frame["w"], drop_intermediate=True
+        )
+    expected = skm.precision_recall_curve(y, s, sample_weight=w, drop_intermediate=True)
+    np.testing.assert_array_equal(thresholds, expected[2])
+    np.testing.assert_allclose(precision, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(recall, expected[1], rtol=1e-12)

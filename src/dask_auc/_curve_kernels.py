@@ -194,6 +194,11 @@ class CurveContext:
     continues: bool  # the bottom score opens the next non-empty bucket: not emitted here
     previous: tuple[Number, Number] | None  # the point before this bucket's first one
     following: tuple[Number, Number] | None  # the point after this bucket's last one
+    #: rows of higher buckets at this bucket's top score (a tie continued from above)
+    carried: tuple[Number, Number] = (0, 0)
+    #: rows between this bucket's last point and ``following``: the next point's
+    #: tie group, summed from group totals, so "is any positive between" is exact
+    gain_after: tuple[Number, Number] | None = None
 
 
 def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
@@ -211,11 +216,12 @@ def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
     """
     total = (sum(s.pos for s in summaries), sum(s.neg for s in summaries))
     above: tuple[Number, Number] = (0, 0)
+    carried: tuple[Number, Number] = (0, 0)
     last_point: tuple[Number, Number] | None = None
     contexts = []
     for index, summary in enumerate(summaries):
         if summary.is_empty:
-            contexts.append(CurveContext(total, above, False, last_point, None))
+            contexts.append(CurveContext(total, above, False, last_point, None, carried))
             continue
         assert summary.top is not None and summary.bottom is not None
         lower = summaries[index + 1 :]
@@ -223,23 +229,41 @@ def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
         through = (above[0] + summary.pos, above[1] + summary.neg)
         continues = below is not None and below.top.score == summary.bottom.score  # type: ignore[union-attr]
         following: tuple[Number, Number] | None
+        gain: tuple[Number, Number] | None
+        bottom = (summary.bottom.pos, summary.bottom.neg)
         if continues:
             # the last point here is the second-lowest score; the next one is the
             # bottom score, completed by the buckets it continues into
-            end = (through[0] - summary.bottom.pos, through[1] - summary.bottom.neg)
+            end = (through[0] - bottom[0], through[1] - bottom[1])
             following = _plus(through, _tie_chain(lower, summary.bottom.score))
+            gain = _plus(bottom, _tie_chain(lower, summary.bottom.score))
             emits = not summary.is_single_group
         else:
             end = through
-            following = None
+            following = gain = None
             if below is not None:
-                following = _plus(through, _tie_chain(lower, below.top.score))  # type: ignore[union-attr]
+                gain = _tie_chain(lower, below.top.score)  # type: ignore[union-attr]
+                following = _plus(through, gain)
             emits = True
         contexts.append(
-            CurveContext(total, above, continues, last_point, following if emits else None)
+            CurveContext(
+                total,
+                above,
+                continues,
+                last_point,
+                following if emits else None,
+                carried,
+                gain if emits else None,
+            )
         )
         if emits:
             last_point = end
+        if not continues:
+            carried = (0, 0)
+        elif summary.is_single_group:
+            carried = _plus(carried, bottom)
+        else:
+            carried = bottom
         above = through
     return contexts
 
@@ -337,6 +361,43 @@ def corner_mask(
     return keep[int(previous is not None) : len(keep) - int(following is not None)]
 
 
+def recall_corner_mask(bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
+    """scikit-learn's precision-recall ``drop_intermediate`` mask, decided exactly.
+
+    scikit-learn keeps a point where recall changes just before or just after
+    it.  Recall changes between two points exactly when a positive row lies
+    between them: here that is read from row counts and tie-group totals (all
+    kept rows weigh more than zero), never from the float equality of two
+    differently summed running totals, so weighted curves do not depend on
+    the partitioning.
+
+    Examples
+    --------
+    >>> bucket = Bucket(SortedScores(np.array([0.9])), SortedScores(np.array([0.2, 0.5])))
+    >>> context = CurveContext((1, 2), (0, 0), False, None, None)
+    >>> points = bucket_points(bucket, context)
+    >>> points.thresholds, recall_corner_mask(bucket, points, context)
+    (array([0.9, 0.5, 0.2]), array([ True, False,  True]))
+    """
+    # positives between each point and the one before it: the rows at its threshold
+    scores = bucket.pos.scores
+    at_threshold = np.searchsorted(scores, points.thresholds, "right") - np.searchsorted(
+        scores, points.thresholds, "left"
+    )
+    gains = at_threshold > 0
+    gains[0] |= context.carried[0] > 0
+    if context.gain_after is not None:
+        gains = np.append(gains, context.gain_after[0] > 0)
+    # a point stays if recall moves on arriving at it or on leaving it
+    keep = gains[:-1] | gains[1:] if len(gains) > 1 else np.ones(1, bool)
+    if context.gain_after is None:  # the last point of the curve
+        keep = np.append(keep, True) if len(keep) < len(points) else keep
+        keep[-1] = True
+    if context.previous is None:  # the first point of the curve
+        keep[0] = True
+    return keep[: len(points)]
+
+
 def _extended(
     values: np.ndarray,
     previous: tuple[Number, Number] | None,
@@ -413,8 +474,10 @@ def bucket_curve(
     tells from the summed counts).
     """
     points = bucket_points(bucket, context)
-    if drop_intermediate and len(points):
+    if drop_intermediate and len(points) and curve == ROC:
         points = points.take(corner_mask(points, context.previous, context.following, curve))
+    elif drop_intermediate and len(points):
+        points = points.take(recall_corner_mask(bucket, points, context))
     exact = len(points)
     if max_points is not None and exact > max_points:
         points = points.take(thin_on_grid(points, context.total, grid_step(max_points)))
