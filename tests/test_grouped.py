@@ -332,3 +332,107 @@ def test_benchmark_script_runs_and_every_method_agrees(tmp_path):
         assert same.count("yes (") == 2 and "NO" not in same, row
     assert "**extrapolated** x7" in completed.stdout
     assert output.read_text().strip() == completed.stdout.strip()
+
+
+def weighted_reference(frame, weight="w"):
+    """sklearn per group, the summed weights per class, and GAUC weighted by rows."""
+    expected = reference_per_group(frame, "user", weight=weight)
+    by_class = frame.groupby(["user", "y"])[weight].sum().unstack(fill_value=0.0)
+    expected["weight_pos"] = by_class[1].reindex(expected.index, fill_value=0.0)
+    expected["weight_neg"] = by_class[0].reindex(expected.index, fill_value=0.0)
+    return expected
+
+
+def extreme_weights_frame(scale, seed=13):
+    """Ordinary weights times ``scale``: one number, or one per group ('mixed')."""
+    frame = scored_frame(3000, 60, seed=seed, zero_weights=True)
+    if scale == "mixed":
+        rng = np.random.default_rng(seed)
+        per_group = rng.choice([1e160, 1e-170, 1.0, 1e300, 1e-300], size=60)
+        frame["w"] *= per_group[frame["user"]]
+        # one group whose positives weigh 1e160 and negatives 1e-170: pos * neg ~ 1e-10
+        lopsided = frame["user"] == 0
+        frame.loc[lopsided, "w"] = np.where(frame.loc[lopsided, "y"] == 1, 1e160, 1e-170)
+    else:
+        frame["w"] *= scale
+    return frame
+
+
+@pytest.mark.parametrize(
+    "scale",
+    [1e160, 1e-170, 1e305, 2.0**-1014, "mixed"],
+    ids=["1e160", "1e-170", "1e305 (the groups' sum overflows)", "2**-1014", "mixed per group"],
+)
+def test_weights_at_the_edges_of_float_range_equal_sklearn(scale):
+    frame = extreme_weights_frame(scale)
+    ddf = dask_frame(frame.to_dict("series"), [0, 0, 800, 1500, 1500, 3000])
+    result = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s", sample_weight="w")
+    expected = weighted_reference(frame)
+    got = result.per_group
+    assert list(got.index) == list(expected.index)
+    assert got["n_pos"].tolist() == expected["n_pos"].tolist()
+    assert got["n_neg"].tolist() == expected["n_neg"].tolist()
+    assert got["auc"].notna().tolist() == ((got["n_pos"] > 0) & (got["n_neg"] > 0)).tolist()
+    np.testing.assert_allclose(got["auc"], expected["auc"], rtol=0, atol=1e-12)
+    for column in ("weight_pos", "weight_neg"):
+        np.testing.assert_allclose(got[column], expected[column], rtol=1e-14, atol=0)
+    mass = expected["weight_pos"] + expected["weight_neg"]
+    both = (expected["n_pos"] > 0) & (expected["n_neg"] > 0)
+    top = mass[both].max()  # the reference's own scaling, so that its sums cannot overflow
+    gauc = (expected["auc"][both] * (mass[both] / top)).sum() / (mass[both] / top).sum()
+    assert result.gauc == pytest.approx(gauc, abs=1e-12)
+
+
+def test_a_power_of_two_scale_changes_no_auc_and_scales_the_weights_exactly():
+    frame = extreme_weights_frame(1.0, seed=14)
+    cuts = [0, 0, 1000, 3000, 3000]
+    ddf = dask_frame(frame.to_dict("series"), cuts)
+    ordinary = dask_auc.grouped_roc_auc_score(
+        ddf, by="user", label="y", score="s", sample_weight="w"
+    )
+    for exponent in (700, -700):
+        scaled = frame.assign(w=np.ldexp(frame["w"], exponent))
+        result = dask_auc.grouped_roc_auc_score(
+            dask_frame(scaled.to_dict("series"), cuts),
+            by="user", label="y", score="s", sample_weight="w",
+        )  # fmt: skip
+        for column in ("weight_pos", "weight_neg"):
+            expected = np.ldexp(ordinary.per_group[column], exponent)
+            assert result.per_group[column].equals(expected)
+        np.testing.assert_allclose(result.per_group["auc"], ordinary.per_group["auc"], rtol=1e-15)
+        assert result.gauc == pytest.approx(ordinary.gauc, rel=1e-15)
+
+
+def test_zero_weights_give_nan_for_their_group_and_every_weight_zero_a_nan_gauc():
+    frame = scored_frame(600, 6, seed=15, zero_weights=True)
+    frame.loc[frame["user"] == 2, "w"] = 0.0
+    ddf = dask_frame(frame.to_dict("series"), [0, 200, 200, 600])
+    result = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="s", sample_weight="w")
+    check_against_references(result, frame, "user", weight="w")
+    assert np.isnan(result.per_group.loc[2, "auc"]) and result.per_group.loc[2, "n_pos"] == 0
+    assert not np.isnan(result.gauc)
+    frame["w"] = 0.0
+    ddf = dask_frame(frame.to_dict("series"), [0, 200, 200, 600])
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="nonzero sample_weight"):
+        result = dask_auc.grouped_roc_auc_score(
+            ddf, by="user", label="y", score="s", sample_weight="w"
+        )
+    assert np.isnan(result.gauc) and result.per_group["auc"].isna().all()
+    assert (result.per_group[["n_pos", "n_neg"]] == 0).all().all()
+    assert (result.per_group[["weight_pos", "weight_neg"]] == 0.0).all().all()
+
+
+def test_groups_weighing_1e30_and_1e_minus_30_in_one_bucket_equal_sklearn():
+    """Within the safe range, but a light group after a heavy one lost every digit."""
+    frame = scored_frame(3000, 60, seed=16, zero_weights=True)
+    scale = 10.0 ** np.random.default_rng(16).choice([-30, -10, 0, 10, 30], size=60)
+    frame["w"] *= scale[frame["user"]]
+    ddf = dask_frame(frame.to_dict("series"), [0, 1000, 1000, 3000])
+    with dask.config.set({"dask-auc.buckets": 1}):  # every group in one bucket
+        result = dask_auc.grouped_roc_auc_score(
+            ddf, by="user", label="y", score="s", sample_weight="w"
+        )
+    expected = weighted_reference(frame)
+    np.testing.assert_allclose(result.per_group["auc"], expected["auc"], rtol=0, atol=1e-12)
+    for column in ("weight_pos", "weight_neg"):
+        np.testing.assert_allclose(result.per_group[column], expected[column], rtol=1e-14)

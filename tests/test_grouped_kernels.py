@@ -188,3 +188,121 @@ def test_bucket_table_with_two_key_columns_matches_pandas_groupby():
     for (country, day), rows in frame.groupby(["country", "day"]):
         assert got.loc[(country, day), "auc"] == pairwise_auc(rows["y"], rows["s"])
         assert got.loc[(country, day), "n_pos"] == rows["y"].sum()
+
+
+_KEYS_OF_ONE_VALUE = {
+    # value: representations a partition may carry
+    3: [("int64", 3), ("int32", 3), ("uint64", 3), ("float64", 3.0), ("float32", 3.0),
+        ("Int64", 3), ("Float64", 3.0), ("uint8", 3), ("int64[pyarrow]", 3),
+        ("double[pyarrow]", 3.0), ("category", 3)],
+    -1: [("int64", -1), ("int32", -1), ("int8", -1), ("float64", -1.0), ("Int32", -1)],
+    1: [("int64", 1), ("bool", True), ("boolean", True), ("float64", 1.0)],
+    2**53 + 1: [("int64", 2**53 + 1), ("uint64", 2**53 + 1), ("Int64", 2**53 + 1)],
+    2**63: [("uint64", 2**63), ("float64", 2.0**63), ("UInt64", 2**63)],
+    0.5: [("float64", 0.5), ("float32", 0.5), ("Float64", 0.5), ("category", 0.5)],
+    "ann": [(object, "ann"), ("str", "ann"), ("string[python]", "ann"),
+            ("string[pyarrow]", "ann"), ("category", "ann"), ("large_string[pyarrow]", "ann")],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("value", list(_KEYS_OF_ONE_VALUE), ids=str)
+def test_hash_split_sends_a_value_to_one_bucket_whatever_its_dtype(value):
+    representations = _KEYS_OF_ONE_VALUE[value]
+    buckets = set()
+    pieces = []
+    for seed, (dtype, key) in enumerate(representations):
+        block = _block(pd.Series([key] * 5, dtype=dtype), seed)
+        _, split = split_group_block(block, _SPEC, 16)
+        buckets.update(b for b, piece in enumerate(split) if len(piece.score))
+        pieces.append(split)
+    assert len(buckets) == 1, representations
+    (bucket,) = buckets
+    table = bucket_table(GroupPlan((0, 1)), _SPEC, *(split[bucket] for split in pieces))
+    assert len(table) == 1 and table.index[0] == value
+    assert table["n_pos"].iloc[0] + table["n_neg"].iloc[0] == 5 * len(representations)
+
+
+def test_neighbouring_floats_and_ints_stay_apart():
+    """2**53 + 1 and 2.0**53, 2**63 + 8 and 2.0**63 + 2048: equal as float64, not as values."""
+    blocks = [
+        _block(pd.Series([2**53 + 1, 2**63 - 1], dtype="int64"), 0),
+        _block(pd.Series([2.0**53, 2.0**63, 0.5]), 1),
+        _block(pd.Series([2**63 + 8], dtype="uint64"), 2),
+    ]
+    pieces = [split_group_block(block, _SPEC, 1)[1][0] for block in blocks]
+    table = bucket_table(GroupPlan((0, 1)), _SPEC, *pieces)
+    assert sorted(table.index) == sorted([2**53 + 1, 2**63 - 1, 2**53, 2**63, 0.5, 2**63 + 8])
+    assert table.index.is_unique
+
+
+def test_pair_sums_are_scale_safe_at_the_edges_of_float_range():
+    """Weights near 1e160 overflow the pair products, near 1e-170 underflow them."""
+    rng = np.random.default_rng(5)
+    n, n_groups = 2000, 30
+    codes = rng.integers(0, n_groups, n)
+    scores = rng.integers(0, 9, n) / 9
+    positive = rng.random(n) < 0.5
+    weights = rng.choice([0.0, 0.25, 1.0, 3.0, 7.5], size=n)
+    ordinary = group_pair_sums(codes, n_groups, scores, positive, weights)
+    per_group = rng.choice([-900, -600, 0, 550, 900], size=n_groups)
+    per_group[0] = 1000  # a group beside groups 2**1900 times lighter
+    cases = [  # (exponent of the positives, of the negatives), per group
+        (per_group, per_group),
+        (np.full(n_groups, 600), np.full(n_groups, -600)),  # pos * neg ~ 1, each extreme
+        (np.full(n_groups, 700), np.full(n_groups, 700)),
+        (np.full(n_groups, -540), np.full(n_groups, -540)),
+    ]
+    for pos_exponent, neg_exponent in cases:
+        row_exponent = np.where(positive, pos_exponent[codes], neg_exponent[codes])
+        sums = group_pair_sums(codes, n_groups, scores, positive, np.ldexp(weights, row_exponent))
+        np.testing.assert_allclose(sums.auc(), ordinary.auc(), rtol=1e-14)
+        pos, neg = sums.totals()
+        assert np.array_equal(pos, np.ldexp(ordinary.pos, pos_exponent))  # bit for bit
+        assert np.array_equal(neg, np.ldexp(ordinary.neg, neg_exponent))
+
+
+@pytest.mark.parametrize(
+    "case, scaled",
+    [
+        ("near 2**250", False),
+        ("near 2**-250", False),
+        ("each group spanning 2**200, their largest alike", False),
+        ("one group 2**40 lighter", True),
+        ("one group above 2**256", True),
+    ],
+)
+def test_only_extreme_weights_leave_the_unscaled_path(case, scaled):
+    rng = np.random.default_rng(6)
+    codes = np.repeat(np.arange(5), 20)
+    positive = np.tile([True, False], 50)
+    weights = rng.random(100) + 0.5
+    if case == "near 2**250":
+        weights = np.ldexp(weights, 250)
+    elif case == "near 2**-250":
+        weights = np.ldexp(weights, -250)
+    elif case.startswith("each group"):
+        weights = np.ldexp(weights, np.tile([0, 0, -200, -200], 25))  # each class: 1 and 2**-200
+    elif case.startswith("one group 2**40"):
+        weights[codes == 3] /= 2.0**40
+    else:
+        weights[codes == 3] *= 2.0**260
+    sums = group_pair_sums(codes, 5, rng.random(100), positive, weights)
+    assert (sums.neg_exponent is not None) == scaled
+    if not scaled:
+        assert sums.totals() == (sums.pos, sums.neg)
+
+
+@pytest.mark.parametrize("exponent", [40, 60, 100, 200])
+def test_a_light_group_after_a_heavy_one_keeps_its_digits_at_any_ratio(exponent):
+    """The negatives' running sum crosses group borders: 2**60 per row swallows weights of 1."""
+    rng = np.random.default_rng(exponent)
+    heavy, light = 5000, 300
+    codes = np.r_[np.zeros(heavy, np.int64), np.ones(light, np.int64)]
+    scores = rng.integers(0, 50, heavy + light) / 50
+    positive = rng.random(heavy + light) < 0.5
+    weights = rng.random(heavy + light) + 0.5
+    alone = group_pair_sums(codes[:light] * 0, 1, scores[heavy:], positive[heavy:], weights[heavy:])
+    weights[:heavy] = np.ldexp(weights[:heavy], exponent)
+    sums = group_pair_sums(codes, 2, scores, positive, weights)
+    assert sums.auc()[1] == pytest.approx(alone.auc()[0], abs=1e-15)
+    assert sums.totals()[1][1] == alone.neg[0]

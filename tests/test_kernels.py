@@ -60,9 +60,7 @@ def test_partial_area_kernels_match_sklearn(rows, data, n_buckets, max_fpr):
     cuts_found = [cut_bucket(b, crossing, k) for k, b in enumerate(buckets)]
     assert sum(c is not None for c in cuts_found) == 1
     partial, pos, neg = partial_area(summaries, crossing, cuts_found)
-    assert mcclish(partial, max_fpr) == pytest.approx(
-        sklearn_auc(y, s, max_fpr=max_fpr), abs=1e-12
-    )
+    assert mcclish(partial, max_fpr) == pytest.approx(sklearn_auc(y, s, max_fpr=max_fpr), abs=1e-12)
 
 
 def test_buckets_are_sorted_descending_and_balanced_under_heavy_ties():

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ._graph import LazyScore
 from ._grouped_graph import grouped_tables
-from ._grouped_kernels import GAUC_WEIGHT_COLUMN, GroupSpec
+from ._grouped_kernels import GAUC_WEIGHT_COLUMN, SAFE_EXPONENT, GroupSpec, concat_group_tables
 from ._inputs import _MIN_ROWS_PER_BLOCK
 from ._validation import (
     InvalidParameterError,
@@ -41,9 +41,11 @@ class GroupedAUC:
     ----------
     per_group : pandas.DataFrame
         Indexed by the group key (a MultiIndex for several ``by`` columns),
-        sorted.  Columns ``auc`` (NaN when the group lacks a class), ``n_pos``
-        and ``n_neg`` (rows of nonzero weight), and with ``sample_weight`` also
-        ``weight_pos`` and ``weight_neg`` (the summed weights).
+        sorted, one row per key value (see ``by`` in
+        :func:`grouped_roc_auc_score` for its dtype).  Columns ``auc`` (NaN
+        when the group lacks a class), ``n_pos`` and ``n_neg`` (rows of
+        nonzero weight), and with ``sample_weight`` also ``weight_pos`` and
+        ``weight_neg`` (the summed weights).
     gauc : float
         The weighted mean of ``auc`` over the groups holding both classes; NaN
         when there is none.
@@ -79,6 +81,15 @@ def grouped_roc_auc_score(
     by : str or list of str
         Group key column(s).  Rows with a missing key (NaN, None, NA) in any of
         them are dropped, as ``DataFrame.groupby(..., dropna=True)`` does.
+        Keys are grouped by value, whatever dtype each partition gives the
+        column (Parquet files written at different times: int64 in one,
+        float64 after a null id in another; int32, uint64, nullable
+        ``Int64``; object, ``string`` or ``category`` strings): ``7`` and
+        ``7.0`` are one group, ``2**53 + 1`` and ``2.0**53`` two.  The index
+        is int64 when every key is an integer (uint64 if one is above
+        ``2**63 - 1``), float64 when one is not, Python ints and floats
+        (object) when no numeric dtype holds them all exactly, and the
+        strings for string keys.  Booleans beside numbers count as 0 and 1.
     label : str
         Column of binary labels, checked over the whole frame with
         scikit-learn's rule: at most two classes, the greater one positive (a
@@ -86,8 +97,13 @@ def grouped_roc_auc_score(
     score : str
         Column of finite scores; higher means more positive.
     sample_weight : str, optional
-        Column of finite, non-negative row weights.  Rows of weight zero are
-        left out of the AUC and of ``n_pos``/``n_neg``, as scikit-learn does.
+        Column of finite, non-negative row weights, of any magnitude: extreme
+        weights (beyond ``2**±256``, or groups weighing more than ``2**32``
+        times others) are scaled by a power of two per group and class,
+        exactly, before any product.  Rows of weight zero are left out of the
+        AUC and of ``n_pos``/``n_neg``, as scikit-learn does; a group whose
+        weights are all zero has a NaN AUC, and if every weight is zero
+        ``gauc`` is NaN with an :class:`UndefinedMetricWarning`.
     gauc_weight : {"rows", "positives", "uniform"} or str, default="rows"
         Weight of each group in ``gauc``:
 
@@ -220,7 +236,7 @@ class _Finalizer:
         self.gauc_weight = gauc_weight
 
     def __call__(self, *tables: pd.DataFrame) -> GroupedAUC:
-        per_group = pd.concat(tables).sort_index()
+        per_group = concat_group_tables(tables)
         if self.spec.gauc_column is not None:
             weights = per_group.pop(GAUC_WEIGHT_COLUMN).to_numpy()
         else:
@@ -241,9 +257,14 @@ def _group_weights(per_group: pd.DataFrame, gauc_weight: str) -> np.ndarray:
 
 def _weighted_mean(per_group: pd.DataFrame, weights: np.ndarray) -> float:
     both = ((per_group["n_pos"] > 0) & (per_group["n_neg"] > 0)).to_numpy()
-    total = float(weights[both].sum())
+    weights = _scaled_to_sum(weights[both])
+    total = float(weights.sum())
     if not both.any() or total == 0:
-        reason = "no group holds both classes" if not both.any() else "their weights sum to 0"
+        reason = "their weights sum to 0"
+        if not both.any():
+            reason = "no group holds both classes"
+            if "weight_pos" in per_group:  # every weight zero lands here: say so
+                reason += " with nonzero sample_weight"
         warnings.warn(
             f"GAUC is not defined: {reason}; gauc is NaN.",
             UndefinedMetricWarning,
@@ -251,4 +272,16 @@ def _weighted_mean(per_group: pd.DataFrame, weights: np.ndarray) -> float:
         )
         return float("nan")
     auc = per_group["auc"].to_numpy()[both]
-    return float(np.dot(weights[both], auc) / total)
+    return float(np.dot(weights, auc) / total)
+
+
+def _scaled_to_sum(weights: np.ndarray) -> np.ndarray:
+    """Group weights beyond ``2**±SAFE_EXPONENT`` times a power of two that leaves their mean.
+
+    Weights of 1e300 would overflow their sum; the power of two brings the
+    largest to [0.5, 1), exactly.  Ordinary weights are left bit for bit.
+    """
+    largest = float(weights.max()) if len(weights) else 0.0
+    if largest == 0 or 2.0**-SAFE_EXPONENT <= largest <= 2.0**SAFE_EXPONENT:
+        return weights
+    return np.ldexp(weights, -np.frexp(largest)[1])

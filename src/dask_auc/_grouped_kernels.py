@@ -27,10 +27,11 @@ ranked below each run, and a run contributes ``pos * (2 * below + neg)`` to
 its group's twice-area (a tie counts one half).  Unweighted, everything is an
 int64 count and the AUC is one correctly rounded division.  Weighted, the
 prefix sum is compensated (:func:`compensated_cumsum`) so that a small group
-late in a big bucket does not lose digits to the bucket's running total,
-and weights beyond ``2**±256`` are first scaled per group and class by a
-power of two (:func:`class_exponents`), which changes no AUC, so that no
-product of two weights overflows or underflows.
+late in a big bucket does not lose digits to the bucket's running total.
+Extreme weights (beyond ``2**±256``, or groups whose weights differ by more
+than ``2**32``) are first scaled per group and class by a power of two
+(:func:`class_exponents`), which changes no AUC: no product of two weights
+overflows or underflows, and no group is far lighter than the ones before it.
 
 pandas is used for the keys (hashing, factorizing, the result's index); the
 arithmetic is NumPy.  Nothing here imports dask.
@@ -62,6 +63,10 @@ GAUC_WEIGHT_COLUMN = "_gauc_weight"
 #: weights whose largest per group and class lies in ``[2**-256, 2**256]`` are
 #: used as they are: a pair product stays in [2**-1024, 2**1024] times the row counts
 SAFE_EXPONENT = 256
+#: ... and whose groups' largest negative weights are within 2**32 of each other:
+#: the negatives' running sum crosses group borders, and a group 2**56 times lighter
+#: than 2e6 rows before it loses 3e-10 of its AUC (2**32: 1e-16)
+SPREAD_EXPONENT = 32
 
 
 @dataclass(frozen=True)
@@ -133,9 +138,9 @@ def _is_one(value: Any) -> bool:
 class GroupSums(SizedByArrays):
     """Per-group totals of one bucket, indexed by group code.
 
-    With weights beyond ``2**±SAFE_EXPONENT`` the weighted totals are of the
-    weights scaled per group and class: the true totals are ``pos *
-    2**pos_exponent`` and ``neg * 2**neg_exponent`` (:meth:`totals`).
+    When :func:`class_exponents` scaled extreme weights, the weighted totals
+    are of the scaled weights: the true totals are ``pos * 2**pos_exponent``
+    and ``neg * 2**neg_exponent`` (:meth:`totals`).
     """
 
     pos: np.ndarray  # positive count (int64) or weight (float64)
@@ -257,8 +262,9 @@ def _slice(rows: GroupRows, start: int, stop: int) -> GroupRows:
 # categoricals as their values; strings as they are (every pandas string
 # dtype hashes and compares alike).  The hash is of the value, and buckets
 # and the final table concatenate columns in a dtype holding every value
-# exactly.  A column already in its representation (int64, non-integral
-# float64, strings) is used as it is, without a copy.
+# exactly.  The common case costs nothing: an int64, bool or string column is
+# its own representation, used as it is, and columns of one dtype are
+# concatenated as before.
 
 _NUMBER_KINDS = "biuf"
 
@@ -268,15 +274,18 @@ def canonical_keys(keys: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> canonical_keys(pd.DataFrame({"user": [3.0, 2.0**53], "c": pd.Categorical(["a", "b"])}))
-       user  c
-    0     3  a
-    1  9007199254740992  b
+    >>> keys = pd.DataFrame({"user": [3.0, 2.0**53], "c": pd.Categorical(["b", "a"])})
+    >>> keys = canonical_keys(keys)
+    >>> keys["user"].tolist(), keys["user"].dtype, keys["c"].tolist()
+    ([3, 9007199254740992], dtype('int64'), ['b', 'a'])
     """
-    columns = {name: canonical_key_column(keys[name]) for name in keys.columns}
-    if all(columns[name] is keys[name] for name in keys.columns):
-        return keys
-    return pd.DataFrame(columns, columns=keys.columns, copy=False)
+    changed = {}
+    for name in keys.columns:
+        column = keys[name]
+        canonical = canonical_key_column(column)
+        if canonical is not column:
+            changed[name] = canonical
+    return _with(keys, changed) if changed else keys
 
 
 def canonical_key_column(column: pd.Series) -> pd.Series:
@@ -294,8 +303,8 @@ def canonical_key_column(column: pd.Series) -> pd.Series:
     """
     dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        categories = canonical_key_column(pd.Series(dtype.categories))
-        return pd.Series(categories.take(column.cat.codes.to_numpy()).array, index=column.index)
+        categories = canonical_key_column(pd.Series(dtype.categories)).array
+        return pd.Series(categories.take(column.cat.codes.to_numpy()), index=column.index)
     kind = getattr(dtype, "kind", "O")
     if kind not in _NUMBER_KINDS:
         return column
@@ -309,6 +318,7 @@ def canonical_key_column(column: pd.Series) -> pd.Series:
 
 
 def _canonical_integers(values: np.ndarray) -> np.ndarray:
+    """int64, unless a uint64 value is beyond it: then the uint64 column as it is."""
     if values.dtype.kind == "i" or values.dtype.itemsize < 8 or not len(values):
         return values.astype(np.int64)
     return values if values.max() > np.iinfo(np.int64).max else values.astype(np.int64)
@@ -345,14 +355,17 @@ def key_hash(keys: pd.DataFrame) -> np.ndarray:
     >>> [int(key_hash(canonical_keys(k))[0]) for k in same[:2]] == [int(key_hash(same[0])[0])] * 2
     True
     """
-    floats = [name for name in keys.columns if keys[name].dtype == np.float64]
-    if floats:
-        bits = {name: _value_bits(keys[name].to_numpy()) for name in floats}
-        keys = keys.assign(**bits) if all(isinstance(n, str) for n in floats) else _with(keys, bits)
+    bits = {
+        name: _value_bits(keys[name].to_numpy())
+        for name in keys.columns
+        if keys[name].dtype == np.float64
+    }
+    keys = _with(keys, bits) if bits else keys
     return pd.util.hash_pandas_object(keys, index=False).to_numpy()
 
 
-def _with(keys: pd.DataFrame, columns: dict[Any, np.ndarray]) -> pd.DataFrame:
+def _with(keys: pd.DataFrame, columns: dict[Any, Any]) -> pd.DataFrame:
+    """``keys`` with some columns replaced (``assign`` takes only string names)."""
     merged = {name: columns.get(name, keys[name]) for name in keys.columns}
     return pd.DataFrame(merged, columns=keys.columns, copy=False)
 
@@ -390,12 +403,15 @@ def concat_key_columns(columns: Sequence[Any]) -> pd.Series:
     arrays = [c.to_numpy() for c in present]
     if all(a.dtype.kind in _NUMBER_KINDS for a in arrays):
         return pd.Series(_concat_numbers(arrays), copy=False)
-    return pd.Series(np.concatenate([a.astype(object) for a in arrays]), dtype=object)
+    objects = [_as_python_numbers(a) if a.dtype.kind in "iuf" else a.astype(object) for a in arrays]
+    return pd.Series(np.concatenate(objects), dtype=object)
 
 
 def _concat_numbers(arrays: list[np.ndarray]) -> np.ndarray:
     arrays = [a.astype(np.int64) if a.dtype.kind == "b" else a for a in arrays]
-    targets = [np.int64, np.uint64] + ([np.float64] if any(a.dtype.kind == "f" for a in arrays) else [])
+    targets = [np.int64, np.uint64] + (
+        [np.float64] if any(a.dtype.kind == "f" for a in arrays) else []
+    )
     for target in targets:
         if all(_holds(np.dtype(target), a) for a in arrays):
             return np.concatenate([a.astype(target, copy=False) for a in arrays])
@@ -423,7 +439,7 @@ def _exact_in_float(values: np.ndarray) -> bool:
 
 def _as_python_numbers(values: np.ndarray) -> np.ndarray:
     """Python ints and floats, integers as ints: they compare (and hash) exactly by value."""
-    objects = values.astype(object)
+    objects = values.astype(object)  # int64 and uint64 give Python ints
     if values.dtype.kind == "f":
         whole = _integral(values)
         for target, low, high in ((np.int64, -(2.0**63), 2.0**63), (np.uint64, 2.0**63, 2.0**64)):
@@ -433,11 +449,12 @@ def _as_python_numbers(values: np.ndarray) -> np.ndarray:
 
 
 def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """The bucket tables as one, its index of every key exactly (:func:`concat_key_columns`), sorted.
+    """The bucket tables as one, sorted by an index holding every key exactly.
 
     Bucket tables may disagree on the key dtype (one bucket's keys all
     integers, another's holding 0.5); ``pandas.concat`` would round their
-    union to float64, merging 2**53 + 1 into 2**53.
+    union to float64, merging 2**53 + 1 into 2**53.  Each index level is
+    joined by :func:`concat_key_columns` instead.
     """
     body = pd.concat([t.reset_index(drop=True) for t in tables], ignore_index=True)
     first = tables[0].index
@@ -518,9 +535,10 @@ def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, p
         codes, uniques = pd.factorize(keys[name])
         level_codes.append(codes)
         levels.append(pd.Index(uniques))
-        # re-factorized at each step: stays below len(keys), so the product cannot overflow
+        # re-factorized at each step, the codes stay dense: the product is below len(keys)**2
         combined = pd.factorize(combined * len(uniques) + codes)[0].astype(np.int64, copy=False)
-    # factorize numbers groups in order of appearance: a group's first row exceeds all before it
+    # factorize numbers groups in order of appearance: a group's first row is the
+    # first row (row 0) or one whose code exceeds every code before it
     seen = np.maximum.accumulate(combined)
     first = np.flatnonzero(np.r_[len(combined) > 0, combined[1:] > seen[:-1]])
     index = pd.MultiIndex(
@@ -548,6 +566,10 @@ def group_pair_sums(
         Whether each row is of the positive class.
     weights : float array, optional
         Row weights; without them every row counts 1 and all sums are exact int64.
+        Extreme weights are scaled by a power of two per group and class
+        (:func:`class_exponents`) so that no pair product overflows or
+        underflows; the sums are then of the scaled weights and carry the
+        exponents (:meth:`GroupSums.totals` undoes them).
 
     Examples
     --------
@@ -563,6 +585,11 @@ def group_pair_sums(
     neg_total, twice_area = np.zeros_like(pos_total), np.zeros_like(pos_total)
     if len(codes) == 0:
         return GroupSums(pos_total, neg_total, twice_area)
+    exponents = None
+    if weights is not None:
+        exponents = class_exponents(codes, n_groups, positive, weights)
+        if exponents is not None:
+            weights = np.ldexp(weights, -exponents[positive.astype(np.intp), codes])
     tie_key, n_scores = _group_score_key(codes, n_groups, scores)
     if weights is None:
         # one np.sort of (group, score rank, class) packed in an int64: no permutation needed
@@ -590,7 +617,59 @@ def group_pair_sums(
     pos_total[present] = np.add.reduceat(run_pos, group_start)
     neg_total[present] = np.add.reduceat(run_neg, group_start)
     twice_area[present] = np.add.reduceat(run_twice, group_start)
-    return GroupSums(pos_total, neg_total, twice_area)
+    if exponents is None:
+        return GroupSums(pos_total, neg_total, twice_area)
+    return GroupSums(pos_total, neg_total, twice_area, exponents[1], exponents[0])
+
+
+def class_exponents(
+    codes: np.ndarray, n_groups: int, positive: np.ndarray, weights: np.ndarray
+) -> np.ndarray | None:
+    """Per class and group, the power of two that brings the largest weight to [0.5, 1).
+
+    A group's AUC does not change when the weights of one class are all
+    multiplied by one number, and a power of two multiplies exactly.  Scaled
+    so, a group's pair products and its running sums stay within its row
+    count, whatever its weights and those of the groups beside it.  Only
+    products below ``2**-1074`` (the smallest float) of two scaled weights,
+    each at most 1, are lost: far below the AUC's last digit.
+
+    Returns
+    -------
+    exponents : int array of shape (2, n_groups), or None
+        Row 0 for the negatives, row 1 for the positives (0 where a class has
+        no weight).  None for ordinary weights, used as they are, bit for bit
+        as without this function: every group's and class's largest weight
+        lies in ``[2**-SAFE_EXPONENT, 2**SAFE_EXPONENT]``, and the groups'
+        largest negative weights lie within ``2**SPREAD_EXPONENT`` of each
+        other (the negatives' running sum, compensated, runs over the whole
+        bucket: a group far lighter than those before it would lose digits).
+
+    Examples
+    --------
+    >>> class_exponents(np.array([0, 0]), 1, np.array([True, False]), np.array([1e160, 3.0]))
+    array([[  2],
+           [532]], dtype=int32)
+    """
+    # the whole bucket first, cheap: the largest weights are as tame as all weights are
+    if _ordinary(weights):
+        return None
+    largest = np.zeros((2, n_groups))
+    np.maximum.at(largest, (positive.astype(np.intp), codes), weights)
+    if _ordinary(largest[0]) and _ordinary(largest[1], spread=False):
+        return None
+    return np.frexp(largest)[1]
+
+
+def _ordinary(weights: np.ndarray, spread: bool = True) -> bool:
+    """Nonzero weights all in ``2**±SAFE_EXPONENT`` (and within ``2**SPREAD_EXPONENT``)."""
+    top = weights.max()
+    if top == 0:
+        return True
+    smallest = np.min(weights, where=weights > 0, initial=top)
+    if smallest < np.ldexp(1.0, -SAFE_EXPONENT) or top > np.ldexp(1.0, SAFE_EXPONENT):
+        return False
+    return not spread or bool(top <= np.ldexp(smallest, SPREAD_EXPONENT))
 
 
 def _group_score_key(
