@@ -226,8 +226,8 @@ def average_precision_score(
     if n_columns is not None:
         # scikit-learn's error depends on the labels: read them, then raise it
         blocks = multiclass_blocks(y_true, y_score, sample_weight, prepare=matrix_block_labels)
-        graph, key = gather_graph(blocks, check_matrix_labels, n_columns, rule=rule)
-        lazy = LazyScore(graph, [key], _finalize_average_precision, name)
+        checks, key = gather_graph(blocks, check_matrix_labels, n_columns, rule=rule)
+        lazy = LazyScore(checks, [key], _finalize_average_precision, name)
         return lazy.compute() if compute else lazy
     graph = CurveSortedGraph(curve_blocks(y_true, y_score, sample_weight, rule), rule)
     keys = [graph.context_key, graph.precision_sum_key()]

@@ -283,7 +283,8 @@ def common_score_dtype(metas: Sequence[BlockMeta]) -> np.dtype:
     filled = [m for m in metas if m.score_dtype is not None]
     dtypes = {m.score_dtype for m in filled}
     if len(dtypes) <= 1:
-        return dtypes.pop() if dtypes else np.dtype(np.float64)
+        (dtype,) = dtypes or {np.dtype(np.float64)}
+        return dtype  # type: ignore[return-value]
     integers = [m for m in filled if m.score_dtype.kind in "iu"]  # type: ignore[union-attr]
     low = min(m.score_range[0] for m in integers) if integers else 0
     high = max(m.score_range[1] for m in integers) if integers else 0
