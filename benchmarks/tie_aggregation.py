@@ -38,7 +38,7 @@ if str(HERE) not in sys.path:
 
 from _data import generate  # noqa: E402
 
-from dask_auc._kernels import prepare_block  # noqa: E402
+from dask_auc._kernels.sort import prepare_block  # noqa: E402
 
 
 def best_of(repeats: int, work: Callable[[], object]) -> float:

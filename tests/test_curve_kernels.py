@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dask_auc._curve_kernels import (
+from dask_auc._kernels.curves import (
     PRECISION_RECALL,
     ROC,
     CurvePoints,
@@ -23,7 +23,7 @@ from dask_auc._curve_kernels import (
     prepare_curve_block,
     thin_on_grid,
 )
-from dask_auc._kernels import assemble_bucket, block_meta, split_block, summarize_bucket
+from dask_auc._kernels.sort import assemble_bucket, block_meta, split_block, summarize_bucket
 from strategies import scored_rows
 
 

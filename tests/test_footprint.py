@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from dask.sizeof import sizeof
 
-from dask_auc._footprint import SizedByArrays, footprint
-from dask_auc._kernels import block_meta, plan_sort, prepare_block, split_block
+from dask_auc._kernels.footprint import SizedByArrays, footprint
+from dask_auc._kernels.sort import block_meta, plan_sort, prepare_block, split_block
 
 KERNEL_MODULES = [
-    "dask_auc._kernels",
-    "dask_auc._curve_kernels",
-    "dask_auc._delong_kernels",
-    "dask_auc._grouped_kernels",
-    "dask_auc._multiclass_kernels",
+    "dask_auc._kernels.sort",
+    "dask_auc._kernels.curves",
+    "dask_auc._kernels.delong",
+    "dask_auc._kernels.grouped",
+    "dask_auc._kernels.multiclass",
 ]
 
 

@@ -10,8 +10,8 @@ import pytest
 from dask.delayed import Delayed
 
 import dask_auc
-from dask_auc._graph import SortedGraph
-from dask_auc._inputs import prepared_blocks
+from dask_auc._engine.graph import SortedGraph
+from dask_auc._engine.inputs import prepared_blocks
 from strategies import dask_array
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dask_auc._grouped_kernels import (
+from dask_auc._kernels.grouped import (
     GroupPlan,
     GroupSpec,
     bucket_table,

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
-from dask_auc._kernels import (
+from dask_auc._kernels.partial import cut_bucket, locate_crossing, mcclish, partial_area
+from dask_auc._kernels.sort import (
     SortedScores,
     _cut_positions,
     _looks_tied,
@@ -22,8 +23,7 @@ from dask_auc._kernels import (
     split_block,
     summarize_bucket,
 )
-from dask_auc._partial_auc import cut_bucket, locate_crossing, mcclish, partial_area
-from dask_auc._summary import merge_run
+from dask_auc._kernels.summary import merge_run
 from references import pairwise_auc
 from strategies import scored_rows
 

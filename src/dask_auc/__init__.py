@@ -13,11 +13,11 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._curves import average_precision_score, precision_recall_curve, roc_curve
 from ._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
-from ._graph import LazyScore
+from ._engine.graph import LazyScore
 from ._grouped import GroupedAUC, grouped_roc_auc_score
+from ._kernels.summary import PartialROC, TieGroup, merge_adjacent
+from ._kernels.validation import InvalidParameterError, UndefinedMetricWarning
 from ._ranking import roc_auc_score
-from ._summary import PartialROC, TieGroup, merge_adjacent
-from ._validation import InvalidParameterError, UndefinedMetricWarning
 from .plotting import plot_precision_recall, plot_roc
 
 try:

@@ -3,7 +3,7 @@
 Same arrays as scikit-learn 1.9's ``roc_curve``, ``precision_recall_curve`` and
 ``average_precision_score``, made from the sorted buckets of the AUC's sort:
 each bucket makes the points of its own scores, shifted by an ordered
-exclusive scan of the bucket summaries (:mod:`dask_auc._curve_kernels`), so no
+exclusive scan of the bucket summaries (:mod:`dask_auc._kernels.curves`), so no
 raw row is collected.  Only the curve points travel to the caller, and with
 ``max_points`` at most that many.
 
@@ -30,8 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ._curve_graph import CurveSortedGraph, curve_blocks
-from ._curve_kernels import (
+from ._engine.curve_graph import CurveSortedGraph, curve_blocks
+from ._engine.graph import LazyScore, gather_graph, split_every_default
+from ._engine.inputs import multiclass_blocks, score_column_count
+from ._kernels.curves import (
     PRECISION_RECALL,
     ROC,
     CurveContext,
@@ -43,9 +45,7 @@ from ._curve_kernels import (
     matrix_block_labels,
     thin_on_grid,
 )
-from ._graph import LazyScore, gather_graph, split_every_default
-from ._inputs import multiclass_blocks, score_column_count
-from ._validation import (
+from ._kernels.validation import (
     NO_NEGATIVES_MESSAGE,
     NO_POSITIVES_MESSAGE,
     InvalidParameterError,

@@ -1,7 +1,7 @@
 """Confidence intervals of the AUC and the paired test of two AUCs (DeLong et al. 1988).
 
 Both come from *placement values* computed on the same sorted buckets as the
-AUC itself (:mod:`dask_auc._delong_kernels`):
+AUC itself (:mod:`dask_auc._kernels.delong`):
 
 * :func:`roc_auc_ci` -- the AUC with its DeLong standard error and a normal
   confidence interval, clipped to ``[0, 1]``.  Each
@@ -33,17 +33,23 @@ from collections.abc import Sequence
 from statistics import NormalDist
 from typing import Any, NamedTuple
 
-from ._delong_kernels import (
+from ._engine.graph import (
+    LazyScore,
+    SortedGraph,
+    delong_keys,
+    paired_delong_graph,
+    split_every_default,
+)
+from ._engine.inputs import prepared_blocks
+from ._kernels.delong import (
     PAIRED_INPUTS,
     BucketContext,
     CrossSums,
     SquareSums,
     prepare_paired_block,
 )
-from ._graph import LazyScore, SortedGraph, delong_keys, paired_delong_graph, split_every_default
-from ._inputs import prepared_blocks
-from ._kernels import SortPlan
-from ._validation import InvalidParameterError, check_split_every, defined_or_warn
+from ._kernels.sort import SortPlan
+from ._kernels.validation import InvalidParameterError, check_split_every, defined_or_warn
 
 WEIGHTS_MESSAGE = (
     "sample_weight is not supported for DeLong's variance: it is defined for "

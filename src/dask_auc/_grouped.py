@@ -1,9 +1,9 @@
 """Grouped AUC: the exact ROC AUC of every group, and the group-weighted mean (GAUC).
 
 Rows are routed to buckets by a hash of their group key (see
-:mod:`dask_auc._grouped_graph`), so a group spread over many partitions is
+:mod:`dask_auc._engine.grouped_graph`), so a group spread over many partitions is
 whole in one bucket, and each bucket computes all of its groups at once with
-a vectorized kernel (:func:`dask_auc._grouped_kernels.group_pair_sums`): cost
+a vectorized kernel (:func:`dask_auc._kernels.grouped.group_pair_sums`): cost
 grows with rows, not with the number of groups.
 """
 
@@ -20,11 +20,11 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._graph import LazyScore
-from ._grouped_graph import grouped_tables
-from ._grouped_kernels import GAUC_WEIGHT_COLUMN, SAFE_EXPONENT, GroupSpec, concat_group_tables
-from ._inputs import _MIN_ROWS_PER_BLOCK
-from ._validation import (
+from ._engine.graph import LazyScore
+from ._engine.grouped_graph import grouped_tables
+from ._engine.inputs import _MIN_ROWS_PER_BLOCK
+from ._kernels.grouped import GAUC_WEIGHT_COLUMN, SAFE_EXPONENT, GroupSpec, concat_group_tables
+from ._kernels.validation import (
     InvalidParameterError,
     UndefinedMetricWarning,
     check_declared_score_dtype,

@@ -2,7 +2,7 @@
 
 ``roc_auc_score`` sends a 2-D ``y_score`` (two or more score columns) here.
 Every class reduction of one call is part of one graph
-(:func:`dask_auc._graph.multiclass_graph`): each score column is sorted once,
+(:func:`dask_auc._engine.graph.multiclass_graph`): each score column is sorted once,
 its rows keeping their class, and the sorted buckets give
 
 * one-vs-rest (``multi_class='ovr'``): class ``c`` (``y == classes[c]``)
@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from ._graph import LazyScore, multiclass_graph
-from ._inputs import multiclass_blocks
-from ._multiclass_kernels import ClassPlan
-from ._summary import PartialROC
-from ._validation import MULTICLASS_MESSAGE, defined_or_warn
+from ._engine.graph import LazyScore, multiclass_graph
+from ._engine.inputs import multiclass_blocks
+from ._kernels.multiclass import ClassPlan
+from ._kernels.summary import PartialROC
+from ._kernels.validation import MULTICLASS_MESSAGE, defined_or_warn
 
 
 def check_multiclass_params(

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._graph import LazyScore, SortedGraph, split_every_default
-from ._inputs import prepared_blocks, score_column_count
-from ._kernels import SortPlan
-from ._multiclass import multiclass_roc_auc
-from ._partial_auc import mcclish
-from ._summary import PartialROC
-from ._validation import (
+from ._engine.graph import LazyScore, SortedGraph, split_every_default
+from ._engine.inputs import prepared_blocks, score_column_count
+from ._kernels.partial import mcclish
+from ._kernels.sort import SortPlan
+from ._kernels.summary import PartialROC
+from ._kernels.validation import (
     check_choice,
     check_max_fpr,
     check_split_every,
     defined_or_warn,
 )
+from ._multiclass import multiclass_roc_auc
 
 _AVERAGES = ("micro", "macro", "samples", "weighted", None)
 _MULTI_CLASS = ("raise", "ovr", "ovo")

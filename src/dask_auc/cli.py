@@ -49,10 +49,10 @@ import dask
 import dask.dataframe as dd
 
 from ._curves import average_precision_score
-from ._graph import LazyScore, _parts
+from ._engine.graph import LazyScore, _parts
 from ._grouped import GroupedAUC, grouped_roc_auc_score
+from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning, check_max_fpr
 from ._ranking import roc_auc_score
-from ._validation import MULTICLASS_MESSAGE, UndefinedMetricWarning, check_max_fpr
 from .plotting import PLOT_EXTRA_MESSAGE, plot_precision_recall, plot_roc
 
 PROG = "dask-auc"

@@ -14,9 +14,9 @@ from typing import Any
 
 from dask.highlevelgraph import HighLevelGraph
 
-from ._curve_kernels import PRECISION_RECALL, ROC
 from ._curves import lazy_curve
-from ._graph import LazyScore
+from ._engine.graph import LazyScore
+from ._kernels.curves import PRECISION_RECALL, ROC
 
 PLOT_EXTRA_MESSAGE = 'plotting needs matplotlib: pip install "dask-auc[plot]"'
 

@@ -9,7 +9,7 @@ position, as in scikit-learn:
 * inputs of unknown partition lengths (dask DataFrames, arrays of unknown
   chunks) must be partitioned alike.  Partition counts are checked here;
   row counts in every block, by the planning task, which raises before any
-  bucket is made (:func:`~dask_auc._validation.check_aligned`).  Nothing is
+  bucket is made (:func:`~dask_auc._kernels.validation.check_aligned`).  Nothing is
   fixed by a silent index alignment, no block is dropped.
 """
 
@@ -27,9 +27,9 @@ import dask.dataframe as dd
 import numpy as np
 from dask.delayed import Delayed
 
-from ._kernels import prepare_block
-from ._multiclass_kernels import prepare_multiclass_block
-from ._validation import (
+from .._kernels.multiclass import prepare_multiclass_block
+from .._kernels.sort import prepare_block
+from .._kernels.validation import (
     ROW_INPUTS,
     check_declared_label_dtype,
     check_declared_score_dtype,
@@ -47,7 +47,7 @@ def prepared_blocks(
     prepare: Any = prepare_block,
     names: tuple[str, ...] = ROW_INPUTS,
 ) -> list[Delayed]:
-    """One lazy :class:`~dask_auc._kernels.PreparedBlock` per aligned input block.
+    """One lazy :class:`~dask_auc._kernels.sort.PreparedBlock` per aligned input block.
 
     Parameters
     ----------
@@ -56,7 +56,7 @@ def prepared_blocks(
     chunk_rows : int, optional
         Block size used when every input is in memory (default: enough blocks
         to keep all cores busy).
-    prepare : callable, default :func:`~dask_auc._kernels.prepare_block`
+    prepare : callable, default :func:`~dask_auc._kernels.sort.prepare_block`
         The task run on each aligned block of the inputs; it takes the
         inputs' blocks and ``names=``.
     names : tuple of str
@@ -236,7 +236,7 @@ def multiclass_blocks(
 ) -> list[Delayed]:
     """One lazy ``prepare(*blocks)`` per aligned row block of a 2-D ``y_score``.
 
-    By default a :class:`~dask_auc._multiclass_kernels.MultiBlock`.
+    By default a :class:`~dask_auc._kernels.multiclass.MultiBlock`.
     ``y_score`` is 2-D (a dask DataFrame of score columns, a 2-D dask array,
     or in memory); ``y_true`` and ``sample_weight`` are 1-D.  Rows pair by
     position, with the same rules as :func:`prepared_blocks`.

@@ -1,4 +1,4 @@
-"""The dask graph of the curves: the sort of :mod:`dask_auc._graph`, then a scan.
+"""The dask graph of the curves: the sort of :mod:`dask_auc._engine.graph`, then a scan.
 
 For ``K`` sorted buckets (bucket 0 = highest scores)::
 
@@ -20,7 +20,7 @@ from typing import Any
 from dask.base import tokenize
 from dask.delayed import Delayed
 
-from ._curve_kernels import (
+from .._kernels.curves import (
     LabelRule,
     bucket_curve,
     bucket_precision_sum,
@@ -28,8 +28,8 @@ from ._curve_kernels import (
     plan_curve,
     prepare_curve_block,
 )
-from ._graph import SortedGraph
-from ._inputs import prepared_blocks
+from .graph import SortedGraph
+from .inputs import prepared_blocks
 
 
 def curve_blocks(y_true: Any, y_score: Any, sample_weight: Any, rule: LabelRule) -> list[Delayed]:
@@ -58,7 +58,7 @@ class CurveSortedGraph(SortedGraph):
     def curve_keys(
         self, curve: str, drop_intermediate: bool, max_points: int | None
     ) -> list[tuple]:
-        """Keys of each bucket's :class:`~dask_auc._curve_kernels.CurvePoints`."""
+        """Keys of each bucket's :class:`~dask_auc._kernels.curves.CurvePoints`."""
         kind = f"curve-points-{tokenize(curve, drop_intermediate, max_points)}"
         return [
             self.add((kind, b), bucket_curve, key, context, curve, drop_intermediate, max_points)
@@ -78,7 +78,7 @@ class CurveSortedGraph(SortedGraph):
         return self.add(("curve-precision-sum", 0), _total, parts)
 
     def area_key(self, split_every: int) -> tuple:
-        """Key of the merged :class:`~dask_auc._summary.PartialROC` (the exact AUC)."""
+        """Key of the merged :class:`~dask_auc._kernels.summary.PartialROC` (the exact AUC)."""
         return self.tree_reduce(self.summary_keys, split_every)
 
 

@@ -1,8 +1,8 @@
 """Pure-NumPy kernels of the multi-class ROC AUC (one-vs-rest, one-vs-one, micro).
 
-The multi-class sort reuses the binary sample sort of :mod:`dask_auc._kernels`
+The multi-class sort reuses the binary sample sort of :mod:`dask_auc._kernels.sort`
 once per score column.  The rows of column ``c`` keep their class: a block of
-column ``c`` holds one ascending :class:`~dask_auc._kernels.SortedScores` per
+column ``c`` holds one ascending :class:`~dask_auc._kernels.sort.SortedScores` per
 class (a :class:`GroupedBlock`), cut at the same splitters and merged bucket by
 bucket exactly as the binary positives and negatives are.  From one sorted
 column both kinds of summary follow, bucket by bucket:
@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ._footprint import SizedByArrays
-from ._kernels import (
+from .footprint import SizedByArrays
+from .sort import (
     Bucket,
     PreparedBlock,
     SortedScores,
@@ -43,8 +43,8 @@ from ._kernels import (
     _total_equal,
     summarize_bucket,
 )
-from ._summary import PartialROC, TieGroup
-from ._validation import (
+from .summary import PartialROC, TieGroup
+from .validation import (
     ROW_INPUTS,
     RowCounts,
     as_score_array,
@@ -223,8 +223,8 @@ def _encode(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
 class GroupedBlock(SizedByArrays):
     """One block's rows of one score column, a sorted run per class.
 
-    Quacks like :class:`~dask_auc._kernels.PreparedBlock` for
-    :func:`~dask_auc._kernels.block_meta` and :func:`~dask_auc._kernels.plan_sort`.
+    Quacks like :class:`~dask_auc._kernels.sort.PreparedBlock` for
+    :func:`~dask_auc._kernels.sort.block_meta` and :func:`~dask_auc._kernels.sort.plan_sort`.
     """
 
     lengths: RowCounts

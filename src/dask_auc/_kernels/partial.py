@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels import Bucket, SortedScores, _total_equal, summarize_bucket
-from ._summary import PartialROC, drop_bottom_group, merge_adjacent, merge_run, pair_product
+from .sort import Bucket, SortedScores, _total_equal, summarize_bucket
+from .summary import PartialROC, drop_bottom_group, merge_adjacent, merge_run, pair_product
 
 
 @dataclass(frozen=True)

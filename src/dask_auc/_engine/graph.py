@@ -27,7 +27,7 @@ from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 from dask.typing import Key
 
-from ._delong_kernels import (
+from .._kernels.delong import (
     assemble_traced,
     bucket_contexts,
     paired_sums,
@@ -37,8 +37,7 @@ from ._delong_kernels import (
     total_square_sums,
     traced_block,
 )
-from ._kernels import assemble_bucket, block_meta, plan_sort, split_block, summarize_bucket
-from ._multiclass_kernels import (
+from .._kernels.multiclass import (
     assemble_groups,
     class_meta,
     column_groups,
@@ -49,8 +48,9 @@ from ._multiclass_kernels import (
     summarize_one_vs_rest,
     summarize_pair,
 )
-from ._partial_auc import cut_bucket, locate_crossing, partial_area
-from ._summary import merge_run
+from .._kernels.partial import cut_bucket, locate_crossing, partial_area
+from .._kernels.sort import assemble_bucket, block_meta, plan_sort, split_block, summarize_bucket
+from .._kernels.summary import merge_run
 
 DEFAULT_SPLIT_EVERY = 8
 #: bound on P * K piece tasks; above it fewer buckets are used
@@ -77,7 +77,7 @@ class SortedGraph:
     Parameters
     ----------
     blocks : list of Delayed
-        One :class:`~dask_auc._kernels.PreparedBlock` per input block.
+        One :class:`~dask_auc._kernels.sort.PreparedBlock` per input block.
     n_buckets : int, optional
         Number of score buckets; see :func:`bucket_count`.
     """
@@ -171,7 +171,7 @@ class SortedGraph:
             level += 1
 
     def partial_auc_key(self, max_fpr: float) -> tuple:
-        """Key of ``(area, P, N)`` up to ``max_fpr``, see :mod:`dask_auc._partial_auc`."""
+        """Key of ``(area, P, N)`` up to ``max_fpr``, see :mod:`dask_auc._kernels.partial`."""
         crossing = self.add(("auc-crossing", 0), locate_crossing, self.summary_keys, max_fpr)
         cuts = [
             self.add(("auc-cut", b), cut_bucket, key, crossing, b)
@@ -286,7 +286,7 @@ def _parts(*results: Any) -> tuple[Any, ...]:
 class GroupedSortedGraph(SortedGraph):
     """The sorted buckets of one score column whose rows keep their class.
 
-    Blocks are :class:`~dask_auc._multiclass_kernels.GroupedBlock` objects of
+    Blocks are :class:`~dask_auc._kernels.multiclass.GroupedBlock` objects of
     column ``c``; ``summary_keys`` are the one-vs-rest summaries of class
     ``c``, and :meth:`pair_summary_keys` gives class ``c`` against one other
     class, from the same sorted buckets.
@@ -317,7 +317,7 @@ def multiclass_graph(
 ) -> tuple[HighLevelGraph, list[Hashable]]:
     """The graph of a multi-class AUC, all class reductions in one graph.
 
-    ``blocks`` are lazy :class:`~dask_auc._multiclass_kernels.MultiBlock`
+    ``blocks`` are lazy :class:`~dask_auc._kernels.multiclass.MultiBlock`
     objects.  One task plans the classes; each score column is then sorted
     once (:class:`GroupedSortedGraph`) and reduced per target (one-vs-rest,
     and one-vs-one against each other class); micro averaging sorts the
@@ -356,7 +356,7 @@ def delong_keys(sorted_graph: SortedGraph) -> tuple[tuple, tuple]:
     """Add DeLong's variance terms to ``sorted_graph``: keys of (contexts, square sums).
 
     One task scans the bucket summaries into per-bucket contexts
-    (:func:`~dask_auc._delong_kernels.bucket_contexts`); each bucket then sums
+    (:func:`~dask_auc._kernels.delong.bucket_contexts`); each bucket then sums
     its rows' squared centred placements, and one task adds those up.
     """
     contexts = sorted_graph.add(
@@ -378,7 +378,7 @@ class TracedSortedGraph(SortedGraph):
 def paired_delong_graph(blocks: Sequence[Delayed]) -> tuple[HighLevelGraph, list[Hashable]]:
     """The graph of DeLong's paired test of two models scored on the same rows.
 
-    ``blocks`` are lazy :class:`~dask_auc._delong_kernels.PairedBlock` objects.
+    ``blocks`` are lazy :class:`~dask_auc._kernels.delong.PairedBlock` objects.
     Each model's scores are sorted with their row ids (``block << 32 |
     position``); each bucket computes its rows' placements and routes them back
     to their input block (the reverse of the sort's split), where the two

@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from ._footprint import SizedByArrays
-from ._kernels import Bucket, PreparedBlock, SortedScores
-from ._summary import PartialROC, merge_run
-from ._validation import RowCounts, as_score_array, label_classes, to_numpy
+from .footprint import SizedByArrays
+from .sort import Bucket, PreparedBlock, SortedScores
+from .summary import PartialROC, merge_run
+from .validation import RowCounts, as_score_array, label_classes, to_numpy
 
 #: the names of :func:`~dask_auc.delong_test`'s row inputs
 PAIRED_INPUTS = ("y_true", "score_a", "score_b")
@@ -60,7 +60,7 @@ def bucket_contexts(summaries: Sequence[PartialROC]) -> list[BucketContext | Non
 
     Examples
     --------
-    >>> from dask_auc._summary import TieGroup
+    >>> from dask_auc._kernels.summary import TieGroup
     >>> high = PartialROC(1, 1, 0, 1, TieGroup(0.5, 1, 1), TieGroup(0.5, 1, 1))
     >>> low = PartialROC(0, 1, 0, 0, TieGroup(0.5, 0, 1), TieGroup(0.1, 0, 0))
     >>> bucket_contexts([high, low])[1].pos_tied_above

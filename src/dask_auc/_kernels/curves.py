@@ -2,7 +2,7 @@
 
 A curve point is a distinct score ``s`` with the (weighted) counts of
 positives and negatives scoring ``>= s``: scikit-learn's ``tps`` and ``fps``.
-Each sorted bucket (:mod:`dask_auc._kernels`, bucket 0 = highest scores) makes
+Each sorted bucket (:mod:`dask_auc._kernels.sort`, bucket 0 = highest scores) makes
 the points of its own distinct scores, shifted by the counts of all higher
 buckets.  Those shifts, and everything else a bucket must know of the others,
 come from one ordered exclusive scan of the bucket summaries
@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from ._footprint import SizedByArrays
-from ._kernels import Bucket, PreparedBlock, SortedScores, SortPlan, plan_sort, prepare_block
-from ._summary import Number, PartialROC
-from ._validation import ROW_INPUTS, RowCounts, check_aligned, distinct_labels, to_numpy
+from .footprint import SizedByArrays
+from .sort import Bucket, PreparedBlock, SortedScores, SortPlan, plan_sort, prepare_block
+from .summary import Number, PartialROC
+from .validation import ROW_INPUTS, RowCounts, check_aligned, distinct_labels, to_numpy
 
 ROC, PRECISION_RECALL = "roc", "precision_recall"
 
@@ -170,7 +170,7 @@ def _sorted_labels(found: set[Any]) -> tuple[Any, ...]:
 
 
 def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> SortPlan:
-    """:func:`~dask_auc._kernels.plan_sort` after scikit-learn's checks of the labels.
+    """:func:`~dask_auc._kernels.sort.plan_sort` after scikit-learn's checks of the labels.
 
     The plan's classes are ``(False, True)``: the blocks are split on
     ``label == positive``.
@@ -206,7 +206,7 @@ def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
 
     Examples
     --------
-    >>> from dask_auc._summary import TieGroup
+    >>> from dask_auc._kernels.summary import TieGroup
     >>> high = PartialROC(1, 1, 0, 1, TieGroup(0.9, 1, 0), TieGroup(0.5, 0, 1))
     >>> low = PartialROC(1, 0, 0, 0, TieGroup(0.5, 1, 0), TieGroup(0.5, 1, 0))
     >>> [c.continues for c in curve_contexts([high, low])]

@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._footprint import SizedByArrays
-from ._validation import (
+from .footprint import SizedByArrays
+from .validation import (
     _check_finite,
     as_score_array,
     as_weight_array,

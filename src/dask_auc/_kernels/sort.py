@@ -10,7 +10,7 @@ The sort is a sample sort that never moves pandas rows:
 3. :func:`split_block` cuts every sorted class array at the splitters (binary
    searches, views, no copy) into one piece per bucket.
 4. :func:`assemble_bucket` merges the pieces of one bucket, and
-   :func:`summarize_bucket` reduces it to a :class:`~dask_auc._summary.PartialROC`.
+   :func:`summarize_bucket` reduces it to a :class:`~dask_auc._kernels.summary.PartialROC`.
 
 Buckets are numbered in descending score order: bucket 0 holds the highest
 scores.  A tie group heavy enough to fill several buckets is spread over them
@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ._footprint import SizedByArrays
-from ._summary import PartialROC, TieGroup
-from ._validation import (
+from .footprint import SizedByArrays
+from .summary import PartialROC, TieGroup
+from .validation import (
     ROW_INPUTS,
     RowCounts,
     as_score_array,
@@ -101,7 +101,8 @@ class SortPlan(SizedByArrays):
     classes: tuple[Any, ...]
     splitters: np.ndarray  # ascending, n_buckets - 1 values, in the common score dtype
     #: weights enter pair counts times ``2 ** weight_exponent`` (exact), so that
-    #: no product of weights overflows or underflows (:func:`~dask_auc._summary.pair_product`)
+    #: no product of weights overflows or underflows
+    #: (:func:`~dask_auc._kernels.summary.pair_product`)
     weight_exponent: int = 0
 
     @property
@@ -141,7 +142,7 @@ def prepare_block(
     -------
     PreparedBlock
         With no rows at all when the inputs' lengths differ: the planning task
-        then raises (:func:`~dask_auc._validation.check_aligned`) before any
+        then raises (:func:`~dask_auc._kernels.validation.check_aligned`) before any
         bucket is made.
 
     Examples
@@ -431,7 +432,7 @@ def _pair_counts(
     """(pairs with pos > neg, pairs with pos == neg), weighted when weights exist.
 
     Weighted pair counts are in the units of
-    :func:`~dask_auc._summary.pair_product` for ``weight_exponent``.
+    :func:`~dask_auc._kernels.summary.pair_product` for ``weight_exponent``.
     """
     weighted = pos.weights is not None or neg.weights is not None
     zero: int | float = 0.0 if weighted else 0

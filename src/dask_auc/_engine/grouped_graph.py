@@ -23,8 +23,8 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 from dask.typing import Key
 
-from ._graph import LazyScore, bucket_count
-from ._grouped_kernels import GroupSpec, bucket_table, plan_groups, split_group_block
+from .._kernels.grouped import GroupSpec, bucket_table, plan_groups, split_group_block
+from .graph import LazyScore, bucket_count
 
 
 def grouped_tables(
@@ -35,7 +35,7 @@ def grouped_tables(
 ) -> LazyScore:
     """A lazy collection whose parts are the K bucket tables, ``finalize(*tables)`` its value.
 
-    ``n_buckets`` defaults to :func:`dask_auc._graph.bucket_count` of the
+    ``n_buckets`` defaults to :func:`dask_auc._engine.graph.bucket_count` of the
     partition count (``dask.config`` key ``dask-auc.buckets`` overrides).
     """
     n_buckets = n_buckets or bucket_count(frame.npartitions)
