@@ -137,11 +137,11 @@ def test_corners_from_neighbouring_summaries_equal_corners_of_the_whole_curve(
 
 def test_corner_mask_keeps_the_ends_of_the_curve_and_reads_the_neighbours():
     points = CurvePoints(np.array([1, 2, 3]), np.array([0, 0, 0]), np.zeros(3))
-    assert corner_mask(points, None, None, ROC).tolist() == [True, False, True]
+    assert corner_mask(points, None, None).tolist() == [True, False, True]
     # collinear with both neighbours: all three are intermediate
-    assert corner_mask(points, (0, 0), (4, 0), ROC).tolist() == [False, False, False]
+    assert corner_mask(points, (0, 0), (4, 0)).tolist() == [False, False, False]
     # a bend right after the run keeps its last point
-    assert corner_mask(points, (0, 0), (3, 5), ROC).tolist() == [False, False, True]
+    assert corner_mask(points, (0, 0), (3, 5)).tolist() == [False, False, True]
 
 
 @given(scored_rows(), st.booleans())

@@ -56,10 +56,10 @@ def test_partial_area_kernels_match_sklearn(rows, data, n_buckets, max_fpr):
     n = len(y)
     cuts = [0, *sorted(data.draw(st.lists(st.integers(0, n), max_size=4))), n]
     summaries, buckets = _pipeline(y, s, None, cuts, n_buckets)
-    crossing = locate_crossing(summaries, max_fpr)
-    cuts_found = [cut_bucket(b, crossing, k) for k, b in enumerate(buckets)]
+    crossings = locate_crossing(summaries, max_fpr)
+    cuts_found = [cut_bucket(b, c) for b, c in zip(buckets, crossings, strict=True)]
     assert sum(c is not None for c in cuts_found) == 1
-    partial, pos, neg = partial_area(summaries, crossing, cuts_found)
+    partial, pos, neg = partial_area(summaries, crossings, cuts_found)
     assert mcclish(partial, max_fpr) == pytest.approx(sklearn_auc(y, s, max_fpr=max_fpr), abs=1e-12)
 
 

@@ -21,7 +21,7 @@ def _summary_of(y, s, w=None):
         order = np.argsort(s[rows])
         weights = None if w is None else np.asarray(w)[rows][order]
         parts.append(SortedScores(s[rows][order], weights))
-    return summarize_bucket(Bucket(*parts))
+    return summarize_bucket(Bucket.binary(*parts))
 
 
 def _runs(y, s, cuts, w=None):

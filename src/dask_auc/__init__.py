@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from ._curves import average_precision_score, precision_recall_curve, roc_curve
+from ._curves import (
+    KSStatistic,
+    average_precision_score,
+    ks_statistic,
+    precision_recall_curve,
+    roc_curve,
+)
 from ._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
-from ._engine.graph import LazyScore
+from ._engine import LazyScore, compute
 from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._kernels.summary import PartialROC, TieGroup, merge_adjacent
 from ._kernels.validation import InvalidParameterError, UndefinedMetricWarning
@@ -30,14 +36,17 @@ __all__ = [
     "DeLongTest",
     "GroupedAUC",
     "InvalidParameterError",
+    "KSStatistic",
     "LazyScore",
     "PartialROC",
     "TieGroup",
     "UndefinedMetricWarning",
     "__version__",
     "average_precision_score",
+    "compute",
     "delong_test",
     "grouped_roc_auc_score",
+    "ks_statistic",
     "merge_adjacent",
     "plot_precision_recall",
     "plot_roc",

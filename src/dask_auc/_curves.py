@@ -26,36 +26,52 @@ the exact AUC beside a thinned curve (as the plots do), not its area.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from collections.abc import Hashable
+from fractions import Fraction
+from functools import partial
+from typing import Any, NamedTuple
 
 import numpy as np
+from dask.base import tokenize
 
-from ._engine.curve_graph import CurveSortedGraph, curve_blocks
-from ._engine.graph import LazyScore, gather_graph, split_every_default
-from ._engine.inputs import multiclass_blocks, score_column_count
+from ._engine import (
+    LazyScore,
+    SortedGraph,
+    gather,
+    lazy_of,
+    prepared_blocks,
+    score_column_count,
+    split_every_default,
+)
 from ._kernels.curves import (
+    NO_POSITIVE_CLASS_MESSAGE,
     PRECISION_RECALL,
     ROC,
     CurveContext,
+    CurveKind,
     CurvePoints,
     LabelRule,
+    bucket_curve,
+    bucket_ks,
+    bucket_precision_sum,
     check_matrix_labels,
     concatenated,
+    curve_contexts,
     grid_step,
     matrix_block_labels,
+    plan_curve,
+    prepare_curve_block,
     thin_on_grid,
 )
+from ._kernels.sort import summarize_bucket
+from ._kernels.summary import PartialROC
 from ._kernels.validation import (
-    NO_NEGATIVES_MESSAGE,
-    NO_POSITIVES_MESSAGE,
     InvalidParameterError,
     check_choice,
+    defined_or_warn,
     warn_undefined,
 )
 
-NO_POSITIVE_CLASS_MESSAGE = (
-    "No positive class found in y_true, recall is set to one for all thresholds."
-)
 _AVERAGES = ("micro", "samples", "weighted", "macro", None)
 _BOOL_TYPES = "an instance of 'bool' or an instance of 'numpy.bool'"
 
@@ -225,18 +241,79 @@ def average_precision_score(
     n_columns = score_column_count(y_score)
     if n_columns is not None:
         # scikit-learn's error depends on the labels: read them, then raise it
-        blocks = multiclass_blocks(y_true, y_score, sample_weight, prepare=matrix_block_labels)
-        checks, key = gather_graph(blocks, check_matrix_labels, n_columns, rule=rule)
-        lazy = LazyScore(checks, [key], _finalize_average_precision, name)
+        blocks = prepared_blocks(
+            y_true, y_score, sample_weight, prepare=matrix_block_labels, score_matrix=True
+        )
+        checks = gather(check_matrix_labels, blocks, n_columns, rule=rule)
+        lazy = lazy_of([checks], _finalize_average_precision, name)
         return lazy.compute() if compute else lazy
-    graph = CurveSortedGraph(curve_blocks(y_true, y_score, sample_weight, rule), rule)
-    keys = [graph.context_key, graph.precision_sum_key()]
-    lazy = LazyScore(graph.graph(), keys, _finalize_average_precision, name)
+    sorted_curve = _SortedCurve(y_true, y_score, sample_weight, rule)
+    keys = [sorted_curve.contexts, sorted_curve.precision_sum()]
+    lazy = sorted_curve.graph.lazy(keys, _finalize_average_precision, name)
     return lazy.compute() if compute else lazy
 
 
+class KSStatistic(NamedTuple):
+    """The Kolmogorov-Smirnov statistic of a scorer and the threshold where it is reached."""
+
+    statistic: float  # the largest |tpr - fpr| over the ROC points
+    threshold: Any  # the score of that point (the highest one, if several reach it)
+
+
+def ks_statistic(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    compute: bool = True,
+) -> KSStatistic | LazyScore:
+    """Kolmogorov-Smirnov statistic of the positives' and negatives' scores, computed with dask.
+
+    The largest gap between the two classes' empirical score distributions,
+    ``max |tpr - fpr|`` over the ROC points (ties together, as in
+    :func:`roc_curve`), and the threshold of that point: equal to
+    ``scipy.stats.ks_2samp(pos_scores, neg_scores).statistic`` on unweighted
+    data.  Credit-risk teams report it beside the AUC.
+
+    Parameters
+    ----------
+    y_true, y_score, pos_label, sample_weight, compute
+        As in :func:`roc_curve`.
+
+    Returns
+    -------
+    KSStatistic or LazyScore
+        ``(statistic, threshold)``: of several points with the largest gap,
+        the one with the highest threshold.  NaN and None with an
+        :class:`~dask_auc.UndefinedMetricWarning` when a class is missing.
+        Unweighted, the statistic is exact (one rounding) for any partitioning.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> dask_auc.ks_statistic(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
+    KSStatistic(statistic=0.5, threshold=0.8)
+    """
+    rule = LabelRule("curve", _checked_pos_label(pos_label, "ks_statistic", allow_none=True))
+    sorted_curve = _SortedCurve(y_true, y_score, sample_weight, rule)
+    gaps = sorted_curve.graph.per_bucket("curve-ks", bucket_ks, each=sorted_curve.contexts)
+    lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *gaps], _finish_ks, "ks_statistic")
+    return lazy.compute() if compute else lazy
+
+
+def _finish_ks(contexts: list[CurveContext], *gaps: tuple[Any, Any]) -> KSStatistic:
+    total_pos, total_neg = contexts[0].total
+    if not defined_or_warn(2, total_pos, total_neg):
+        return KSStatistic(float("nan"), None)
+    gap, threshold = max(gaps, key=lambda found: found[0])  # the first of equal gaps
+    if isinstance(gap, int):  # exact: in units of 1 / (P * N)
+        return KSStatistic(float(Fraction(gap, int(total_pos) * int(total_neg))), threshold)
+    return KSStatistic(float(gap), threshold)
+
+
 def lazy_curve(
-    curve: str,
+    curve: CurveKind,
     y_true: Any,
     y_score: Any,
     *,
@@ -253,23 +330,54 @@ def lazy_curve(
     """
     if max_points is not None:
         max_points = _checked_max_points(max_points)
-    rule = LabelRule("curve", pos_label)
-    graph = CurveSortedGraph(curve_blocks(y_true, y_score, sample_weight, rule), rule)
-    parts = graph.curve_keys(curve, drop_intermediate, max_points)
-    keys = [graph.context_key]
+    sorted_curve = _SortedCurve(y_true, y_score, sample_weight, LabelRule("curve", pos_label))
+    kind = f"curve-points-{tokenize(curve.name, drop_intermediate, max_points)}"
+    parts = sorted_curve.graph.per_bucket(
+        kind, bucket_curve, curve, drop_intermediate, max_points, each=sorted_curve.contexts
+    )
+    keys: list[Hashable] = [sorted_curve.contexts]
     if with_score:
-        if curve == ROC:
-            keys.append(graph.area_key(split_every_default()))
-        else:
-            keys.append(graph.precision_sum_key())
+        keys.append(_SCORES[curve](sorted_curve))
     finalize = _CurveFinalizer(curve, max_points, with_score)
-    return LazyScore(graph.graph(), keys + parts, finalize, f"{curve}_curve")
+    return sorted_curve.graph.lazy(keys + parts, finalize, f"{curve.name}_curve")
+
+
+class _SortedCurve:
+    """The sorted buckets of a binary target split on ``label == positive``, and their scan.
+
+    The planning task checks the labels as scikit-learn does (``rule``) before
+    it plans the sort, so a bad ``pos_label`` fails before the data are sorted.
+    """
+
+    def __init__(self, y_true: Any, y_score: Any, sample_weight: Any, rule: LabelRule):
+        prepare = partial(prepare_curve_block, rule=rule)
+        blocks = prepared_blocks(y_true, y_score, sample_weight, prepare=prepare)
+        self.graph = SortedGraph(blocks, plan=partial(plan_curve, rule=rule))
+        self.summaries = self.graph.per_bucket("auc-summary", summarize_bucket)
+        self.contexts = self.graph.task("curve-contexts", curve_contexts, self.summaries)
+
+    def area(self) -> Hashable:
+        """Key of the merged :class:`~dask_auc.PartialROC` (the exact AUC)."""
+        return self.graph.tree_reduce(self.summaries, split_every_default())
+
+    def precision_sum(self) -> tuple:
+        """Key of ``sum(dtps * precision)`` over the whole curve."""
+        parts = self.graph.per_bucket("curve-precision", bucket_precision_sum, each=self.contexts)
+        return self.graph.task("curve-precision-sum", _total, parts)
+
+
+#: the exact score each curve kind reports beside itself
+_SCORES = {ROC: _SortedCurve.area, PRECISION_RECALL: _SortedCurve.precision_sum}
+
+
+def _total(parts: list[float]) -> float:
+    return float(sum(parts))
 
 
 class _CurveFinalizer:
     """Join the buckets' points, thin once more, and make scikit-learn's arrays."""
 
-    def __init__(self, curve: str, max_points: int | None, with_score: bool):
+    def __init__(self, curve: CurveKind, max_points: int | None, with_score: bool):
         self.curve, self.max_points, self.with_score = curve, max_points, with_score
 
     def __call__(self, contexts: list[CurveContext], *results: Any) -> Any:
@@ -286,48 +394,15 @@ class _CurveFinalizer:
         if self.max_points is not None and exact + 1 > self.max_points:
             keep = thin_on_grid(start, total, grid_step(self.max_points))
             start, points = start.take(keep), points.take(keep[1:])
-        if self.curve == ROC:
-            arrays = _roc_arrays(start)
-        else:
-            arrays = _precision_recall_arrays(points)
+        arrays = self.curve.arrays(start, points)
         if score is None:
             return arrays
-        if self.curve == ROC:
+        if isinstance(score, PartialROC):
             value = score.auc()
         else:
             value = _average_precision(score, total[0])
         prevalence = total[0] / (total[0] + total[1])
         return arrays, value, prevalence
-
-
-def _roc_arrays(points: CurvePoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    fps, tps = points.fps, points.tps
-    if fps[-1] <= 0:
-        warn_undefined(NO_NEGATIVES_MESSAGE)
-        fpr = np.full(fps.shape, np.nan)
-    else:
-        fpr = fps / fps[-1]
-    if tps[-1] <= 0:
-        warn_undefined(NO_POSITIVES_MESSAGE)
-        tpr = np.full(tps.shape, np.nan)
-    else:
-        tpr = tps / tps[-1]
-    return fpr, tpr, points.thresholds
-
-
-def _precision_recall_arrays(points: CurvePoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    tps, fps = points.tps, points.fps
-    precision = tps / (tps + fps)  # every point holds a row of non-zero weight
-    if tps[-1] == 0:
-        warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
-        recall = np.ones(tps.shape)
-    else:
-        recall = tps / tps[-1]
-    return (
-        np.concatenate((precision[::-1], [1.0])),
-        np.concatenate((recall[::-1], [0.0])),
-        points.thresholds[::-1],
-    )
 
 
 def _average_precision(precision_sum: float, total_pos: float) -> float:

@@ -33,22 +33,31 @@ from collections.abc import Sequence
 from statistics import NormalDist
 from typing import Any, NamedTuple
 
-from ._engine.graph import (
+from ._engine import (
     LazyScore,
     SortedGraph,
-    delong_keys,
-    paired_delong_graph,
+    gather,
+    lazy_of,
+    map_indexed_blocks,
+    prepared_blocks,
     split_every_default,
+    zip_blocks,
 )
-from ._engine.inputs import prepared_blocks
 from ._kernels.delong import (
     PAIRED_INPUTS,
     BucketContext,
     CrossSums,
     SquareSums,
+    bucket_contexts,
+    paired_sums,
+    placement_square_sums,
     prepare_paired_block,
+    routed_placements,
+    total_cross_sums,
+    total_square_sums,
+    traced_block,
 )
-from ._kernels.sort import SortPlan
+from ._kernels.sort import SortPlan, summarize_bucket
 from ._kernels.validation import InvalidParameterError, check_split_every, defined_or_warn
 
 WEIGHTS_MESSAGE = (
@@ -134,15 +143,18 @@ def roc_auc_ci(
     if sample_weight is not None:
         raise ValueError(WEIGHTS_MESSAGE)
     split_every = check_split_every(split_every) or split_every_default()
-    sorted_graph = SortedGraph(prepared_blocks(y_true, y_score))
-    contexts, sums = delong_keys(sorted_graph)
-    lazy = LazyScore(
-        sorted_graph.graph(),
-        [sums, contexts, sorted_graph.plan_key],
-        _IntervalFinalizer(level),
-        name,
-    )
+    graph = SortedGraph(prepared_blocks(y_true, y_score))
+    contexts = _contexts(graph)
+    squares = graph.per_bucket("auc-delong-squares", placement_square_sums, each=contexts)
+    sums = graph.task("auc-delong-sum", total_square_sums, squares)
+    lazy = graph.lazy([sums, contexts, graph.plan_key], _IntervalFinalizer(level), name)
     return lazy.compute() if compute else lazy
+
+
+def _contexts(graph: SortedGraph) -> tuple:
+    """Key of every bucket's :class:`BucketContext`: one scan of the bucket summaries."""
+    summaries = graph.per_bucket("auc-summary", summarize_bucket)
+    return graph.task("auc-delong-context", bucket_contexts, summaries)
 
 
 def delong_test(
@@ -177,10 +189,28 @@ def delong_test(
     >>> round(test.auc_a, 4), round(test.auc_b, 4), round(test.p_value, 4)
     (0.875, 0.625, 0.2207)
     """
-    graph, keys = paired_delong_graph(
-        prepared_blocks(y_true, score_a, score_b, prepare=prepare_paired_block, names=PAIRED_INPUTS)
+    blocks = prepared_blocks(
+        y_true, score_a, score_b, prepare=prepare_paired_block, names=PAIRED_INPUTS
     )
-    lazy = LazyScore(graph, keys, _finalize_test, "delong_test")
+    # each model's scores sorted with their row ids; every bucket sends its rows'
+    # placements back to their input block (the exchange run backwards), where the
+    # two placements of a row meet
+    contexts, plans, placements = [], [], []
+    for model in (0, 1):
+        graph = SortedGraph(map_indexed_blocks(traced_block, blocks, model))
+        context = _contexts(graph)
+        routed = graph.per_bucket("auc-delong-route", routed_placements, len(blocks), each=context)
+        by_block = graph.to_blocks("auc-delong-back", routed)
+        context_part, plan, *flat = graph.delayed(
+            [context, graph.plan_key, *(k for row in by_block for k in row)]
+        )
+        contexts.append(context_part)
+        plans.append(plan)
+        per_bucket = graph.n_buckets
+        placements.append([flat[i : i + per_bucket] for i in range(0, len(flat), per_bucket)])
+    sums = zip_blocks(paired_sums, blocks, [plans[0]] * len(blocks), *placements)
+    total = gather(total_cross_sums, sums)
+    lazy = lazy_of([total, contexts[0], contexts[1], plans[0]], _finalize_test, "delong_test")
     return lazy.compute() if compute else lazy
 
 

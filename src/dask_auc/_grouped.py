@@ -20,10 +20,16 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._engine.graph import LazyScore
-from ._engine.grouped_graph import grouped_tables
-from ._engine.inputs import _MIN_ROWS_PER_BLOCK
-from ._kernels.grouped import GAUC_WEIGHT_COLUMN, SAFE_EXPONENT, GroupSpec, concat_group_tables
+from ._engine import MIN_ROWS_PER_BLOCK, HashedGraph, LazyScore, bucket_count, map_frame
+from ._kernels.grouped import (
+    GAUC_WEIGHT_COLUMN,
+    SAFE_EXPONENT,
+    GroupSpec,
+    bucket_table,
+    concat_group_tables,
+    plan_groups,
+    split_group_block,
+)
 from ._kernels.validation import (
     InvalidParameterError,
     UndefinedMetricWarning,
@@ -167,8 +173,25 @@ def grouped_roc_auc_score(
     if not isinstance(compute, bool):
         raise TypeError(f"compute must be a bool, got {compute!r}")
     spec = GroupSpec(by_columns, label, score, sample_weight, gauc_column)
-    lazy = grouped_tables(frame, spec, _Finalizer(spec, gauc_weight))
+    lazy = _grouped_tables(frame, spec, _Finalizer(spec, gauc_weight))
     return lazy.compute() if compute else lazy
+
+
+def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> LazyScore:
+    """The K bucket tables of a hash exchange by group key, ``finalize(*tables)`` its value.
+
+    Every row of a group goes to the same bucket, so a group spread over all
+    partitions is whole in its bucket; the tables are disjoint.  The bucket
+    count is :func:`~dask_auc._engine.bucket_count` of the partition count
+    (``dask.config`` key ``dask-auc.buckets`` overrides).
+    """
+    n_buckets = bucket_count(frame.npartitions)
+    graph = HashedGraph(
+        map_frame(frame[spec.columns], split_group_block, spec, n_buckets), n_buckets
+    )
+    plan = graph.task("auc-grouped-plan", plan_groups, graph.infos)
+    tables = graph.per_bucket("auc-grouped-table", bucket_table, plan, spec)
+    return graph.lazy(tables, finalize, "grouped_roc_auc_score")
 
 
 def _as_dask_frame(df: Any) -> dd.DataFrame:
@@ -177,7 +200,7 @@ def _as_dask_frame(df: Any) -> dd.DataFrame:
     if isinstance(df, pd.DataFrame):
         # about four partitions per core, none smaller than the binary path's blocks
         cores = os.cpu_count() or 1
-        rows = max(_MIN_ROWS_PER_BLOCK, math.ceil(len(df) / (4 * cores)))
+        rows = max(MIN_ROWS_PER_BLOCK, math.ceil(len(df) / (4 * cores)))
         return dd.from_pandas(df, npartitions=max(1, math.ceil(len(df) / rows)), sort=False)
     raise TypeError(
         f"df must be a dask or pandas DataFrame, got {type(df).__module__}.{type(df).__name__}"

@@ -2,7 +2,7 @@
 
 ``roc_auc_score`` sends a 2-D ``y_score`` (two or more score columns) here.
 Every class reduction of one call is part of one graph
-(:func:`dask_auc._engine.graph.multiclass_graph`): each score column is sorted once,
+(:func:`multiclass_parts`): each score column is sorted once,
 its rows keeping their class, and the sorted buckets give
 
 * one-vs-rest (``multi_class='ovr'``): class ``c`` (``y == classes[c]``)
@@ -24,14 +24,33 @@ scikit-learn is the probability check, which comes after the parameter checks.
 from __future__ import annotations
 
 import functools
+from functools import partial
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from ._engine.graph import LazyScore, multiclass_graph
-from ._engine.inputs import multiclass_blocks
-from ._kernels.multiclass import ClassPlan
+from ._engine import (
+    LazyScore,
+    SortedGraph,
+    gather,
+    lazy_of,
+    map_blocks,
+    prepared_blocks,
+)
+from ._kernels.multiclass import (
+    ClassPlan,
+    class_group_keys,
+    class_meta,
+    column_groups,
+    encode_block,
+    micro_block,
+    plan_classes,
+    prepare_multiclass_block,
+    summarize_one_vs_rest,
+    summarize_pair,
+)
+from ._kernels.sort import plan_sort, summarize_bucket
 from ._kernels.summary import PartialROC
 from ._kernels.validation import MULTICLASS_MESSAGE, defined_or_warn
 
@@ -126,8 +145,10 @@ def multiclass_roc_auc(
     else:  # multi-class only if y_true has 3+ classes: known from the data
         deferred = checks
     ovr = multi_class != "ovo"
-    graph, keys = multiclass_graph(
-        multiclass_blocks(y_true, y_score, sample_weight),
+    parts = multiclass_parts(
+        prepared_blocks(
+            y_true, y_score, sample_weight, prepare=prepare_multiclass_block, score_matrix=True
+        ),
         (label_values, n_columns, deferred),
         n_columns,
         one_vs_rest=ovr and average != "micro",
@@ -136,7 +157,52 @@ def multiclass_roc_auc(
         split_every=split_every,
     )
     finalize = _MultiClassFinalizer(multi_class, average, n_columns)
-    return LazyScore(graph, keys, finalize, "roc_auc_score")
+    return lazy_of(parts, finalize, "roc_auc_score")
+
+
+def multiclass_parts(
+    blocks: list,
+    plan_args: tuple[Any, ...],
+    n_columns: int,
+    *,
+    one_vs_rest: bool,
+    one_vs_one: bool,
+    micro: bool,
+    split_every: int,
+) -> list:
+    """The parts of a multi-class AUC, every class reduction from one sort per column.
+
+    ``blocks`` are lazy :class:`~dask_auc._kernels.multiclass.MultiBlock`
+    objects.  One task plans the classes; each score column is then sorted
+    once, its rows keeping their class (a bucket part per class), and reduced
+    per target (one-vs-rest, and one-vs-one against each other class); micro
+    averaging sorts the raveled matrix as a binary target.
+
+    Returns the class plan first, then for each column ``c`` its one-vs-rest
+    result (if asked) and its results against every other class in
+    increasing order (if asked), then the micro result (if asked).
+    """
+    plan = gather(plan_classes, map_blocks(class_meta, blocks), *plan_args)
+    encoded = map_blocks(encode_block, blocks, plan)
+    parts: list = [plan]
+    by_class = partial(plan_sort, group_keys=class_group_keys(n_columns))
+    for column in range(n_columns if one_vs_rest or one_vs_one else 0):
+        graph = SortedGraph(map_blocks(column_groups, encoded, column), plan=by_class)
+        keys = []
+        if one_vs_rest:
+            summaries = graph.per_bucket("auc-summary", summarize_one_vs_rest, column)
+            keys.append(graph.tree_reduce(summaries, split_every))
+        for other in range(n_columns) if one_vs_one else ():
+            if other != column:
+                kind = f"auc-pair-summary-{other}"
+                summaries = graph.per_bucket(kind, summarize_pair, column, other)
+                keys.append(graph.tree_reduce(summaries, split_every, f"auc-merge-pair-{other}"))
+        parts.append(graph.lazy(keys))
+    if micro:
+        graph = SortedGraph(map_blocks(micro_block, encoded))
+        summaries = graph.per_bucket("auc-summary", summarize_bucket)
+        parts.append(graph.lazy([graph.tree_reduce(summaries, split_every)]))
+    return parts
 
 
 def _binary_auc(summary: PartialROC, one_class: bool) -> float:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
-from ._engine.graph import LazyScore, SortedGraph, split_every_default
-from ._engine.inputs import prepared_blocks, score_column_count
-from ._kernels.partial import mcclish
-from ._kernels.sort import SortPlan
+from ._engine import (
+    LazyScore,
+    SortedGraph,
+    prepared_blocks,
+    score_column_count,
+    split_every_default,
+)
+from ._kernels.partial import cut_bucket, locate_crossing, mcclish, partial_area
+from ._kernels.sort import SortPlan, summarize_bucket
 from ._kernels.summary import PartialROC
 from ._kernels.validation import (
     check_choice,
@@ -103,15 +109,27 @@ def roc_auc_score(
             split_every=split_every,
         )
         return lazy.compute() if compute else lazy
-    sorted_graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
+    graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
+    summaries = graph.per_bucket("auc-summary", summarize_bucket)
     if max_fpr is None or max_fpr == 1.0:
-        result_key = sorted_graph.tree_reduce(sorted_graph.summary_keys, split_every)
+        result = graph.tree_reduce(summaries, split_every)
         finalize: Any = _finalize_auc
     else:
-        result_key = sorted_graph.partial_auc_key(max_fpr)
+        result = partial_area_key(graph, summaries, max_fpr)
         finalize = _PartialFinalizer(max_fpr)
-    lazy = LazyScore(sorted_graph.graph(), [result_key, sorted_graph.plan_key], finalize, name)
+    lazy = graph.lazy([result, graph.plan_key], finalize, name)
     return lazy.compute() if compute else lazy
+
+
+def partial_area_key(graph: SortedGraph, summaries: list, max_fpr: float) -> Hashable:
+    """Key of ``(partial AUC, P, N)`` up to ``max_fpr``, see :mod:`dask_auc._kernels.partial`.
+
+    A scan of the summaries finds the bucket where the false positive rate
+    passes ``max_fpr``; only that bucket looks at its rows again.
+    """
+    crossings = graph.task("auc-crossing", locate_crossing, summaries, max_fpr)
+    cuts = graph.per_bucket("auc-cut", cut_bucket, each=crossings)
+    return graph.task("auc-partial", partial_area, summaries, crossings, cuts)
 
 
 def _finalize_auc(summary: PartialROC, plan: SortPlan) -> float:

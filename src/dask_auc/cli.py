@@ -49,7 +49,7 @@ import dask
 import dask.dataframe as dd
 
 from ._curves import average_precision_score
-from ._engine.graph import LazyScore, _parts
+from ._engine import LazyScore
 from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning, check_max_fpr
 from ._ranking import roc_auc_score
@@ -456,13 +456,7 @@ def _compute(lazy: dict[str, Any], where: _Where, quiet: bool) -> dict[str, Any]
     drawn and warnings raised in this process.
     """
     names = list(lazy)
-    finalizers = {n: lazy[n]._finalize for n in names if isinstance(lazy[n], LazyScore)}
-    collections = [
-        LazyScore(lazy[n].__dask_graph__(), lazy[n].__dask_keys__(), _parts, n)
-        if n in finalizers
-        else lazy[n]
-        for n in names
-    ]
+    collections = [lazy[n].parts() if isinstance(lazy[n], LazyScore) else lazy[n] for n in names]
     show = not quiet and sys.stderr.isatty()
     if where.client is None:
         from dask.diagnostics import ProgressBar
@@ -482,7 +476,7 @@ def _compute(lazy: dict[str, Any], where: _Where, quiet: bool) -> dict[str, Any]
         # NaN in the per-group table, as documented, and need no warning here
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         return {
-            n: finalizers[n](*result) if n in finalizers else result
+            n: lazy[n].finish(result) if isinstance(lazy[n], LazyScore) else result
             for n, result in zip(names, results, strict=True)
         }
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dask.highlevelgraph import HighLevelGraph
-
 from ._curves import lazy_curve
-from ._engine.graph import LazyScore
-from ._kernels.curves import PRECISION_RECALL, ROC
+from ._engine import LazyScore, lazy_of
+from ._kernels.curves import PRECISION_RECALL, ROC, CurveKind
 
 PLOT_EXTRA_MESSAGE = 'plotting needs matplotlib: pip install "dask-auc[plot]"'
 
@@ -124,7 +122,7 @@ def plot_precision_recall(
 
 
 def _plot(
-    curve: str,
+    curve: CurveKind,
     y_true: Any,
     y_score: Any,
     sample_weight: Any,
@@ -157,10 +155,8 @@ def _plot(
         )
         for scores in models.values()
     ]
-    graph = HighLevelGraph.merge(*[lazy.__dask_graph__() for lazy in lazies])
-    keys = [key for lazy in lazies for key in lazy.__dask_keys__()]
     drawer = _Drawer(curve, list(models), lazies, ax, chance_level, pos_label)
-    lazy = LazyScore(graph, keys, drawer, f"plot_{curve}")
+    lazy = lazy_of(lazies, drawer, f"plot_{curve.name}")
     return lazy.compute() if compute else lazy
 
 
@@ -177,7 +173,7 @@ class _Drawer:
 
     def __init__(
         self,
-        curve: str,
+        curve: CurveKind,
         names: list[str],
         lazies: list[LazyScore],
         ax: Any,
@@ -185,14 +181,15 @@ class _Drawer:
         pos_label: Any,
     ):
         self.curve, self.names, self.ax = curve, names, ax
-        self.finalizers = [(lazy._finalize, len(lazy.__dask_keys__())) for lazy in lazies]
+        self.lazies = lazies
         self.chance_level, self.pos_label = chance_level, pos_label
 
     def __call__(self, *results: Any) -> Any:
         ax = self.ax if self.ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
         start, prevalence = 0, 0.0
-        for model, (finalize, count) in zip(self.names, self.finalizers, strict=True):
-            (first, second, _), score, prevalence = finalize(*results[start : start + count])
+        for model, lazy in zip(self.names, self.lazies, strict=True):
+            count = len(lazy.__dask_keys__())
+            (first, second, _), score, prevalence = lazy.finish(results[start : start + count])
             start += count
             if self.curve == ROC:
                 ax.plot(first, second, label=f"{model} (AUC = {score:.3f})")

@@ -1,0 +1,32 @@
+"""The engine: inputs, the sort and its exchange, the lazy result; it knows no metric."""
+
+from .config import bucket_count, split_every_default
+from .graph import (
+    HashedGraph,
+    SortedGraph,
+    gather,
+    lazy_of,
+    map_blocks,
+    map_indexed_blocks,
+    zip_blocks,
+)
+from .inputs import MIN_ROWS_PER_BLOCK, map_frame, prepared_blocks, score_column_count
+from .lazy import LazyScore, compute
+
+__all__ = [
+    "MIN_ROWS_PER_BLOCK",
+    "HashedGraph",
+    "LazyScore",
+    "SortedGraph",
+    "bucket_count",
+    "compute",
+    "gather",
+    "lazy_of",
+    "map_blocks",
+    "map_frame",
+    "map_indexed_blocks",
+    "prepared_blocks",
+    "score_column_count",
+    "split_every_default",
+    "zip_blocks",
+]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -27,7 +27,6 @@ import dask.dataframe as dd
 import numpy as np
 from dask.delayed import Delayed
 
-from .._kernels.multiclass import prepare_multiclass_block
 from .._kernels.sort import prepare_block
 from .._kernels.validation import (
     ROW_INPUTS,
@@ -36,37 +35,49 @@ from .._kernels.validation import (
     check_lengths,
 )
 
-_MIN_ROWS_PER_BLOCK = 1 << 18
+MIN_ROWS_PER_BLOCK = 1 << 18
 
 
 def prepared_blocks(
     y_true: Any,
     y_score: Any,
     sample_weight: Any = None,
-    chunk_rows: int | None = None,
+    *,
     prepare: Any = prepare_block,
     names: tuple[str, ...] = ROW_INPUTS,
+    score_matrix: bool = False,
+    chunk_rows: int | None = None,
 ) -> list[Delayed]:
-    """One lazy :class:`~dask_auc._kernels.sort.PreparedBlock` per aligned input block.
+    """One lazy ``prepare(*blocks, names=...)`` per aligned block of the inputs.
+
+    The one entry of every metric's inputs: rows pair by position (see the
+    module notes), values are checked in the blocks with the caller's names.
 
     Parameters
     ----------
     y_true, y_score, sample_weight
         The user's inputs, any of the accepted kinds.
+    prepare : callable, default :func:`~dask_auc._kernels.sort.prepare_block`
+        The task run on each aligned block of the inputs.
+    names : tuple of str
+        The caller's names of the three inputs, used in every error message.
+    score_matrix : bool, default False
+        ``y_score`` is 2-D (one column per class): a dask DataFrame of score
+        columns, a 2-D dask array, or in memory.
     chunk_rows : int, optional
         Block size used when every input is in memory (default: enough blocks
         to keep all cores busy).
-    prepare : callable, default :func:`~dask_auc._kernels.sort.prepare_block`
-        The task run on each aligned block of the inputs; it takes the
-        inputs' blocks and ``names=``.
-    names : tuple of str
-        The caller's names of the three inputs, used in every error message.
     """
     inputs = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
     names = names[: len(inputs)]
-    inputs = [_one_dimensional(x, name) for x, name in zip(inputs, names, strict=True)]
+    for i, (x, name) in enumerate(zip(inputs, names, strict=True)):
+        if i != 1 or not score_matrix:
+            inputs[i] = _one_dimensional(x, name)
     check_declared_label_dtype(inputs[0])
-    check_declared_score_dtype(inputs[1])
+    if score_matrix and isinstance(y_score, da.Array):
+        inputs[1] = y_score.rechunk({1: -1})  # a block holds every column of its rows
+    elif not score_matrix:
+        check_declared_score_dtype(inputs[1])
     return _aligned_blocks(inputs, names, partial(prepare, names=names), chunk_rows)
 
 
@@ -121,15 +132,25 @@ def _frame_blocks(inputs: list[Any], names: tuple[str, ...], prepare: Any) -> li
             "DataFrame), or every input in memory."
         )
     check_partition_counts([x.npartitions for x in frames], names)
-    blocks = dd.map_partitions(
-        prepare,
-        *frames,
-        meta=("prepared", object),
+    return map_frame(frames[0], prepare, *frames[1:])
+
+
+def map_frame(frame: Any, func: Callable, *args: Any) -> list[Delayed]:
+    """``func(partition, *args)`` on every partition of a dask collection, as Delayed objects.
+
+    Dask collections in ``args`` are passed partition by partition, as they
+    come: the caller has checked that they pair up.
+    """
+    name = getattr(getattr(func, "func", func), "__name__", "block")
+    mapped = frame.map_partitions(
+        func,
+        *args,
+        meta=("block", object),
         align_dataframes=False,
         enforce_metadata=False,
-        token=f"dask-auc-{prepare.func.__name__}",
+        token=f"dask-auc-{name}",
     )
-    return list(blocks.to_delayed())
+    return list(mapped.to_delayed())
 
 
 def check_partition_counts(counts: list[int], names: tuple[str, ...]) -> None:
@@ -187,7 +208,7 @@ def _in_memory_as_arrays(inputs: list[Any], chunk_rows: int | None) -> list[da.A
     if chunk_rows is None:
         # about four blocks per core, none smaller than a quarter million rows
         cores = os.cpu_count() or 1
-        chunk_rows = max(_MIN_ROWS_PER_BLOCK, math.ceil(len(values[0]) / (4 * cores)))
+        chunk_rows = max(MIN_ROWS_PER_BLOCK, math.ceil(len(values[0]) / (4 * cores)))
     return [_row_chunks(v, max(1, chunk_rows)) for v in values]
 
 
@@ -225,26 +246,3 @@ def score_column_count(y_score: Any) -> int | None:
             return None
         n = y_score.shape[1]
     return int(n) if n >= 2 else None
-
-
-def multiclass_blocks(
-    y_true: Any,
-    y_score: Any,
-    sample_weight: Any = None,
-    chunk_rows: int | None = None,
-    prepare: Any = prepare_multiclass_block,
-) -> list[Delayed]:
-    """One lazy ``prepare(*blocks)`` per aligned row block of a 2-D ``y_score``.
-
-    By default a :class:`~dask_auc._kernels.multiclass.MultiBlock`.
-    ``y_score`` is 2-D (a dask DataFrame of score columns, a 2-D dask array,
-    or in memory); ``y_true`` and ``sample_weight`` are 1-D.  Rows pair by
-    position, with the same rules as :func:`prepared_blocks`.
-    """
-    inputs = [_one_dimensional(y_true, "y_true"), y_score]
-    if sample_weight is not None:
-        inputs.append(_one_dimensional(sample_weight, "sample_weight"))
-    if isinstance(y_score, da.Array):
-        inputs[1] = y_score.rechunk({1: -1})
-    names = ROW_INPUTS[: len(inputs)]
-    return _aligned_blocks(inputs, names, partial(prepare, names=names), chunk_rows)

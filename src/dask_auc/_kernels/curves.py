@@ -33,10 +33,17 @@ import numpy as np
 
 from .footprint import SizedByArrays
 from .sort import Bucket, PreparedBlock, SortedScores, SortPlan, plan_sort, prepare_block
-from .summary import Number, PartialROC
-from .validation import ROW_INPUTS, RowCounts, check_aligned, distinct_labels, to_numpy
-
-ROC, PRECISION_RECALL = "roc", "precision_recall"
+from .summary import Number, PartialROC, neighbourhoods
+from .validation import (
+    NO_NEGATIVES_MESSAGE,
+    NO_POSITIVES_MESSAGE,
+    ROW_INPUTS,
+    RowCounts,
+    check_aligned,
+    distinct_labels,
+    to_numpy,
+    warn_undefined,
+)
 
 MULTICLASS_FORMAT_MESSAGE = "multiclass format is not supported"
 
@@ -177,9 +184,11 @@ def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> Sort
     """
     labels = _sorted_labels({c for meta in metas for c in meta.classes})
     rows = sum(meta.lengths.rows for meta in metas)
-    plan = plan_sort([replace(meta, classes=()) for meta in metas], n_buckets)
+    split_on_positive = (False, True)
+    metas = [replace(meta, classes=()) for meta in metas]
+    plan = plan_sort(metas, n_buckets, group_keys=split_on_positive)
     rule.check(labels, rows)
-    return replace(plan, classes=(False, True))
+    return replace(plan, classes=split_on_positive)
 
 
 @dataclass(frozen=True)
@@ -202,7 +211,7 @@ class CurveContext:
 
 
 def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
-    """The ordered exclusive scan of the bucket summaries (highest scores first).
+    """Each bucket's curve context, from the ordered scan of the bucket summaries.
 
     Examples
     --------
@@ -214,78 +223,46 @@ def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
     >>> curve_contexts([high, low])[0].following
     (2, 1)
     """
-    total = (sum(s.pos for s in summaries), sum(s.neg for s in summaries))
-    above: tuple[Number, Number] = (0, 0)
-    carried: tuple[Number, Number] = (0, 0)
     last_point: tuple[Number, Number] | None = None
     contexts = []
-    for index, summary in enumerate(summaries):
+    for summary, around in zip(summaries, neighbourhoods(list(summaries)), strict=True):
         if summary.is_empty:
-            contexts.append(CurveContext(total, above, False, last_point, None, carried))
+            contexts.append(
+                CurveContext(around.total, around.above, False, last_point, None, around.carried)
+            )
             continue
-        assert summary.top is not None and summary.bottom is not None
-        lower = summaries[index + 1 :]
-        below = next((s for s in lower if not s.is_empty), None)
-        through = (above[0] + summary.pos, above[1] + summary.neg)
-        continues = below is not None and below.top.score == summary.bottom.score  # type: ignore[union-attr]
-        following: tuple[Number, Number] | None
-        gain: tuple[Number, Number] | None
+        assert summary.bottom is not None
+        through = _plus(around.above, (summary.pos, summary.neg))
         bottom = (summary.bottom.pos, summary.bottom.neg)
-        if continues:
+        gain = around.next_group
+        if around.continues:
             # the last point here is the second-lowest score; the next one is the
             # bottom score, completed by the buckets it continues into
             end = (through[0] - bottom[0], through[1] - bottom[1])
-            following = _plus(through, _tie_chain(lower, summary.bottom.score))
-            gain = _plus(bottom, _tie_chain(lower, summary.bottom.score))
+            gain = _plus(bottom, around.next_group)  # type: ignore[arg-type]
             emits = not summary.is_single_group
         else:
             end = through
-            following = gain = None
-            if below is not None:
-                gain = _tie_chain(lower, below.top.score)  # type: ignore[union-attr]
-                following = _plus(through, gain)
             emits = True
+        following = None if around.next_group is None else _plus(through, around.next_group)
         contexts.append(
             CurveContext(
-                total,
-                above,
-                continues,
+                around.total,
+                around.above,
+                around.continues,
                 last_point,
                 following if emits else None,
-                carried,
+                around.carried,
                 gain if emits else None,
             )
         )
         if emits:
             last_point = end
-        if not continues:
-            carried = (0, 0)
-        elif summary.is_single_group:
-            carried = _plus(carried, bottom)
-        else:
-            carried = bottom
-        above = through
     return contexts
 
 
 def _plus(a: tuple[Number, Number], b: tuple[Number, Number]) -> tuple[Number, Number]:
     return a[0] + b[0], a[1] + b[1]
-
-
-def _tie_chain(lower: Sequence[PartialROC], score: float) -> tuple[Number, Number]:
-    """Rows scoring ``score`` at the top of the next buckets (a tie may span several)."""
-    pos: Number = 0
-    neg: Number = 0
-    for summary in lower:
-        if summary.is_empty:
-            continue
-        assert summary.top is not None
-        if summary.top.score != score:
-            break
-        pos, neg = pos + summary.top.pos, neg + summary.top.neg
-        if not summary.is_single_group:
-            break
-    return pos, neg
 
 
 @dataclass(frozen=True)
@@ -311,7 +288,7 @@ def bucket_points(bucket: Bucket, context: CurveContext) -> CurvePoints:
     >>> pos = SortedScores(np.array([0.4, 0.9]))
     >>> neg = SortedScores(np.array([0.1, 0.4]))
     >>> context = CurveContext((3, 2), (1, 0), False, (1, 0), None)
-    >>> points = bucket_points(Bucket(pos, neg), context)
+    >>> points = bucket_points(Bucket.binary(pos, neg), context)
     >>> points.tps, points.fps, points.thresholds
     (array([2, 3, 3]), array([0, 1, 2]), array([0.9, 0.4, 0.1]))
     """
@@ -342,21 +319,16 @@ def corner_mask(
     points: CurvePoints,
     previous: tuple[Number, Number] | None,
     following: tuple[Number, Number] | None,
-    curve: str,
 ) -> np.ndarray:
-    """scikit-learn's ``drop_intermediate`` mask of a run of points, given its neighbours.
+    """scikit-learn's ROC ``drop_intermediate`` mask of a run of points, given its neighbours.
 
     ROC keeps a point where ``fps`` or ``tps`` bends (second difference not
-    zero); precision-recall keeps the first and last point of each ``tps``
-    value.  A missing neighbour means the run starts (or ends) the curve,
+    zero).  A missing neighbour means the run starts (or ends) the curve,
     whose end points are always kept.
     """
     tps = _extended(points.tps, previous, following, 0)
     fps = _extended(points.fps, previous, following, 1)
-    if curve == ROC:
-        inner = (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0)
-    else:
-        inner = (np.diff(tps[:-1]) != 0) | (np.diff(tps[1:]) != 0)
+    inner = (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0)
     keep = np.concatenate(([True], inner, [True])) if len(tps) > 1 else np.ones(len(tps), bool)
     return keep[int(previous is not None) : len(keep) - int(following is not None)]
 
@@ -373,7 +345,7 @@ def recall_corner_mask(bucket: Bucket, points: CurvePoints, context: CurveContex
 
     Examples
     --------
-    >>> bucket = Bucket(SortedScores(np.array([0.9])), SortedScores(np.array([0.2, 0.5])))
+    >>> bucket = Bucket.binary(SortedScores(np.array([0.9])), SortedScores(np.array([0.2, 0.5])))
     >>> context = CurveContext((1, 2), (0, 0), False, None, None)
     >>> points = bucket_points(bucket, context)
     >>> points.thresholds, recall_corner_mask(bucket, points, context)
@@ -461,7 +433,7 @@ def thin_on_grid(points: CurvePoints, total: tuple[Number, Number], step: float)
 def bucket_curve(
     bucket: Bucket,
     context: CurveContext,
-    curve: str,
+    curve: CurveKind,
     drop_intermediate: bool,
     max_points: int | None,
 ) -> tuple[CurvePoints, int]:
@@ -474,10 +446,8 @@ def bucket_curve(
     tells from the summed counts).
     """
     points = bucket_points(bucket, context)
-    if drop_intermediate and len(points) and curve == ROC:
-        points = points.take(corner_mask(points, context.previous, context.following, curve))
-    elif drop_intermediate and len(points):
-        points = points.take(recall_corner_mask(bucket, points, context))
+    if drop_intermediate and len(points):
+        points = points.take(curve.corner_mask(bucket, points, context))
     exact = len(points)
     if max_points is not None and exact > max_points:
         points = points.take(thin_on_grid(points, context.total, grid_step(max_points)))
@@ -507,3 +477,121 @@ def concatenated(parts: Sequence[CurvePoints]) -> CurvePoints:
         np.concatenate([p.fps for p in kept]),
         np.concatenate([p.thresholds for p in kept]),
     )
+
+
+class CurveKind:
+    """One kind of curve over the sorted buckets: which corners it keeps, which arrays it returns.
+
+    Every curve is made of the same points (counts at each distinct
+    threshold, :func:`bucket_points`); a kind says which of them are corners
+    (``drop_intermediate``) and how the points become scikit-learn's arrays.
+    """
+
+    name = ""
+    #: what the plots print beside a model's name
+    score_name = ""
+
+    def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
+        raise NotImplementedError
+
+    def arrays(
+        self, start: CurvePoints, points: CurvePoints
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """scikit-learn's three arrays from the points.
+
+        ``start`` is ``points`` opened by ``(0, 0, inf)``, its thresholds float.
+        """
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class RocCurve(CurveKind):
+    """``roc_curve``: ``(fpr, tpr, thresholds)``, first threshold ``inf``."""
+
+    name, score_name = "roc", "AUC"
+
+    def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
+        return corner_mask(points, context.previous, context.following)
+
+    def arrays(
+        self, start: CurvePoints, points: CurvePoints
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        fps, tps = start.fps, start.tps
+        if fps[-1] <= 0:
+            warn_undefined(NO_NEGATIVES_MESSAGE)
+            fpr = np.full(fps.shape, np.nan)
+        else:
+            fpr = fps / fps[-1]
+        if tps[-1] <= 0:
+            warn_undefined(NO_POSITIVES_MESSAGE)
+            tpr = np.full(tps.shape, np.nan)
+        else:
+            tpr = tps / tps[-1]
+        return fpr, tpr, start.thresholds
+
+
+class PrecisionRecallCurve(CurveKind):
+    """``precision_recall_curve``: ``(precision, recall, thresholds)``, ending at ``(1, 0)``."""
+
+    name, score_name = "precision_recall", "AP"
+
+    def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
+        return recall_corner_mask(bucket, points, context)
+
+    def arrays(
+        self, start: CurvePoints, points: CurvePoints
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        # thresholds in y_score's dtype, as scikit-learn's
+        tps, fps = points.tps, points.fps
+        precision = tps / (tps + fps)  # every point holds a row of non-zero weight
+        if tps[-1] == 0:
+            warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
+            recall = np.ones(tps.shape)
+        else:
+            recall = tps / tps[-1]
+        return (
+            np.concatenate((precision[::-1], [1.0])),
+            np.concatenate((recall[::-1], [0.0])),
+            points.thresholds[::-1],
+        )
+
+
+ROC = RocCurve()
+PRECISION_RECALL = PrecisionRecallCurve()
+
+NO_POSITIVE_CLASS_MESSAGE = (
+    "No positive class found in y_true, recall is set to one for all thresholds."
+)
+
+
+def bucket_ks(bucket: Bucket, context: CurveContext) -> tuple[Number, Any]:
+    """The bucket's largest ``|tpr - fpr|`` over its ROC points, and the threshold of it.
+
+    The Kolmogorov-Smirnov statistic of the positives' and negatives' score
+    distributions is the largest gap between the two empirical CDFs, which
+    is the largest ``|tpr - fpr|`` over the ROC points (one per distinct
+    score, ties together).  Unweighted, the gap is the exact integer
+    ``|tps * N - fps * P|`` (in units of ``1 / (P * N)``); weighted, a float.
+    Of equal gaps the highest threshold is kept.  A bucket without points
+    gives ``(-1, None)``.
+
+    Examples
+    --------
+    >>> pos, neg = SortedScores(np.array([0.4, 0.9])), SortedScores(np.array([0.1, 0.4]))
+    >>> bucket_ks(Bucket.binary(pos, neg), CurveContext((2, 2), (0, 0), False, None, None))
+    (2, 0.9)
+    """
+    points = bucket_points(bucket, context)
+    total_pos, total_neg = context.total
+    if len(points) == 0 or total_pos == 0 or total_neg == 0:
+        return -1, None
+    exact = points.tps.dtype.kind == "i" and total_pos * total_neg < 2**62
+    if exact:
+        gaps: np.ndarray = np.abs(points.tps * int(total_neg) - points.fps * int(total_pos))
+    else:
+        gaps = np.abs(points.tps / total_pos - points.fps / total_neg)
+    best = int(np.argmax(gaps))  # the first of equal gaps: the highest threshold
+    gap = int(gaps[best]) if exact else float(gaps[best])
+    return gap, points.thresholds[best].item()

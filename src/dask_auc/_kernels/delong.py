@@ -15,7 +15,7 @@ may be spread over several buckets).  One scan of the bucket summaries
 (:func:`bucket_contexts`) gives every bucket that context; no rows move.
 
 For the paired test of two models the covariance needs both placements of a
-row; :class:`TracedScores` carries row ids through the sort so that the
+row; the rows carry their ids through the sort (``SortedScores.ids``) so that the
 placements can be routed back to their input block and paired by row.
 
 Nothing here imports dask.
@@ -31,7 +31,7 @@ import numpy as np
 
 from .footprint import SizedByArrays
 from .sort import Bucket, PreparedBlock, SortedScores
-from .summary import PartialROC, merge_run
+from .summary import PartialROC, merge_run, neighbourhoods
 from .validation import RowCounts, as_score_array, label_classes, to_numpy
 
 #: the names of :func:`~dask_auc.delong_test`'s row inputs
@@ -56,7 +56,7 @@ class BucketContext:
 
 
 def bucket_contexts(summaries: Sequence[PartialROC]) -> list[BucketContext | None]:
-    """Scan the bucket summaries (highest scores first); None for empty buckets.
+    """Each bucket's context from the ordered scan of the summaries; None for empty buckets.
 
     Examples
     --------
@@ -66,43 +66,30 @@ def bucket_contexts(summaries: Sequence[PartialROC]) -> list[BucketContext | Non
     >>> bucket_contexts([high, low])[1].pos_tied_above
     1
     """
-    total_pos = sum(int(s.pos) for s in summaries)
-    total_neg = sum(int(s.neg) for s in summaries)
+    summaries = list(summaries)
+    scanned = neighbourhoods(summaries)
+    total_pos, total_neg = (int(n) for n in scanned[0].total) if scanned else (0, 0)
+    auc = merge_run(summaries).auc() if summaries else float("nan")
     contexts: list[BucketContext | None] = []
-    pos_above = neg_above = 0
-    for index, summary in enumerate(summaries):
+    for summary, around in zip(summaries, scanned, strict=True):
         if summary.is_empty:
             contexts.append(None)
             continue
-        assert summary.top is not None and summary.bottom is not None
-        up = _tied(summaries[index - 1 :: -1] if index else [], summary.top.score, "bottom")
-        down = _tied(summaries[index + 1 :], summary.bottom.score, "top")
-        contexts.append(BucketContext(total_pos, total_neg, pos_above, neg_above, *up, *down, 0.0))
-        pos_above += int(summary.pos)
-        neg_above += int(summary.neg)
-    twice_area = int(merge_run(list(summaries)).twice_area)
-    auc = twice_area / (2 * total_pos * total_neg) if total_pos and total_neg else float("nan")
-    return [None if c is None else _with_auc(c, auc) for c in contexts]
-
-
-def _with_auc(context: BucketContext, auc: float) -> BucketContext:
-    values = dict(context.__dict__, auc=auc)
-    return BucketContext(**values)
-
-
-def _tied(neighbours: Sequence[PartialROC], score: float, edge: str) -> tuple[int, int]:
-    """Rows of the neighbouring buckets (nearest first) that score ``score``."""
-    pos = neg = 0
-    for summary in neighbours:
-        if summary.is_empty:
-            continue
-        group = getattr(summary, edge)
-        if group.score != score:
-            break
-        pos, neg = pos + int(group.pos), neg + int(group.neg)
-        if not summary.is_single_group:
-            break
-    return pos, neg
+        below = around.next_group if around.continues else (0, 0)
+        contexts.append(
+            BucketContext(
+                total_pos,
+                total_neg,
+                int(around.above[0]),
+                int(around.above[1]),
+                int(around.carried[0]),
+                int(around.carried[1]),
+                int(below[0]),  # type: ignore[index]
+                int(below[1]),  # type: ignore[index]
+                auc,
+            )
+        )
+    return contexts
 
 
 @dataclass(frozen=True)
@@ -123,7 +110,7 @@ def bucket_placements(bucket: Bucket, context: BucketContext | None) -> Placemen
     --------
     >>> pos, neg = SortedScores(np.array([0.4, 0.9])), SortedScores(np.array([0.1, 0.4]))
     >>> context = BucketContext(2, 2, 0, 0, 0, 0, 0, 0, 0.875)
-    >>> bucket_placements(Bucket(pos, neg), context)
+    >>> bucket_placements(Bucket.binary(pos, neg), context)
     Placements(pos=array([3, 4]), neg=array([4, 3]))
     """
     p, n = bucket.pos.scores, bucket.neg.scores
@@ -168,11 +155,8 @@ class SquareSums:
         return SquareSums(self.pos + other.pos, self.neg + other.neg)
 
 
-def placement_square_sums(
-    bucket: Bucket, contexts: Sequence[BucketContext | None], index: int
-) -> SquareSums:
+def placement_square_sums(bucket: Bucket, context: BucketContext | None) -> SquareSums:
     """The bucket's contribution to ``(m - 1) * S10`` and ``(n - 1) * S01``."""
-    context = contexts[index]
     if context is None or not (context.total_pos and context.total_neg):
         return SquareSums(0.0, 0.0)
     placed = bucket_placements(bucket, context)
@@ -181,7 +165,7 @@ def placement_square_sums(
     return SquareSums(float(v10 @ v10), float(v01 @ v01))
 
 
-def total_square_sums(*parts: SquareSums) -> SquareSums:
+def total_square_sums(parts: Sequence[SquareSums]) -> SquareSums:
     total = SquareSums(0.0, 0.0)
     for part in parts:
         total = total + part
@@ -189,17 +173,6 @@ def total_square_sums(*parts: SquareSums) -> SquareSums:
 
 
 # --- paired placements: row ids through the sort ---------------------------------
-
-
-@dataclass(frozen=True)
-class TracedScores(SortedScores):
-    """Sorted scores with the id of each row (``block << 32 | position``)."""
-
-    ids: np.ndarray | None = None
-
-    def slice(self, start: int, stop: int) -> TracedScores:
-        assert self.ids is not None
-        return TracedScores(self.scores[start:stop], None, self.ids[start:stop])
 
 
 @dataclass(frozen=True)
@@ -232,30 +205,14 @@ def traced_block(block: PairedBlock, index: int, model: int) -> PreparedBlock:
     for value in block.classes:
         rows = block.labels == value if len(block.classes) > 1 else slice(None)
         order = np.argsort(scores[rows], kind="stable")
-        by_label[value] = TracedScores(scores[rows][order], None, ids[rows][order])
+        by_label[value] = SortedScores(scores[rows][order], None, ids[rows][order])
     return PreparedBlock(block.lengths, block.classes, by_label)
 
 
-def assemble_traced(*pieces: Bucket) -> Bucket:
-    """Merge one bucket's pieces, the row ids travelling with the scores."""
-    return Bucket(_merge_traced([p.pos for p in pieces]), _merge_traced([p.neg for p in pieces]))
-
-
-def _merge_traced(parts: list[SortedScores]) -> TracedScores:
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return TracedScores(np.empty(0), None, np.empty(0, np.int64))
-    scores = np.concatenate([p.scores for p in parts])
-    ids = np.concatenate([p.ids for p in parts])  # type: ignore[attr-defined]
-    order = np.argsort(scores, kind="stable")
-    return TracedScores(scores[order], None, ids[order])
-
-
 def routed_placements(
-    bucket: Bucket, contexts: Sequence[BucketContext | None], index: int, n_blocks: int
+    bucket: Bucket, context: BucketContext | None, n_blocks: int
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The bucket's centred placements, split by input block: ``(ids, V - AUC)``."""
-    context = contexts[index]
     empty = (np.empty(0, np.int64), np.empty(0))
     if context is None or not (context.total_pos and context.total_neg):
         return [empty] * n_blocks
@@ -277,8 +234,7 @@ def routed_placements(
 
 
 def _ids(part: SortedScores) -> np.ndarray:
-    ids = getattr(part, "ids", None)
-    return np.empty(0, np.int64) if ids is None else ids
+    return np.empty(0, np.int64) if part.ids is None else part.ids
 
 
 @dataclass(frozen=True)
@@ -310,7 +266,7 @@ def paired_sums(
     return CrossSums(pos @ pos.T, neg @ neg.T)
 
 
-def total_cross_sums(*parts: CrossSums) -> CrossSums:
+def total_cross_sums(parts: Sequence[CrossSums]) -> CrossSums:
     total = CrossSums(np.zeros((2, 2)), np.zeros((2, 2)))
     for part in parts:
         total = total + part

@@ -1,10 +1,11 @@
 """Pure-NumPy kernels of the multi-class ROC AUC (one-vs-rest, one-vs-one, micro).
 
-The multi-class sort reuses the binary sample sort of :mod:`dask_auc._kernels.sort`
+The multi-class sort is the binary sample sort of :mod:`dask_auc._kernels.sort`,
 once per score column.  The rows of column ``c`` keep their class: a block of
 column ``c`` holds one ascending :class:`~dask_auc._kernels.sort.SortedScores` per
-class (a :class:`GroupedBlock`), cut at the same splitters and merged bucket by
-bucket exactly as the binary positives and negatives are.  From one sorted
+class (keyed by class index), cut at the same splitters and merged bucket by
+bucket exactly as the binary negatives and positives are: a bucket has one
+part per class instead of two.  From one sorted
 column both kinds of summary follow, bucket by bucket:
 
 * one-vs-rest: class ``c`` against all other classes (:func:`summarize_one_vs_rest`);
@@ -34,13 +35,10 @@ from .footprint import SizedByArrays
 from .sort import (
     Bucket,
     PreparedBlock,
-    SortedScores,
-    _cut_positions,
     _edge,
-    _merge_sorted,
     _pair_counts,
-    _sorted_scores,
     _total_equal,
+    sorted_rows,
     summarize_bucket,
 )
 from .summary import PartialROC, TieGroup
@@ -219,81 +217,39 @@ def _encode(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
     return np.fromiter((index[v] for v in labels.tolist()), dtype=np.int64, count=len(labels))
 
 
-@dataclass(frozen=True)
-class GroupedBlock(SizedByArrays):
-    """One block's rows of one score column, a sorted run per class.
+def column_groups(block: EncodedBlock, column: int) -> PreparedBlock:
+    """Sort each class's scores in ``column`` (one sort per class and column).
 
-    Quacks like :class:`~dask_auc._kernels.sort.PreparedBlock` for
-    :func:`~dask_auc._kernels.sort.block_meta` and :func:`~dask_auc._kernels.sort.plan_sort`.
+    The block's parts are keyed by class index: the column's sort plan uses
+    :func:`class_group_keys` for its ``group_keys``.
     """
-
-    lengths: RowCounts
-    groups: tuple[SortedScores, ...]
-    column: int
-    classes: tuple[Any, ...] = ()
-
-    @property
-    def by_label(self) -> dict[int, SortedScores]:
-        return dict(enumerate(self.groups))
-
-
-def column_groups(block: EncodedBlock, column: int) -> GroupedBlock:
-    """Sort each class's scores in ``column`` (one sort per class and column)."""
-    groups = []
+    by_class = {}
     for k in range(len(block.starts) - 1):
         rows = slice(block.starts[k], block.starts[k + 1])
         weights = None if block.weights is None else block.weights[rows]
-        groups.append(_sorted_scores(block.scores[rows, column], weights))
-    return GroupedBlock(RowCounts(ROW_INPUTS[:1], (block.n_rows,)), tuple(groups), column)
+        by_class[k] = sorted_rows(block.scores[rows, column], weights)
+    return PreparedBlock(RowCounts(ROW_INPUTS[:1], (block.n_rows,)), (), by_class)
 
 
-@dataclass(frozen=True)
-class GroupedBucket(SizedByArrays):
-    """The rows of one bucket of one column (or one block's piece of it), by class."""
-
-    groups: tuple[SortedScores, ...]
-    column: int
-    weight_exponent: int = 0  # the plan's, for the pair counts of the summaries
+def class_group_keys(n_classes: int) -> tuple[int, ...]:
+    """The ``group_keys`` of a column's sort: one bucket part per class index."""
+    return tuple(range(n_classes))
 
 
-def split_groups(block: GroupedBlock, plan: Any) -> list[GroupedBucket]:
-    """Cut every class's run at the splitters; highest bucket first."""
-    groups = [part.in_plan(plan) for part in block.groups]
-    cuts = [_cut_positions(part.scores, plan.splitters) for part in groups]
-    pieces = [
-        GroupedBucket(
-            tuple(part.slice(c[j], c[j + 1]) for part, c in zip(groups, cuts, strict=True)),
-            block.column,
-            plan.weight_exponent,
-        )
-        for j in range(plan.n_buckets)
-    ]
-    return pieces[::-1]
-
-
-def assemble_groups(*pieces: GroupedBucket) -> GroupedBucket:
-    """Merge one bucket's pieces class by class."""
-    n_groups = len(pieces[0].groups)
-    return GroupedBucket(
-        tuple(_merge_sorted([p.groups[k] for p in pieces]) for k in range(n_groups)),
-        pieces[0].column,
-        pieces[0].weight_exponent,
-    )
-
-
-def summarize_one_vs_rest(bucket: GroupedBucket) -> PartialROC:
+def summarize_one_vs_rest(bucket: Bucket, column: int) -> PartialROC:
     """The bucket's summary with the column's own class positive, all others negative.
 
     Examples
     --------
+    >>> from dask_auc._kernels.sort import SortedScores
     >>> a = SortedScores(np.array([0.5, 0.9]))
     >>> b, c = SortedScores(np.array([0.1])), SortedScores(np.array([0.5]))
-    >>> summary = summarize_one_vs_rest(GroupedBucket((a, b, c), column=0))
+    >>> summary = summarize_one_vs_rest(Bucket((a, b, c)), column=0)
     >>> summary.strict, summary.tied, summary.neg
     (3, 1, 2)
     """
-    pos = bucket.groups[bucket.column]
-    rest = [g for k, g in enumerate(bucket.groups) if k != bucket.column]
+    pos = bucket.groups[column]
+    rest = [g for k, g in enumerate(bucket.groups) if k != column]
     if not any(len(g) for g in bucket.groups):
         return PartialROC.empty()
     strict: int | float = 0
@@ -315,9 +271,9 @@ def summarize_one_vs_rest(bucket: GroupedBucket) -> PartialROC:
     )
 
 
-def summarize_pair(bucket: GroupedBucket, other: int) -> PartialROC:
+def summarize_pair(bucket: Bucket, column: int, other: int) -> PartialROC:
     """The bucket's summary of the column's class (positive) against class ``other``."""
-    pair = Bucket(bucket.groups[bucket.column], bucket.groups[other], bucket.weight_exponent)
+    pair = Bucket.binary(bucket.groups[column], bucket.groups[other], bucket.weight_exponent)
     return summarize_bucket(pair)
 
 
@@ -338,7 +294,7 @@ def micro_block(block: EncodedBlock) -> PreparedBlock:
     truth[np.arange(n), codes] = True
     weights = None if block.weights is None else np.repeat(block.weights[:, None], k, axis=1)
     by_label = {
-        value: _sorted_scores(
+        value: sorted_rows(
             block.scores[truth == value], None if weights is None else weights[truth == value]
         )
         for value in (False, True)

@@ -19,7 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .sort import Bucket, SortedScores, _total_equal, summarize_bucket
-from .summary import PartialROC, drop_bottom_group, merge_adjacent, merge_run, pair_product
+from .summary import (
+    PartialROC,
+    drop_bottom_group,
+    merge_adjacent,
+    merge_run,
+    neighbourhoods,
+    pair_product,
+)
 
 
 @dataclass(frozen=True)
@@ -42,39 +49,30 @@ class BucketCut:
     group_neg: int | float
 
 
-def locate_crossing(summaries: list[PartialROC], max_fpr: float) -> Crossing | None:
+def locate_crossing(summaries: list[PartialROC], max_fpr: float) -> list[Crossing | None]:
     """Scan bucket summaries (highest first) for the bucket where ``fpr`` passes ``max_fpr``.
 
-    Returns None when the curve is undefined (no positive or no negative).
+    One entry per bucket: the :class:`Crossing` at the crossing bucket, None
+    elsewhere, and None everywhere when the curve is undefined (no positive
+    or no negative).
     """
-    total_pos = sum(s.pos for s in summaries)
-    total_neg = sum(s.neg for s in summaries)
-    if total_pos == 0 or total_neg == 0:
-        return None
-    threshold = max_fpr * total_neg
-    pos_above: int | float = 0
-    neg_above: int | float = 0
-    last_with_negatives = 0
-    for index, summary in enumerate(summaries):
-        if summary.neg > 0:
-            last_with_negatives = index
-            if neg_above + summary.neg > threshold:
-                return Crossing(index, pos_above, neg_above, threshold)
-        pos_above += summary.pos
-        neg_above += summary.neg
-    # Rounding of weighted sums can leave max_fpr * N a hair above N.
-    above = summaries[:last_with_negatives]
-    return Crossing(
-        last_with_negatives,
-        sum(s.pos for s in above),
-        sum(s.neg for s in above),
-        threshold,
+    scanned = neighbourhoods(summaries)
+    found: list[Crossing | None] = [None] * len(summaries)
+    if not summaries or 0 in scanned[0].total:
+        return found
+    threshold = max_fpr * scanned[0].total[1]
+    with_negatives = [i for i, s in enumerate(summaries) if s.neg > 0]
+    crossing = next(
+        (i for i in with_negatives if scanned[i].above[1] + summaries[i].neg > threshold),
+        with_negatives[-1],  # rounding of weighted sums can leave max_fpr * N a hair above N
     )
+    found[crossing] = Crossing(crossing, *scanned[crossing].above, threshold)
+    return found
 
 
-def cut_bucket(bucket: Bucket, crossing: Crossing | None, index: int) -> BucketCut | None:
+def cut_bucket(bucket: Bucket, crossing: Crossing | None) -> BucketCut | None:
     """Split the crossing bucket at ``s*``; every other bucket returns None at once."""
-    if crossing is None or index != crossing.bucket:
+    if crossing is None:
         return None
     neg = bucket.neg
     budget = crossing.threshold - crossing.neg_above
@@ -84,7 +82,7 @@ def cut_bucket(bucket: Bucket, crossing: Crossing | None, index: int) -> BucketC
         descending = np.cumsum(neg.weights[::-1])
         from_top = int(np.searchsorted(descending, budget, "right")) + 1
     score = neg.scores[len(neg) - min(from_top, len(neg))].item()
-    above = Bucket(
+    above = Bucket.binary(
         _strictly_above(bucket.pos, score), _strictly_above(neg, score), bucket.weight_exponent
     )
     return BucketCut(
@@ -97,7 +95,7 @@ def _strictly_above(part: SortedScores, score: float) -> SortedScores:
 
 
 def partial_area(
-    summaries: list[PartialROC], crossing: Crossing | None, cuts: list[BucketCut | None]
+    summaries: list[PartialROC], crossings: list[Crossing | None], cuts: list[BucketCut | None]
 ) -> tuple[float, int | float, int | float]:
     """The area under the ROC curve up to the cut, as a fraction of ``P * N``, with P and N.
 
@@ -106,6 +104,7 @@ def partial_area(
     ``partial_auc`` (not standardised) is nan when undefined.
     """
     cut = next((c for c in cuts if c is not None), None)
+    crossing = next((c for c in crossings if c is not None), None)
     total_pos = sum(s.pos for s in summaries)
     total_neg = sum(s.neg for s in summaries)
     if crossing is None or cut is None:

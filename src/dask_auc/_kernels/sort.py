@@ -43,10 +43,16 @@ from .validation import (
 
 @dataclass(frozen=True)
 class SortedScores(SizedByArrays):
-    """The rows of one class, sorted by ascending score, with their weights."""
+    """The rows of one class, sorted by ascending score, with their payloads.
+
+    Payloads travel with the scores through the sort: ``weights`` (sample
+    weights) and ``ids`` (row ids, ``block << 32 | position``, for metrics
+    that must meet a row again in its input block, as DeLong's paired test).
+    """
 
     scores: np.ndarray
     weights: np.ndarray | None = None
+    ids: np.ndarray | None = None
 
     @property
     def total(self) -> int | float:
@@ -59,7 +65,12 @@ class SortedScores(SizedByArrays):
 
     def slice(self, start: int, stop: int) -> SortedScores:
         weights = None if self.weights is None else self.weights[start:stop]
-        return SortedScores(self.scores[start:stop], weights)
+        ids = None if self.ids is None else self.ids[start:stop]
+        return SortedScores(self.scores[start:stop], weights, ids)
+
+    def empty(self) -> SortedScores:
+        """No rows, with this part's dtype and payloads."""
+        return self.slice(0, 0)
 
     def in_plan(self, plan: SortPlan) -> SortedScores:
         """These rows with the plan's score dtype (no copy when it is theirs already).
@@ -104,6 +115,9 @@ class SortPlan(SizedByArrays):
     #: no product of weights overflows or underflows
     #: (:func:`~dask_auc._kernels.summary.pair_product`)
     weight_exponent: int = 0
+    #: which part of a block goes to which group of a bucket, in order: for a
+    #: binary target (negative label, positive label), a missing one ``ABSENT``
+    group_keys: tuple[Any, ...] = ()
 
     @property
     def n_buckets(self) -> int:
@@ -116,11 +130,28 @@ class SortPlan(SizedByArrays):
 
 @dataclass(frozen=True)
 class Bucket(SizedByArrays):
-    """The rows of one bucket (or one block's piece of it), split by class."""
+    """The rows of one bucket (or one block's piece of it), one sorted part per class.
 
-    pos: SortedScores
-    neg: SortedScores
+    ``groups`` follow the plan's ``group_keys``: ``(negatives, positives)`` for
+    a binary target, one part per class for a multi-class score column.
+    """
+
+    groups: tuple[SortedScores, ...]
     weight_exponent: int = 0  # the plan's, for the pair counts of the summary
+
+    @classmethod
+    def binary(cls, pos: SortedScores, neg: SortedScores, weight_exponent: int = 0) -> Bucket:
+        return cls((neg, pos), weight_exponent)
+
+    @property
+    def pos(self) -> SortedScores:
+        """The positives of a binary bucket."""
+        return self.groups[1]
+
+    @property
+    def neg(self) -> SortedScores:
+        """The negatives of a binary bucket."""
+        return self.groups[0]
 
 
 def prepare_block(
@@ -171,7 +202,7 @@ def prepare_block(
     return PreparedBlock(lengths, classes, by_label)
 
 
-def _sorted_scores(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
+def sorted_rows(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
     """The rows sorted by score, leaving the given arrays untouched."""
     return _sort_owned(scores.copy(), weights)
 
@@ -221,11 +252,31 @@ def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
     )
 
 
-def plan_sort(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
+class _Absent:
+    """The key of a class no block holds: compares unequal to every label."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def binary_group_keys(classes: tuple[Any, ...]) -> tuple[Any, Any]:
+    """(negative label, positive label) of a binary target: the greater one is positive."""
+    padded = (ABSENT, ABSENT, *classes)
+    return padded[-2], padded[-1]
+
+
+def plan_sort(
+    metas: Sequence[BlockMeta], n_buckets: int, *, group_keys: tuple[Any, ...] | None = None
+) -> SortPlan:
     """Check the blocks agree, pick the classes and ``n_buckets - 1`` splitters.
 
     Splitters sit at equal steps of the sampled row count, so buckets hold
     about the same number of rows; a heavy tie value shows up several times.
+    ``group_keys`` orders a bucket's parts (default: a binary target's
+    negatives, then positives).
     """
     n_rows = check_aligned([meta.lengths for meta in metas])
     if metas and n_rows == 0:
@@ -238,7 +289,9 @@ def plan_sort(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
     filled = [meta for meta in metas if meta.score_dtype is not None]
     sample = np.concatenate([m.sample.astype(dtype, copy=False) for m in filled] or [np.empty(0)])
     rows = np.concatenate([m.sample_rows for m in filled] or [np.empty(0)])
-    return SortPlan(classes, _splitters(sample.astype(dtype), rows, n_buckets), exponent)
+    splitters = _splitters(sample.astype(dtype), rows, n_buckets)
+    keys = binary_group_keys(classes) if group_keys is None else tuple(group_keys)
+    return SortPlan(classes, splitters, exponent, keys)
 
 
 #: weights whose largest lies in this range are used as they are
@@ -338,21 +391,18 @@ def _cut_positions(scores: np.ndarray, splitters: np.ndarray) -> np.ndarray:
 
 
 def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
-    """Cut a prepared block into one piece per bucket, highest bucket first."""
-    weighted = any(part.weights is not None for part in block.by_label.values())
-    # a missing class is empty in the plan's dtype, weighted if the block is
-    empty = SortedScores(plan.splitters[:0], np.empty(0) if weighted else None)
-    pos = block.by_label.get(plan.positive_label, empty).in_plan(plan)
-    neg = empty
-    for value, part in block.by_label.items():
-        if value != plan.positive_label:
-            neg = part.in_plan(plan)
-    pos_cuts = _cut_positions(pos.scores, plan.splitters)
-    neg_cuts = _cut_positions(neg.scores, plan.splitters)
+    """Cut a prepared block into one piece per bucket, highest bucket first.
+
+    Each piece holds one part per key of ``plan.group_keys``; a class the
+    block lacks is an empty part, in the plan's dtype, with the block's payloads.
+    """
+    parts = {key: part.in_plan(plan) for key, part in block.by_label.items()}
+    empty = next(iter(parts.values())).empty() if parts else SortedScores(plan.splitters[:0])
+    groups = [parts.get(key, empty) for key in plan.group_keys]
+    cuts = [_cut_positions(group.scores, plan.splitters) for group in groups]
     pieces = [
         Bucket(
-            pos.slice(pos_cuts[j], pos_cuts[j + 1]),
-            neg.slice(neg_cuts[j], neg_cuts[j + 1]),
+            tuple(g.slice(c[j], c[j + 1]) for g, c in zip(groups, cuts, strict=True)),
             plan.weight_exponent,
         )
         for j in range(plan.n_buckets)
@@ -365,10 +415,10 @@ _EMPTY = SortedScores(np.empty(0))
 
 def assemble_bucket(*pieces: Bucket) -> Bucket:
     """Merge one bucket's pieces (one from each block) into sorted class arrays."""
+    n_groups = len(pieces[0].groups)
     return Bucket(
-        _merge_sorted([p.pos for p in pieces]),
-        _merge_sorted([p.neg for p in pieces]),
-        pieces[0].weight_exponent if pieces else 0,
+        tuple(_merge_sorted([p.groups[k] for p in pieces]) for k in range(n_groups)),
+        pieces[0].weight_exponent,
     )
 
 
@@ -379,7 +429,7 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
     parts = filled
     if len(parts) == 1:
         return parts[0]
-    if parts[0].weights is None:
+    if parts[0].weights is None and parts[0].ids is None:
         tied_rows = sum(len(p) for p in parts if _looks_tied(p.scores))
         if 2 * tied_rows >= sum(len(p) for p in parts):  # small pieces cost little either way
             return _merge_runs([_runs(p.scores) for p in parts])
@@ -390,8 +440,18 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
     # The input is a concatenation of sorted runs: timsort ("stable") merges
     # them about twice as fast as the default introsort.
     order = np.argsort(scores, kind="stable")
-    weights = np.concatenate([p.weights for p in parts])  # type: ignore[misc]
-    return SortedScores(scores[order], weights[order])
+    return SortedScores(
+        scores[order],
+        _payload([p.weights for p in parts], order),
+        _payload([p.ids for p in parts], order),
+    )
+
+
+def _payload(values: list[np.ndarray | None], order: np.ndarray) -> np.ndarray | None:
+    """One payload of the merged parts, in the merged order (None when the parts have none)."""
+    if values[0] is None:
+        return None
+    return np.concatenate(values)[order]  # type: ignore[arg-type]
 
 
 def summarize_bucket(bucket: Bucket) -> PartialROC:
@@ -405,7 +465,7 @@ def summarize_bucket(bucket: Bucket) -> PartialROC:
     --------
     >>> pos = SortedScores(np.array([0.5, 0.9]))
     >>> neg = SortedScores(np.array([0.1, 0.5]))
-    >>> summary = summarize_bucket(Bucket(pos, neg))
+    >>> summary = summarize_bucket(Bucket.binary(pos, neg))
     >>> summary.strict, summary.tied
     (3, 1)
     """

@@ -218,3 +218,91 @@ def drop_bottom_group(run: PartialROC) -> PartialROC:
         tied=tied,
         bottom=TieGroup(group.score, 0, 0),
     )
+
+
+Pair = tuple[Number, Number]
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """What one bucket's neighbours hold, from the ordered scan :func:`neighbourhoods`.
+
+    Counts are ``(positives, negatives)``, weighted when the rows are.
+
+    Attributes
+    ----------
+    total : the whole data set.
+    above : rows of all higher buckets.
+    carried : rows of higher buckets scoring this bucket's top score (a tie
+        group that continues from above); ``(0, 0)`` otherwise.
+    continues : this bucket's bottom score opens the next non-empty bucket.
+    next_group : rows scoring the next non-empty bucket's top score, in it and
+        in the buckets below it that continue the tie; None when no non-empty
+        bucket follows.
+    """
+
+    total: Pair
+    above: Pair
+    carried: Pair
+    continues: bool
+    next_group: Pair | None
+
+
+def neighbourhoods(summaries: list[PartialROC]) -> list[Neighbourhood]:
+    """The one ordered scan of bucket summaries (highest scores first) every metric uses.
+
+    A bucket's own rows tell it nothing of the others; this scan tells each
+    bucket the totals above it and the tie groups it shares with its
+    neighbours (a heavy tie may be spread over several buckets).
+
+    Examples
+    --------
+    >>> high = PartialROC(1, 1, 0, 1, TieGroup(0.9, 1, 0), TieGroup(0.5, 0, 1))
+    >>> low = PartialROC(1, 0, 0, 0, TieGroup(0.5, 1, 0), TieGroup(0.5, 1, 0))
+    >>> first, second = neighbourhoods([high, low])
+    >>> first.continues, first.next_group, second.carried, second.above
+    (True, (1, 0), (0, 1), (1, 1))
+    """
+    total: Pair = (sum(s.pos for s in summaries), sum(s.neg for s in summaries))
+    above: Pair = (0, 0)
+    carried: Pair = (0, 0)
+    result = []
+    for index, summary in enumerate(summaries):
+        if summary.is_empty:
+            result.append(Neighbourhood(total, above, carried, False, None))
+            continue
+        assert summary.bottom is not None
+        lower = summaries[index + 1 :]
+        below = next((s for s in lower if not s.is_empty), None)
+        next_group = None
+        continues = False
+        if below is not None:
+            assert below.top is not None
+            next_group = _tie_chain(lower, below.top.score)
+            continues = below.top.score == summary.bottom.score
+        result.append(Neighbourhood(total, above, carried, continues, next_group))
+        bottom = (summary.bottom.pos, summary.bottom.neg)
+        if not continues:
+            carried = (0, 0)
+        elif summary.is_single_group:
+            carried = (carried[0] + bottom[0], carried[1] + bottom[1])
+        else:
+            carried = bottom
+        above = (above[0] + summary.pos, above[1] + summary.neg)
+    return result
+
+
+def _tie_chain(lower: list[PartialROC], score: float) -> Pair:
+    """Rows scoring ``score`` at the top of the next buckets (a tie may span several)."""
+    pos: Number = 0
+    neg: Number = 0
+    for summary in lower:
+        if summary.is_empty:
+            continue
+        assert summary.top is not None
+        if summary.top.score != score:
+            break
+        pos, neg = pos + summary.top.pos, neg + summary.top.neg
+        if not summary.is_single_group:
+            break
+    return pos, neg
