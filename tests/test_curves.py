@@ -411,7 +411,7 @@ def test_bounded_precision_recall_curve_keeps_its_ends_and_exact_points():
     "bad, error", [(1, ValueError), (0, ValueError), (2.5, TypeError), (True, TypeError)]
 )
 def test_max_points_must_be_an_int_of_at_least_two(bad, error):
-    with pytest.raises(error, match="max_points must be an int >= 2"):
+    with pytest.raises(error, match="'max_points' parameter of roc_curve must be an int >= 2"):
         dask_auc.roc_curve([0, 1], [0.2, 0.3], max_points=bad)
 
 

@@ -469,3 +469,46 @@ def test_weighted_precision_recall_drop_intermediate_equals_sklearn_for_any_part
     np.testing.assert_array_equal(thresholds, expected[2])
     np.testing.assert_allclose(precision, expected[0], rtol=1e-12)
     np.testing.assert_allclose(recall, expected[1], rtol=1e-12)
+
+
+BAD_PARAMETERS = [
+    ("roc_auc_score", {"average": "mean"}),
+    ("roc_auc_score", {"max_fpr": 0}),
+    ("roc_auc_score", {"max_fpr": 1.5}),
+    ("roc_auc_score", {"max_fpr": -1}),
+    ("roc_auc_score", {"multi_class": "one"}),
+    ("roc_auc_score", {"average": "mean", "max_fpr": 2}),  # the first in declaration order
+    ("roc_curve", {"pos_label": [1]}),
+    ("roc_curve", {"drop_intermediate": "yes"}),
+    ("precision_recall_curve", {"drop_intermediate": 1}),
+    ("average_precision_score", {"average": "all"}),
+    ("average_precision_score", {"pos_label": None}),
+]
+
+
+@pytest.mark.parametrize("func, bad", BAD_PARAMETERS)
+def test_invalid_parameters_raise_sklearns_error_before_any_graph(func, bad):
+    """Every public function checks its parameters declaratively, in sklearn's words and order."""
+    y, s = np.array([0, 1, 0, 1]), np.array([0.1, 0.4, 0.35, 0.8])
+    with pytest.raises(ValueError) as theirs:
+        getattr(skm, func)(y, s, **bad)
+    with (
+        dask.config.set(scheduler=_no_compute),
+        pytest.raises(dask_auc.InvalidParameterError) as ours,
+    ):
+        getattr(dask_auc, func)(_partitioned(y), _partitioned(s), **bad)
+    assert _options_sorted(str(ours.value)) == _options_sorted(str(theirs.value))
+    assert isinstance(ours.value, (ValueError, TypeError))
+
+
+def _options_sorted(message):
+    """scikit-learn lists a parameter's options in the order of a set: hash order."""
+    import re
+
+    return re.sub(
+        r"\{([^}]*)\}", lambda m: "{" + ", ".join(sorted(m[1].split(", "))) + "}", message
+    )
+
+
+def _no_compute(*args, **kwargs):
+    raise AssertionError("a parameter check computed something")

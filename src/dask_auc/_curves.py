@@ -25,7 +25,6 @@ the exact AUC beside a thinned curve (as the plots do), not its area.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Hashable
 from fractions import Fraction
 from functools import partial
@@ -65,15 +64,21 @@ from ._kernels.curves import (
 )
 from ._kernels.sort import summarize_bucket
 from ._kernels.summary import PartialROC
-from ._kernels.validation import (
-    InvalidParameterError,
-    check_choice,
-    defined_or_warn,
-    warn_undefined,
-)
+from ._kernels.validation import defined_or_warn, warn_undefined
+from ._params import AtLeast, Boolean, Label, Options, check_params
 
-_AVERAGES = ("micro", "samples", "weighted", "macro", None)
-_BOOL_TYPES = "an instance of 'bool' or an instance of 'numpy.bool'"
+_CURVE_PARAMETERS = {
+    "pos_label": Label(),
+    "drop_intermediate": Boolean(),
+    "compute": Boolean(),
+    "max_points": AtLeast(2, why=" (a curve has two end points)"),
+}
+_AP_PARAMETERS = {
+    "average": Options(("micro", "samples", "weighted", "macro", None)),
+    "pos_label": Label(none=False),
+    "compute": Boolean(),
+}
+_KS_PARAMETERS = {"pos_label": Label(), "compute": Boolean()}
 
 
 def roc_curve(
@@ -127,15 +132,16 @@ def roc_curve(
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
-    lazy = lazy_curve(
-        ROC,
-        y_true,
-        y_score,
-        pos_label=_checked_pos_label(pos_label, "roc_curve", allow_none=True),
-        sample_weight=sample_weight,
-        drop_intermediate=_checked_bool(drop_intermediate, "drop_intermediate", "roc_curve"),
+    checked = check_params(
+        "roc_curve",
+        _CURVE_PARAMETERS,
+        pos_label=pos_label,
+        drop_intermediate=drop_intermediate,
+        compute=compute,
         max_points=max_points,
     )
+    compute = checked.pop("compute")
+    lazy = lazy_curve(ROC, y_true, y_score, sample_weight=sample_weight, **checked)
     return lazy.compute() if compute else lazy
 
 
@@ -183,16 +189,16 @@ def precision_recall_curve(
     >>> thresholds
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
-    name = "precision_recall_curve"
-    lazy = lazy_curve(
-        PRECISION_RECALL,
-        y_true,
-        y_score,
-        pos_label=_checked_pos_label(pos_label, name, allow_none=True),
-        sample_weight=sample_weight,
-        drop_intermediate=_checked_bool(drop_intermediate, "drop_intermediate", name),
+    checked = check_params(
+        "precision_recall_curve",
+        _CURVE_PARAMETERS,
+        pos_label=pos_label,
+        drop_intermediate=drop_intermediate,
+        compute=compute,
         max_points=max_points,
     )
+    compute = checked.pop("compute")
+    lazy = lazy_curve(PRECISION_RECALL, y_true, y_score, sample_weight=sample_weight, **checked)
     return lazy.compute() if compute else lazy
 
 
@@ -234,8 +240,9 @@ def average_precision_score(
     0.8333333333333333
     """
     name = "average_precision_score"
-    check_choice("average", average, _AVERAGES, name)
-    pos_label = _checked_pos_label(pos_label, name, allow_none=False)
+    pos_label = check_params(
+        name, _AP_PARAMETERS, average=average, pos_label=pos_label, compute=compute
+    )["pos_label"]
     _reject_multilabel(y_true)
     rule = LabelRule("average_precision", pos_label)
     n_columns = score_column_count(y_score)
@@ -295,7 +302,8 @@ def ks_statistic(
     >>> dask_auc.ks_statistic(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     KSStatistic(statistic=0.5, threshold=0.8)
     """
-    rule = LabelRule("curve", _checked_pos_label(pos_label, "ks_statistic", allow_none=True))
+    checked = check_params("ks_statistic", _KS_PARAMETERS, pos_label=pos_label, compute=compute)
+    rule = LabelRule("curve", checked["pos_label"])
     sorted_curve = _SortedCurve(y_true, y_score, sample_weight, rule)
     gaps = sorted_curve.graph.per_bucket("curve-ks", bucket_ks, each=sorted_curve.contexts)
     lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *gaps], _finish_ks, "ks_statistic")
@@ -328,8 +336,6 @@ def lazy_curve(
     ``compute()`` then returns ``(curve arrays, score, prevalence)``: the plots
     draw a thinned curve and report the exact score from one sort.
     """
-    if max_points is not None:
-        max_points = _checked_max_points(max_points)
     sorted_curve = _SortedCurve(y_true, y_score, sample_weight, LabelRule("curve", pos_label))
     kind = f"curve-points-{tokenize(curve.name, drop_intermediate, max_points)}"
     parts = sorted_curve.graph.per_bucket(
@@ -416,39 +422,6 @@ def _finalize_average_precision(contexts: list[CurveContext], precision_sum: flo
     if total_pos == 0:
         warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
     return _average_precision(precision_sum, total_pos)
-
-
-def _checked_pos_label(value: Any, func: str, *, allow_none: bool) -> Any:
-    if value is None and allow_none:
-        return value
-    if isinstance(value, (numbers.Real, str, np.bool_)):
-        return value.item() if isinstance(value, np.generic) else value
-    if allow_none:
-        allowed = f"an instance of 'float', an instance of 'str', {_BOOL_TYPES} or None"
-    else:
-        allowed = f"an instance of 'float', an instance of 'str' or {_BOOL_TYPES}"
-    raise InvalidParameterError(
-        f"The 'pos_label' parameter of {func} must be {allowed}. Got {value!r} instead."
-    )
-
-
-def _checked_bool(value: Any, name: str, func: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(
-            f"The {name!r} parameter of {func} must be {_BOOL_TYPES}. Got {value!r} instead."
-        )
-    return bool(value)
-
-
-def _checked_max_points(max_points: Any) -> int:
-    if isinstance(max_points, bool) or not isinstance(max_points, numbers.Integral):
-        raise TypeError(f"max_points must be an int >= 2 or None, got {max_points!r}")
-    if max_points < 2:
-        raise ValueError(
-            f"max_points must be an int >= 2 or None (a curve has two end points), "
-            f"got {max_points!r}"
-        )
-    return int(max_points)
 
 
 def _reject_multilabel(y_true: Any) -> None:

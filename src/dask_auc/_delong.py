@@ -28,7 +28,6 @@ Normal quantiles and p-values come from :class:`statistics.NormalDist` and
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from statistics import NormalDist
 from typing import Any, NamedTuple
@@ -40,7 +39,6 @@ from ._engine import (
     lazy_of,
     map_indexed_blocks,
     prepared_blocks,
-    split_every_default,
     zip_blocks,
 )
 from ._kernels.delong import (
@@ -58,7 +56,16 @@ from ._kernels.delong import (
     traced_block,
 )
 from ._kernels.sort import SortPlan, summarize_bucket
-from ._kernels.validation import InvalidParameterError, check_split_every, defined_or_warn
+from ._kernels.validation import defined_or_warn
+from ._params import AtLeast, Boolean, Interval, Options, check_params
+
+_INTERVAL_PARAMETERS = {
+    "confidence_level": Interval(0, 1, closed="neither"),
+    "method": Options(("delong",)),
+    "compute": Boolean(),
+    # accepted for the signature of the other metrics: DeLong's sums merge in one task
+    "split_every": AtLeast(2),
+}
 
 WEIGHTS_MESSAGE = (
     "sample_weight is not supported for DeLong's variance: it is defined for "
@@ -134,15 +141,17 @@ def roc_auc_ci(
     (0.5809, 1.0)
     """
     name = "roc_auc_ci"
-    if method != "delong":
-        raise InvalidParameterError(
-            f"The 'method' parameter of {name} must be a str among {{'delong'}}. "
-            f"Got {method!r} instead."
-        )
-    level = _check_confidence_level(confidence_level, name)
+    checked = check_params(
+        name,
+        _INTERVAL_PARAMETERS,
+        confidence_level=confidence_level,
+        method=method,
+        compute=compute,
+        split_every=split_every,
+    )
+    level = checked["confidence_level"]
     if sample_weight is not None:
         raise ValueError(WEIGHTS_MESSAGE)
-    split_every = check_split_every(split_every) or split_every_default()
     graph = SortedGraph(prepared_blocks(y_true, y_score))
     contexts = _contexts(graph)
     squares = graph.per_bucket("auc-delong-squares", placement_square_sums, each=contexts)
@@ -212,18 +221,6 @@ def delong_test(
     total = gather(total_cross_sums, sums)
     lazy = lazy_of([total, contexts[0], contexts[1], plans[0]], _finalize_test, "delong_test")
     return lazy.compute() if compute else lazy
-
-
-def _check_confidence_level(level: Any, func: str) -> float:
-    valid = (
-        isinstance(level, numbers.Real) and not isinstance(level, bool) and 0.0 < float(level) < 1.0
-    )
-    if not valid:
-        raise InvalidParameterError(
-            f"The 'confidence_level' parameter of {func} must be a float in the range "
-            f"(0.0, 1.0). Got {level!r} instead."
-        )
-    return float(level)
 
 
 def _first_context(contexts: Sequence[BucketContext | None]) -> BucketContext | None:

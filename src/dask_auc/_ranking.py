@@ -15,16 +15,17 @@ from ._engine import (
 from ._kernels.partial import cut_bucket, locate_crossing, mcclish, partial_area
 from ._kernels.sort import SortPlan, summarize_bucket
 from ._kernels.summary import PartialROC
-from ._kernels.validation import (
-    check_choice,
-    check_max_fpr,
-    check_split_every,
-    defined_or_warn,
-)
+from ._kernels.validation import defined_or_warn
 from ._multiclass import multiclass_roc_auc
+from ._params import AtLeast, Boolean, Interval, Options, check_params
 
-_AVERAGES = ("micro", "macro", "samples", "weighted", None)
-_MULTI_CLASS = ("raise", "ovr", "ovo")
+_PARAMETERS = {
+    "average": Options(("micro", "macro", "samples", "weighted", None)),
+    "max_fpr": Interval(0, 1, closed="right", none=True),
+    "multi_class": Options(("raise", "ovr", "ovo")),
+    "compute": Boolean(),
+    "split_every": AtLeast(2),
+}
 
 
 def roc_auc_score(
@@ -91,10 +92,17 @@ def roc_auc_score(
     0.6666666666666666
     """
     name = "roc_auc_score"
-    check_choice("average", average, _AVERAGES, name)
-    check_choice("multi_class", multi_class, _MULTI_CLASS, name)
-    max_fpr = check_max_fpr(max_fpr, name)
-    split_every = check_split_every(split_every) or split_every_default()
+    checked = check_params(
+        name,
+        _PARAMETERS,
+        average=average,
+        max_fpr=max_fpr,
+        multi_class=multi_class,
+        compute=compute,
+        split_every=split_every,
+    )
+    max_fpr = checked["max_fpr"]
+    split_every = checked["split_every"] or split_every_default()
     n_columns = score_column_count(y_score)
     if n_columns is not None:
         lazy = multiclass_roc_auc(

@@ -51,7 +51,8 @@ import dask.dataframe as dd
 from ._curves import average_precision_score
 from ._engine import LazyScore
 from ._grouped import GroupedAUC, grouped_roc_auc_score
-from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning, check_max_fpr
+from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning
+from ._params import Interval, check_params
 from ._ranking import roc_auc_score
 from .plotting import PLOT_EXTRA_MESSAGE, plot_precision_recall, plot_roc
 
@@ -154,7 +155,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _max_fpr(text: str) -> float:
     try:
-        return check_max_fpr(float(text), PROG)  # type: ignore[return-value]
+        limits = {"max_fpr": Interval(0, 1, closed="right")}
+        return check_params(PROG, limits, max_fpr=float(text))["max_fpr"]
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}") from None
 

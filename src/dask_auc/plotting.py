@@ -15,6 +15,14 @@ from typing import Any
 from ._curves import lazy_curve
 from ._engine import LazyScore, lazy_of
 from ._kernels.curves import PRECISION_RECALL, ROC, CurveKind
+from ._params import AtLeast, Boolean, Label, check_params
+
+_PARAMETERS = {
+    "max_points": AtLeast(2, why=" (a curve has two end points)"),
+    "chance_level": Boolean(),
+    "compute": Boolean(),
+    "pos_label": Label(),
+}
 
 PLOT_EXTRA_MESSAGE = 'plotting needs matplotlib: pip install "dask-auc[plot]"'
 
@@ -133,6 +141,15 @@ def _plot(
     compute: bool,
     pos_label: Any,
 ) -> Any:
+    checked = check_params(
+        f"plot_{curve.name}",
+        _PARAMETERS,
+        max_points=max_points,
+        chance_level=chance_level,
+        compute=compute,
+        pos_label=pos_label,
+    )
+    max_points, pos_label = checked["max_points"], checked["pos_label"]
     _pyplot()  # fail before any graph is built
     if isinstance(y_score, Mapping):
         if name is not None:

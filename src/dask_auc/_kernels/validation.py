@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import numbers
 import os
 import sys
 import warnings
@@ -107,43 +106,6 @@ def _user_stacklevel() -> int:
 def _is_internal(filename: str) -> bool:
     path = os.path.abspath(filename)
     return path.startswith(_PACKAGE_DIR) or f"{os.sep}dask{os.sep}" in path
-
-
-def check_choice(name: str, value: Any, choices: tuple[Any, ...], func: str) -> None:
-    if value not in choices:
-        shown = "{" + ", ".join(repr(c) for c in choices if c is not None) + "}"
-        extra = " or None" if None in choices else ""
-        raise InvalidParameterError(
-            f"The {name!r} parameter of {func} must be a str among {shown}{extra}. "
-            f"Got {value!r} instead."
-        )
-
-
-def check_max_fpr(max_fpr: Any, func: str = "roc_auc_score") -> float | None:
-    """Return ``max_fpr`` as a float, or None; raise sklearn's error if invalid."""
-    if max_fpr is None:
-        return None
-    valid = (
-        isinstance(max_fpr, numbers.Real)
-        and not isinstance(max_fpr, bool)
-        and 0.0 < float(max_fpr) <= 1.0
-    )
-    if not valid:
-        raise InvalidParameterError(
-            f"The 'max_fpr' parameter of {func} must be a float in the range "
-            f"(0.0, 1.0] or None. Got {max_fpr!r} instead."
-        )
-    return float(max_fpr)
-
-
-def check_split_every(split_every: Any) -> int | None:
-    if split_every is None:
-        return None
-    if isinstance(split_every, bool) or not isinstance(split_every, numbers.Integral):
-        raise TypeError(f"split_every must be an int >= 2 or None, got {split_every!r}")
-    if split_every < 2:
-        raise ValueError(f"split_every must be an int >= 2 or None, got {split_every!r}")
-    return int(split_every)
 
 
 #: the names of a metric's row inputs, in the order the block kernels take them

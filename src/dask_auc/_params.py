@@ -1,0 +1,156 @@
+"""Declarative checks of the public functions' parameters, with scikit-learn's messages.
+
+Each public function declares its parameters once, as a mapping of names to
+constraints, and checks them all with :func:`check_params` before any graph
+is built.  The messages are scikit-learn's ("The 'max_fpr' parameter of
+roc_auc_score must be a float in the range (0.0, 1.0] or None. Got 2 instead."),
+raised as :class:`~dask_auc.InvalidParameterError`, a ``ValueError`` and a
+``TypeError`` at once, as scikit-learn's is.
+
+Examples
+--------
+>>> check_params("f", {"level": Interval(0, 1, closed="neither")}, level=0.9)
+{'level': 0.9}
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._kernels.validation import InvalidParameterError
+
+_BOOL_TYPES = "an instance of 'bool' or an instance of 'numpy.bool'"
+
+
+class Constraint:
+    """What a parameter accepts; ``convert`` gives the value the function uses."""
+
+    description = ""
+
+    def accepts(self, value: Any) -> bool:
+        raise NotImplementedError
+
+    def convert(self, value: Any) -> Any:
+        return value
+
+
+@dataclass(frozen=True)
+class Options(Constraint):
+    """One of a few strings (or None, when listed)."""
+
+    options: tuple[Any, ...]
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        shown = "{" + ", ".join(repr(o) for o in self.options if o is not None) + "}"
+        return f"a str among {shown}" + (" or None" if None in self.options else "")
+
+    def accepts(self, value: Any) -> bool:
+        return any(value is o or (isinstance(value, str) and value == o) for o in self.options)
+
+
+@dataclass(frozen=True)
+class Interval(Constraint):
+    """A real number in a range; ``closed`` is "left", "right", "both" or "neither"."""
+
+    low: float
+    high: float
+    closed: str = "both"
+    none: bool = False
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        left = "[" if self.closed in ("left", "both") else "("
+        right = "]" if self.closed in ("right", "both") else ")"
+        shown = f"a float in the range {left}{float(self.low)}, {float(self.high)}{right}"
+        return shown + (" or None" if self.none else "")
+
+    def accepts(self, value: Any) -> bool:
+        if value is None:
+            return self.none
+        if not isinstance(value, numbers.Real):  # a bool is one: scikit-learn takes True as 1
+            return False
+        number = float(value)
+        above = number >= self.low if self.closed in ("left", "both") else number > self.low
+        below = number <= self.high if self.closed in ("right", "both") else number < self.high
+        return bool(above and below)
+
+    def convert(self, value: Any) -> Any:
+        return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class AtLeast(Constraint):
+    """An integer of at least ``low`` (or None)."""
+
+    low: int
+    none: bool = True
+    why: str = ""  # said after the rule, e.g. "(a curve has two end points)"
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return f"an int >= {self.low}" + (" or None" if self.none else "") + self.why
+
+    def accepts(self, value: Any) -> bool:
+        if value is None:
+            return self.none
+        integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        return integral and value >= self.low
+
+    def convert(self, value: Any) -> Any:
+        return None if value is None else int(value)
+
+
+@dataclass(frozen=True)
+class Boolean(Constraint):
+    """``True`` or ``False`` (NumPy's too)."""
+
+    description = _BOOL_TYPES
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+    def convert(self, value: Any) -> Any:
+        return bool(value)
+
+
+@dataclass(frozen=True)
+class Label(Constraint):
+    """A class label as scikit-learn's ``pos_label``: a number, a string or a bool."""
+
+    none: bool = True
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        if self.none:
+            return f"an instance of 'float', an instance of 'str', {_BOOL_TYPES} or None"
+        return f"an instance of 'float', an instance of 'str' or {_BOOL_TYPES}"
+
+    def accepts(self, value: Any) -> bool:
+        return (value is None and self.none) or isinstance(value, (numbers.Real, str, np.bool_))
+
+    def convert(self, value: Any) -> Any:
+        return value.item() if isinstance(value, np.generic) else value
+
+
+def check_params(func: str, constraints: Mapping[str, Constraint], **values: Any) -> dict[str, Any]:
+    """Check every parameter of ``func`` against its constraint; return the converted values.
+
+    Raises :class:`~dask_auc.InvalidParameterError` with scikit-learn's
+    message for the first parameter, in declaration order, that is invalid.
+    """
+    checked = {}
+    for name, constraint in constraints.items():
+        value = values[name]
+        if not constraint.accepts(value):
+            raise InvalidParameterError(
+                f"The {name!r} parameter of {func} must be {constraint.description}. "
+                f"Got {value!r} instead."
+            )
+        checked[name] = constraint.convert(value)
+    return checked
