@@ -587,9 +587,11 @@ def bucket_ks(bucket: Bucket, context: CurveContext) -> tuple[Number, Any]:
     total_pos, total_neg = context.total
     if len(points) == 0 or total_pos == 0 or total_neg == 0:
         return -1, None
-    exact = points.tps.dtype.kind == "i" and total_pos * total_neg < 2**62
+    # unweighted totals are ints: then the gaps are exact integers
+    exact = isinstance(total_pos, int) and isinstance(total_neg, int)
+    exact = exact and total_pos * total_neg < 2**62
     if exact:
-        gaps: np.ndarray = np.abs(points.tps * int(total_neg) - points.fps * int(total_pos))
+        gaps: np.ndarray = np.abs(points.tps * total_neg - points.fps * total_pos)
     else:
         gaps = np.abs(points.tps / total_pos - points.fps / total_neg)
     best = int(np.argmax(gaps))  # the first of equal gaps: the highest threshold

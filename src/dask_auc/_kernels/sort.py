@@ -425,7 +425,9 @@ def assemble_bucket(*pieces: Bucket) -> Bucket:
 def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
     filled = [p for p in parts if len(p)]
     if not filled:
-        return parts[0] if parts else _EMPTY  # empty, in the plan's dtype
+        # empty, in the plan's dtype, weighted if any block is (an empty block
+        # cannot tell whether its rows would have had weights)
+        return next((p for p in parts if p.weights is not None), parts[0] if parts else _EMPTY)
     parts = filled
     if len(parts) == 1:
         return parts[0]
