@@ -39,6 +39,7 @@ from ._engine import (
     lazy_of,
     map_indexed_blocks,
     prepared_blocks,
+    split_every_default,
     zip_blocks,
 )
 from ._kernels.delong import (
@@ -63,7 +64,6 @@ _INTERVAL_PARAMETERS = {
     "confidence_level": Interval(0, 1, closed="neither"),
     "method": Options(("delong",)),
     "compute": Boolean(),
-    # accepted for the signature of the other metrics: DeLong's sums merge in one task
     "split_every": AtLeast(2),
 }
 
@@ -120,7 +120,8 @@ def roc_auc_ci(
     compute : bool, default=True
         If False, return a :class:`~dask_auc.LazyScore`.
     split_every : int >= 2, optional
-        Fan-in of the merge tree.
+        Fan-in of the tree that sums the buckets' variance terms (default:
+        ``dask.config`` key ``dask-auc.split-every``, 8).
 
     Returns
     -------
@@ -150,12 +151,13 @@ def roc_auc_ci(
         split_every=split_every,
     )
     level = checked["confidence_level"]
+    split_every = checked["split_every"] or split_every_default()
     if sample_weight is not None:
         raise ValueError(WEIGHTS_MESSAGE)
     graph = SortedGraph(prepared_blocks(y_true, y_score))
     contexts = _contexts(graph)
     squares = graph.per_bucket("auc-delong-squares", placement_square_sums, each=contexts)
-    sums = graph.task("auc-delong-sum", total_square_sums, squares)
+    sums = graph.tree_reduce(squares, split_every, "auc-delong-sum", combine=total_square_sums)
     lazy = graph.lazy([sums, contexts, graph.plan_key], _IntervalFinalizer(level), name)
     return lazy.compute() if compute else lazy
 

@@ -73,7 +73,8 @@ def roc_auc_score(
         ``.compute()`` or pass it to ``dask.compute`` with other work.
     split_every : int >= 2, optional
         Fan-in of the merge tree (default: ``dask.config`` key
-        ``dask-auc.split-every``, 8).
+        ``dask-auc.split-every``, 8).  With ``max_fpr`` one task reads the
+        bucket summaries (one small record per bucket) and there is no tree.
 
     Returns
     -------

@@ -1,0 +1,575 @@
+"""One entry per public metric of dask-auc, driving the invariance tests of every metric at once.
+
+As scikit-learn's ``THRESHOLDED_METRICS`` / ``CURVE_METRICS`` dictionaries
+(``sklearn/metrics/tests/test_common.py``) do: a new metric gets every test of
+``test_invariance.py`` by adding one :class:`Metric` to :data:`REGISTRY`.
+
+Vocabulary
+----------
+columns
+    A test case as NumPy arrays, rows along axis 0, keyed by role: ``y_true``,
+    ``y_score`` (1-D, or 2-D per-class probabilities), and as the metric needs
+    them ``sample_weight``, ``score_b`` (a second model, for DeLong's test) and
+    ``group`` (for GAUC).  A case is weighted exactly when it holds ``sample_weight``.
+inputs
+    The same columns as dask collections, cut at given rows
+    (:func:`dask_inputs`), plus ``frame``, the dask DataFrame, in the frame layout.
+fields
+    A result in plain NumPy: a dict of named arrays (``value`` for a number,
+    ``fpr``/``tpr``/``thresholds`` for a curve, the fields of a result tuple).
+
+Only dask-auc's public API is used here, and the independent references of
+``references.py`` and scikit-learn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import dask.array as da
+import numpy as np
+import pandas as pd
+from hypothesis import strategies as st
+from sklearn import metrics as skm
+
+import dask_auc
+from references import pairwise_auc
+from strategies import dask_array, dask_frame, scored_rows
+
+Columns = Mapping[str, np.ndarray]
+Fields = dict[str, np.ndarray]
+
+RTOL = 1e-12
+"""Relative tolerance of every comparison that is not bit for bit."""
+
+MAX_FPR = 0.3
+N_CLASSES = 3
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How to run one public metric, what to compare it with, and how.
+
+    Attributes
+    ----------
+    name : str
+        The test id.
+    run : callable
+        ``run(inputs, **options)``: the dask-auc call on dask ``inputs``, returning what
+        dask-auc returns (a :class:`dask_auc.LazyScore` with ``compute=False``).
+    plain : callable
+        Turns what ``run`` computes (a float, curve arrays, a result tuple,
+        :class:`dask_auc.GroupedAUC`) into fields.
+    reference : callable
+        ``reference(columns)``: the expected fields from scikit-learn or an independent
+        reference on the NumPy columns; may hold fewer fields than ``plain`` makes
+        (those left out, a standard error say, are checked for self-consistency only).
+    weighted : bool
+        The metric accepts ``sample_weight``.
+    exact_fields : tuple of str
+        Fields that are exact on unweighted data, so bit-identical whatever the
+        partitioning, bucket count, tree shape or row order.  Every other field,
+        and every field of weighted data, is compared within ``RTOL``.
+    reference_exact : bool
+        ``reference`` is exact too (a rational pair count, or scikit-learn's curve
+        arrays, which are integer counts divided once): ``exact_fields`` of unweighted
+        data must equal it bit for bit.
+    scores : {"binary", "paired", "proba", "grouped"}
+        What a case holds: binary labels and one score column; plus a second
+        model's ``score_b``; a 2-D probability matrix of ``N_CLASSES`` classes; plus
+        a ``group`` column.
+    layouts : tuple of str
+        Input layouts the metric takes: ``"frame"`` (columns of one dask DataFrame)
+        and ``"array"`` (dask arrays).
+    split_every : bool
+        The function takes ``split_every``.
+    dyadic_weights : bool
+        Draw weights whose sums are exact (multiples of 1/4).  Only for the weighted
+        ROC curve with ``drop_intermediate``: it compares float differences of
+        running sums as scikit-learn does, so with weights such as 0.37 a point
+        may be kept or dropped depending on the order of the additions (a
+        limitation the README documents, not a bug).
+    atol : float
+        Absolute tolerance added to ``RTOL`` in the comparisons that are not bit for
+        bit, for a field whose exact value can be 0 while float sums leave a few
+        ulps (see the entry that sets it).
+    """
+
+    name: str
+    run: Callable[..., Any]
+    plain: Callable[[Any], Fields]
+    reference: Callable[[Columns], Fields]
+    weighted: bool
+    exact_fields: tuple[str, ...]
+    reference_exact: bool
+    scores: str = "binary"
+    layouts: tuple[str, ...] = ("frame", "array")
+    split_every: bool = False
+    dyadic_weights: bool = False
+    atol: float = 0.0
+
+    @property
+    def exact_unweighted(self) -> bool:
+        """Some result of unweighted data is exact (bit-identical under any partitioning)."""
+        return bool(self.exact_fields)
+
+    def __call__(self, inputs: Mapping[str, Any], **options: Any) -> Fields:
+        """Run on dask ``inputs`` (``compute=True``) and return plain fields."""
+        return self.plain(self.run(inputs, **options))
+
+    def compare(self, actual: Fields, expected: Fields, *, exact: bool) -> None:
+        """Assert ``actual`` agrees with ``expected`` on every field ``expected`` holds.
+
+        Same shapes always; with ``exact`` the ``exact_fields`` bit for bit (NaN
+        equal to NaN), every other float field elementwise within ``RTOL`` (plus
+        ``atol``); integer and object fields (counts, group keys) are always equal.
+        """
+        missing = set(expected) - set(actual)
+        assert not missing, f"{self.name}: result lacks {sorted(missing)}"
+        for field_name, want in expected.items():
+            got, want = np.asarray(actual[field_name]), np.asarray(want)
+            message = f"{self.name}: field {field_name!r}"
+            assert got.shape == want.shape, f"{message}: shape {got.shape} != {want.shape}"
+            floats = got.dtype.kind in "fc" or want.dtype.kind in "fc"
+            if (exact and field_name in self.exact_fields) or not floats:
+                np.testing.assert_array_equal(got, want, err_msg=message)
+            else:
+                np.testing.assert_allclose(got, want, rtol=RTOL, atol=self.atol, err_msg=message)
+
+
+# -- turning results into fields --------------------------------------------------------------
+
+
+def _value(result: Any) -> Fields:
+    return {"value": np.asarray(result, dtype=float)}
+
+
+def _curve(names: tuple[str, str, str]) -> Callable[[Any], Fields]:
+    def plain(result: Any) -> Fields:
+        assert len(result) == 3
+        return {name: np.asarray(array) for name, array in zip(names, result, strict=True)}
+
+    return plain
+
+
+ROC_FIELDS = ("fpr", "tpr", "thresholds")
+PR_FIELDS = ("precision", "recall", "thresholds")
+
+
+def _result_tuple(result: Any) -> Fields:
+    return {name: np.asarray(value, dtype=float) for name, value in result._asdict().items()}
+
+
+def _grouped_fields(result: Any) -> Fields:
+    table = result.per_group
+    fields = {"group": table.index.to_numpy()}
+    fields.update({column: table[column].to_numpy() for column in table.columns})
+    fields["gauc"] = np.asarray(result.gauc, dtype=float)
+    return fields
+
+
+# -- running dask-auc on dask inputs ----------------------------------------------------------
+
+
+def _binary(function: Callable[..., Any], **fixed: Any) -> Callable[..., Any]:
+    """``function(y_true, y_score, sample_weight=..., **fixed, **options)``."""
+
+    def run(inputs: Mapping[str, Any], **options: Any) -> Any:
+        weight = inputs.get("sample_weight")
+        return function(
+            inputs["y_true"], inputs["y_score"], sample_weight=weight, **fixed, **options
+        )
+
+    return run
+
+
+def _run_delong(inputs: Mapping[str, Any], **options: Any) -> Any:
+    assert "sample_weight" not in inputs
+    return dask_auc.delong_test(inputs["y_true"], inputs["y_score"], inputs["score_b"], **options)
+
+
+def _run_grouped(inputs: Mapping[str, Any], **options: Any) -> Any:
+    weight = "sample_weight" if "sample_weight" in inputs else None
+    return dask_auc.grouped_roc_auc_score(
+        inputs["frame"],
+        by="group",
+        label="y_true",
+        score="y_score",
+        sample_weight=weight,
+        **options,
+    )
+
+
+# -- references on NumPy columns --------------------------------------------------------------
+
+
+def _pairwise(columns: Columns) -> Fields:
+    return {
+        "value": np.asarray(
+            pairwise_auc(columns["y_true"], columns["y_score"], columns.get("sample_weight"))
+        )
+    }
+
+
+def _sklearn_value(function: Callable[..., Any], **fixed: Any) -> Callable[[Columns], Fields]:
+    def reference(columns: Columns) -> Fields:
+        value = function(
+            columns["y_true"],
+            columns["y_score"],
+            sample_weight=columns.get("sample_weight"),
+            **fixed,
+        )
+        return {"value": np.asarray(value, dtype=float)}
+
+    return reference
+
+
+def _sklearn_curve(
+    function: Callable[..., Any], names: tuple[str, str, str], **fixed: Any
+) -> Callable[[Columns], Fields]:
+    def reference(columns: Columns) -> Fields:
+        arrays = function(
+            columns["y_true"],
+            columns["y_score"],
+            sample_weight=columns.get("sample_weight"),
+            **fixed,
+        )
+        return dict(zip(names, arrays, strict=True))
+
+    return reference
+
+
+def _ci_reference(columns: Columns) -> Fields:
+    """The AUC against the pair count; the standard error and interval: self-consistency only."""
+    return {"auc": np.asarray(pairwise_auc(columns["y_true"], columns["y_score"]))}
+
+
+def _delong_reference(columns: Columns) -> Fields:
+    """Both AUCs against the pair count; difference, standard error, z, p: self-consistency."""
+    return {
+        "auc_a": np.asarray(pairwise_auc(columns["y_true"], columns["y_score"])),
+        "auc_b": np.asarray(pairwise_auc(columns["y_true"], columns["score_b"])),
+    }
+
+
+def ks_reference(columns: Columns) -> Fields:
+    """KS statistic and threshold by exact rational arithmetic (floats are exact rationals).
+
+    ``max |tpr - fpr|`` over the distinct scores of rows of nonzero weight, each
+    point holding its whole tie group; of equal gaps the highest threshold.  The
+    statistic is the exact maximum rounded once.
+    """
+    y, s = np.asarray(columns["y_true"]), np.asarray(columns["y_score"])
+    w = np.asarray(columns.get("sample_weight", np.ones(len(y))), dtype=float)
+    positive = y == np.unique(y)[-1]
+    counted = w != 0
+    total_pos = sum(map(Fraction, w[positive]), Fraction(0))
+    total_neg = sum(map(Fraction, w[~positive]), Fraction(0))
+    best, threshold = Fraction(-1), np.nan
+    tp = fp = Fraction(0)
+    for score in np.unique(s[counted])[::-1]:
+        here = s == score
+        tp += sum(map(Fraction, w[here & positive]), Fraction(0))
+        fp += sum(map(Fraction, w[here & ~positive]), Fraction(0))
+        gap = abs(tp / total_pos - fp / total_neg)
+        if gap > best:
+            best, threshold = gap, score
+    return {"statistic": np.asarray(float(best)), "threshold": np.asarray(threshold, dtype=float)}
+
+
+def grouped_reference(columns: Columns) -> Fields:
+    """pandas groupby + scikit-learn's ``roc_auc_score`` per group, and the row-weighted GAUC.
+
+    A group's ``n_pos``/``n_neg`` count its rows of nonzero weight; its AUC is NaN
+    unless both are positive; GAUC weighs each group holding both classes by
+    ``n_pos + n_neg`` (by ``weight_pos + weight_neg`` when weighted).
+    """
+    frame = pd.DataFrame(dict(columns))
+    weighted = "sample_weight" in frame
+    if not weighted:
+        frame["sample_weight"] = 1.0
+    frame["positive"] = frame["y_true"] == np.unique(frame["y_true"])[-1]
+    rows = []
+    for key, group in frame.groupby("group", sort=True):
+        counted = group[group["sample_weight"] != 0]
+        n_pos = int(counted["positive"].sum())
+        n_neg = len(counted) - n_pos
+        auc = np.nan
+        if n_pos and n_neg:
+            auc = skm.roc_auc_score(
+                group["y_true"],
+                group["y_score"],
+                sample_weight=group["sample_weight"] if weighted else None,
+            )
+        weight_pos = group.loc[group["positive"], "sample_weight"].sum()
+        weight_neg = group.loc[~group["positive"], "sample_weight"].sum()
+        rows.append((key, auc, n_pos, n_neg, weight_pos, weight_neg))
+    table = pd.DataFrame(
+        rows, columns=["group", "auc", "n_pos", "n_neg", "weight_pos", "weight_neg"]
+    )
+    both = (table["n_pos"] > 0) & (table["n_neg"] > 0)
+    if weighted:
+        group_weight = table["weight_pos"] + table["weight_neg"]
+    else:
+        group_weight = table["n_pos"] + table["n_neg"]
+    gauc = (group_weight[both] * table["auc"][both]).sum() / group_weight[both].sum()
+    fields = {name: table[name].to_numpy() for name in ("group", "auc", "n_pos", "n_neg")}
+    if weighted:
+        fields["weight_pos"] = table["weight_pos"].to_numpy()
+        fields["weight_neg"] = table["weight_neg"].to_numpy()
+    fields["gauc"] = np.asarray(gauc, dtype=float)
+    return fields
+
+
+def _multiclass_reference(multi_class: str) -> Callable[[Columns], Fields]:
+    return _sklearn_value(skm.roc_auc_score, multi_class=multi_class)
+
+
+# -- the registry -----------------------------------------------------------------------------
+
+_ENTRIES = [
+    Metric(
+        name="roc_auc_score",
+        run=_binary(dask_auc.roc_auc_score),
+        plain=_value,
+        reference=_pairwise,
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=True,
+        split_every=True,
+    ),
+    Metric(
+        name="roc_auc_score-max_fpr",
+        run=_binary(dask_auc.roc_auc_score, max_fpr=MAX_FPR),
+        plain=_value,
+        reference=_sklearn_value(skm.roc_auc_score, max_fpr=MAX_FPR),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,  # scikit-learn interpolates and standardises in floats
+        split_every=True,
+    ),
+    Metric(
+        name="roc_curve",
+        run=_binary(dask_auc.roc_curve, drop_intermediate=True),
+        plain=_curve(ROC_FIELDS),
+        reference=_sklearn_curve(skm.roc_curve, ROC_FIELDS, drop_intermediate=True),
+        weighted=True,
+        exact_fields=ROC_FIELDS,
+        reference_exact=True,
+        dyadic_weights=True,
+    ),
+    Metric(
+        name="roc_curve-all_points",
+        run=_binary(dask_auc.roc_curve, drop_intermediate=False),
+        plain=_curve(ROC_FIELDS),
+        reference=_sklearn_curve(skm.roc_curve, ROC_FIELDS, drop_intermediate=False),
+        weighted=True,
+        exact_fields=ROC_FIELDS,
+        reference_exact=True,
+    ),
+    Metric(
+        name="precision_recall_curve",
+        run=_binary(dask_auc.precision_recall_curve, drop_intermediate=False),
+        plain=_curve(PR_FIELDS),
+        reference=_sklearn_curve(skm.precision_recall_curve, PR_FIELDS, drop_intermediate=False),
+        weighted=True,
+        exact_fields=PR_FIELDS,
+        reference_exact=True,
+    ),
+    Metric(
+        name="precision_recall_curve-drop_intermediate",
+        run=_binary(dask_auc.precision_recall_curve, drop_intermediate=True),
+        plain=_curve(PR_FIELDS),
+        reference=_sklearn_curve(skm.precision_recall_curve, PR_FIELDS, drop_intermediate=True),
+        weighted=True,
+        exact_fields=PR_FIELDS,
+        reference_exact=True,
+    ),
+    Metric(
+        name="average_precision_score",
+        run=_binary(dask_auc.average_precision_score),
+        plain=_value,
+        reference=_sklearn_value(skm.average_precision_score),
+        weighted=True,
+        exact_fields=(),  # a float sum of the buckets' precision terms
+        reference_exact=False,
+    ),
+    Metric(
+        name="ks_statistic",
+        run=_binary(dask_auc.ks_statistic),
+        plain=_result_tuple,
+        reference=ks_reference,
+        weighted=True,
+        exact_fields=("statistic", "threshold"),
+        reference_exact=True,
+        # a weighted statistic that is exactly 0 (every score tied) comes out as 2.2e-16:
+        # pinned as a strict xfail in test_invariance.py
+        atol=1e-15,
+    ),
+    Metric(
+        name="roc_auc_ci",
+        run=_binary(dask_auc.roc_auc_ci),
+        plain=_result_tuple,
+        reference=_ci_reference,
+        weighted=False,
+        exact_fields=("auc", "confidence_level"),
+        reference_exact=True,
+        split_every=True,
+    ),
+    Metric(
+        name="delong_test",
+        run=_run_delong,
+        plain=_result_tuple,
+        reference=_delong_reference,
+        weighted=False,
+        exact_fields=("auc_a", "auc_b", "difference"),
+        reference_exact=True,
+        scores="paired",
+    ),
+    Metric(
+        name="roc_auc_score-ovr",
+        run=_binary(dask_auc.roc_auc_score, multi_class="ovr"),
+        plain=_value,
+        reference=_multiclass_reference("ovr"),
+        weighted=True,
+        exact_fields=("value",),  # the mean of exact per-class AUCs
+        reference_exact=False,  # scikit-learn's per-class trapezoids are floats
+        scores="proba",
+        split_every=True,
+    ),
+    Metric(
+        name="roc_auc_score-ovo",
+        run=_binary(dask_auc.roc_auc_score, multi_class="ovo"),
+        plain=_value,
+        reference=_multiclass_reference("ovo"),
+        weighted=False,  # scikit-learn (and dask-auc) reject sample_weight with "ovo"
+        exact_fields=("value",),
+        reference_exact=False,
+        scores="proba",
+        split_every=True,
+    ),
+    Metric(
+        name="grouped_roc_auc_score",
+        run=_run_grouped,
+        plain=_grouped_fields,
+        reference=grouped_reference,
+        weighted=True,
+        exact_fields=("group", "auc", "n_pos", "n_neg", "gauc"),
+        reference_exact=False,  # scikit-learn's per-group trapezoids are floats
+        scores="grouped",
+        layouts=("frame",),
+    ),
+]
+
+REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _ENTRIES}
+"""Every public metric, by test id."""
+
+
+# -- cases: NumPy columns for an entry --------------------------------------------------------
+
+
+def _weigh_every_class(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Give the first row of any class whose weights sum to zero a weight of 1."""
+    w = w.copy()
+    for label in np.unique(y):
+        if w[y == label].sum() == 0:
+            w[np.flatnonzero(y == label)[0]] = 1.0
+    return w
+
+
+@st.composite
+def _probabilities(draw, weighted: bool, max_size: int = 90) -> dict[str, np.ndarray]:
+    """``N_CLASSES`` classes, each present; rows of per-class probabilities with heavy ties.
+
+    Each row is a few small integer counts normalised to sum to 1, so a column
+    holds few distinct values; the true class's count is raised by ``signal``.
+    """
+    n = draw(st.integers(N_CLASSES, max_size))
+    distinct = draw(st.sampled_from([1, 2, 3, 10]))
+    signal = draw(st.sampled_from([0, 1, 3]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    y = rng.integers(0, N_CLASSES, n)
+    y[:N_CLASSES] = np.arange(N_CLASSES)
+    rng.shuffle(y)
+    counts = rng.integers(1, distinct + 1, (n, N_CLASSES)).astype(float)
+    counts[np.arange(n), y] += signal
+    columns = {"y_true": y, "y_score": counts / counts.sum(axis=1, keepdims=True)}
+    if weighted:
+        w = rng.choice([0.0, 0.5, 1.0, 3.0, rng.random()], size=n)
+        columns["sample_weight"] = _weigh_every_class(y, w)
+    return columns
+
+
+@st.composite
+def cases(draw, metric: Metric, weighted: bool | None = None) -> dict[str, np.ndarray]:
+    """NumPy columns for ``metric``, with heavy ties (few distinct scores).
+
+    ``weighted=None`` draws whether to weigh the rows when the metric accepts weights.
+    """
+    if weighted is None:
+        weighted = metric.weighted and draw(st.booleans())
+    assert metric.weighted or not weighted
+    if metric.scores == "proba":
+        return draw(_probabilities(weighted))
+    y, s, w = draw(scored_rows(weighted=weighted))
+    columns = {"y_true": y, "y_score": s}
+    if weighted:
+        if metric.dyadic_weights:
+            w = _weigh_every_class(y, np.round(w * 4) / 4)
+        columns["sample_weight"] = w
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if metric.scores == "paired":
+        if draw(st.booleans()):
+            columns["score_b"] = s[::-1].copy()  # an unrelated model
+        else:  # a correlated one: a noisy copy, rounded to keep ties
+            columns["score_b"] = np.round(s + rng.normal(0.0, 0.2, len(s)), 1)
+    elif metric.scores == "grouped":
+        group = rng.integers(0, draw(st.sampled_from([1, 2, 3, 7])), len(y))
+        # one group holds both classes with nonzero weight, so GAUC is defined
+        counted = np.ones(len(y), bool) if w is None else w != 0
+        group[np.flatnonzero(counted & (y == 1))[0]] = 0
+        group[np.flatnonzero(counted & (y == 0))[0]] = 0
+        columns["group"] = group
+    return columns
+
+
+def permuted(columns: Columns, permutation: np.ndarray) -> dict[str, np.ndarray]:
+    """The same rows in another order: every column permuted alike."""
+    return {name: values[permutation] for name, values in columns.items()}
+
+
+# -- dask inputs from NumPy columns and partition cuts ----------------------------------------
+
+
+def _chunked(values: np.ndarray, cuts) -> da.Array:
+    if values.ndim == 1:
+        return dask_array(values, cuts)
+    sizes = tuple(int(b - a) for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+    return da.from_array(values, chunks=(sizes, *values.shape[1:]))
+
+
+def dask_inputs(columns: Columns, cuts, layout: str = "frame") -> dict[str, Any]:
+    """The columns as dask collections whose partitions are cut at the rows ``cuts``.
+
+    ``cuts`` runs from 0 to the row count and may repeat a row (an empty
+    partition).  ``"frame"``: columns of one dask DataFrame (unknown divisions,
+    as from Parquet) under ``frame``, a 2-D ``y_score`` as a DataFrame of its
+    columns ``y_score_0``, ...; ``"array"``: dask arrays with those chunks.
+    """
+    if layout == "array":
+        return {name: _chunked(np.asarray(values), cuts) for name, values in columns.items()}
+    assert layout == "frame", layout
+    flat: dict[str, np.ndarray] = {}
+    names: dict[str, Any] = {}
+    for name, values in columns.items():
+        if np.ndim(values) == 2:
+            names[name] = [f"{name}_{j}" for j in range(values.shape[1])]
+            flat.update({f"{name}_{j}": values[:, j] for j in range(values.shape[1])})
+        else:
+            names[name] = name
+            flat[name] = values
+    frame = dask_frame(flat, cuts)
+    return {"frame": frame, **{name: frame[column] for name, column in names.items()}}
