@@ -395,18 +395,24 @@ def test_weight_scale_never_changes_the_answer(exponent, seed, buckets):
     )
 
 
+def _drawn_rows(data, most):
+    """A row count, a seeded generator, labels holding both classes, and partition cuts."""
+    n = data.draw(st.integers(4, most))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    cuts = [0, *sorted(data.draw(st.lists(st.integers(0, n), max_size=5))), n]
+    return n, rng, y, cuts
+
+
 @settings(max_examples=40)
 @given(data=st.data())
 def test_large_integer_scores_are_ordered_exactly_for_any_partitioning(data):
     """Integers beyond 2**53 (int64, uint64, mixed per partition): exact, or a clear error."""
-    n = data.draw(st.integers(4, 40))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    y = rng.integers(0, 2, n)
-    y[:2] = [0, 1]
+    n, rng, y, cuts = _drawn_rows(data, 40)
     base = data.draw(st.sampled_from([2**53, 2**62, 2**64 - 100]))
     s = [base + int(d) for d in rng.integers(0, 30, n)]
     dtype = np.uint64 if base > 2**63 else np.int64
-    cuts = [0, *sorted(data.draw(st.lists(st.integers(0, n), max_size=4))), n]
     pieces = [
         pd.DataFrame({"y": y[a:b], "s": np.array(s[a:b], dtype)})
         for a, b in zip(cuts[:-1], cuts[1:], strict=True)
@@ -452,14 +458,10 @@ def test_integer_scores_no_64_bit_type_holds_are_rejected():
 @given(data=st.data())
 def test_weighted_precision_recall_drop_intermediate_equals_sklearn_for_any_partitioning(data):
     """Which points stay is decided from the rows between them, not from float running sums."""
-    n = data.draw(st.integers(4, 120))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    y = rng.integers(0, 2, n)
-    y[:2] = [0, 1]
+    n, rng, y, cuts = _drawn_rows(data, 120)
     s = np.round(rng.random(n), data.draw(st.sampled_from([0, 1, 2])))
     w = rng.choice([0.0, 0.1, 0.3, 0.7, 1.0, rng.random()], n)
     w[:2] = 1.0
-    cuts = [0, *sorted(data.draw(st.lists(st.integers(0, n), max_size=5))), n]
     frame = dask_frame({"y": y, "s": s, "w": w}, cuts)
     with dask.config.set({"dask-auc.buckets": data.draw(st.sampled_from([1, 2, 3, 7]))}):
         precision, recall, thresholds = dask_auc.precision_recall_curve(
