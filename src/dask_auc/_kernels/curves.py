@@ -41,6 +41,7 @@ from .validation import (
     RowCounts,
     check_aligned,
     distinct_labels,
+    sorted_labels,
     to_numpy,
     warn_undefined,
 )
@@ -166,14 +167,7 @@ def check_matrix_labels(
     well-formed call) the not-yet-supported error.
     """
     n_rows = check_aligned([counts for counts, _ in blocks])
-    rule.check(_sorted_labels({c for _, labels in blocks for c in labels}), n_rows, n_columns)
-
-
-def _sorted_labels(found: set[Any]) -> tuple[Any, ...]:
-    try:
-        return tuple(sorted(found))
-    except TypeError:
-        raise ValueError("Mix of label input types (string and number) in y_true") from None
+    rule.check(sorted_labels(labels for _, labels in blocks), n_rows, n_columns)
 
 
 def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> SortPlan:
@@ -182,7 +176,7 @@ def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> Sort
     The plan's classes are ``(False, True)``: the blocks are split on
     ``label == positive``.
     """
-    labels = _sorted_labels({c for meta in metas for c in meta.classes})
+    labels = sorted_labels(meta.classes for meta in metas)
     rows = sum(meta.lengths.rows for meta in metas)
     split_on_positive = (False, True)
     metas = [replace(meta, classes=()) for meta in metas]

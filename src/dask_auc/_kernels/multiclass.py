@@ -49,6 +49,7 @@ from .validation import (
     as_weight_array,
     check_aligned,
     distinct_labels,
+    sorted_labels,
     to_numpy,
 )
 
@@ -157,11 +158,7 @@ def plan_classes(
         raise ValueError(
             "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
         )
-    found = {value for meta in metas for value in meta.counts}
-    try:
-        present = sorted(found)
-    except TypeError:
-        raise ValueError("Mix of label input types (string and number) in y_true") from None
+    present = sorted_labels(meta.counts for meta in metas)
     if n_columns == 2 and len(present) <= 2:
         raise ValueError(f"y should be a 1d array, got an array of shape ({n_rows}, 2) instead.")
     if deferred_checks is not None:

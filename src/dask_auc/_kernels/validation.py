@@ -334,13 +334,24 @@ def _is_missing(value: Any) -> bool:
     )
 
 
-def union_of_classes(per_block: list[tuple[Any, ...]]) -> tuple[Any, ...]:
-    """The sorted union of per-block classes; the last one is the positive class."""
+def sorted_labels(per_block: Any) -> tuple[Any, ...]:
+    """The sorted union of the labels found in each block, any number of them.
+
+    Examples
+    --------
+    >>> sorted_labels([(0, 1), (), (2,)])
+    (0, 1, 2)
+    """
     found = {c for block in per_block for c in block}
     try:
-        classes = tuple(sorted(found))
+        return tuple(sorted(found))
     except TypeError:
         raise ValueError("Mix of label input types (string and number) in y_true") from None
+
+
+def union_of_classes(per_block: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The sorted union of per-block classes; the last one is the positive class."""
+    classes = sorted_labels(per_block)
     if len(classes) > 2:
         raise ValueError(MULTICLASS_MESSAGE)
     return classes
