@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import dask
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -20,6 +21,17 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_block_per_partition():
+    """Tests cut their inputs on purpose (ties across edges, empty partitions): keep every cut.
+
+    Coalescing tiny partitions is tested where it is switched on again
+    (``test_scale.py``, ``test_invariance.py::test_coalesced_partitions_*``).
+    """
+    with dask.config.set({"dask-auc.coalesce": False}):
+        yield
 
 
 @pytest.fixture(scope="session")

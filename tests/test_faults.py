@@ -208,7 +208,12 @@ def _runs(record: Path) -> Counter:
 
 @pytest.mark.parametrize(
     "stage, persisted",
-    [("auc-split", False), ("auc-bucket", False), ("auc-summary", True)],
+    [
+        ("auc-split", False),
+        ("auc-bucket-transfer", False),  # in the middle of the P2P exchange
+        ("auc-bucket", False),
+        ("auc-summary", True),
+    ],
 )
 def test_worker_killed_mid_sort_gives_the_exact_auc(client, kill_at, rows, stage, persisted):
     frame = scored_frame()

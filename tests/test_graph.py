@@ -126,33 +126,52 @@ def _take(task):
 
 
 @pytest.mark.parametrize("buckets", [1, 2, 3, 7, 30, 100])
-def test_each_bucket_gets_one_piece_of_each_block_through_runs_of_at_most_sqrt_k(buckets):
+def test_tasks_exchange_gives_each_bucket_one_piece_of_each_block_through_runs_of_sqrt_k(buckets):
     blocks = 12
     y = np.arange(600) % 2
     cuts = list(range(0, 600, 50)) + [600]
-    with dask.config.set({"dask-auc.buckets": buckets}):
+    with dask.config.set({"dask-auc.buckets": buckets, "dask-auc.exchange": "tasks"}):
         lazy = dask_auc.roc_auc_score(dask_array(y, cuts), dask_array(y / 7, cuts), compute=False)
     layer = _layer(lazy)
     runs_per_block = {}
     for key, task in layer.items():
-        if key[0].startswith("auc-piece-"):
+        if key[0].startswith("auc-bucket-piece-"):
             block, bucket = key[1], key[2]
             source, index = _take(task)
-            if source[0].startswith("auc-split-run-"):
+            if source[0].startswith("auc-bucket-run-"):
                 run_source, run = _take(layer[source])
                 assert run_source[0].startswith("auc-split-") and run_source[1] == block
-                assert not run_source[0].startswith("auc-split-run-")  # one level of runs
                 assert run.start + index == bucket and source[1] == block
                 assert run.stop - run.start <= np.ceil(np.sqrt(buckets))
                 runs_per_block.setdefault(block, set()).add(run.start)
             else:
                 assert source[0].startswith("auc-split-") and (source[1], index) == (block, bucket)
-    pieces = sorted((k[1], k[2]) for k in layer if k[0].startswith("auc-piece-"))
+    pieces = sorted((k[1], k[2]) for k in layer if k[0].startswith("auc-bucket-piece-"))
     assert pieces == [(i, b) for i in range(blocks) for b in range(buckets)]
     # every row is taken out of a split about 2 sqrt(K) times, not K times
     takes = [len(runs) + np.ceil(np.sqrt(buckets)) for runs in runs_per_block.values()]
     assert all(t <= 2 * np.ceil(np.sqrt(buckets)) for t in takes)
     assert (buckets > 2) == bool(runs_per_block)
+    assert lazy.compute(scheduler="sync") == 1.0
+
+
+@pytest.mark.parametrize("buckets", [1, 3, 30])
+def test_direct_exchange_is_one_task_per_bucket_reading_every_split(buckets):
+    blocks = 12
+    y = np.arange(600) % 2
+    cuts = list(range(0, 600, 50)) + [600]
+    with dask.config.set({"dask-auc.buckets": buckets, "dask-auc.exchange": "direct"}):
+        lazy = dask_auc.roc_auc_score(dask_array(y, cuts), dask_array(y / 7, cuts), compute=False)
+    layer = _layer(lazy)
+    bucket_keys = sorted(k for k in layer if k[0].startswith("auc-bucket-"))
+    assert [k[1] for k in bucket_keys] == list(range(buckets))
+    for key in bucket_keys:
+        func, d, _combine, _args, *sources = layer[key]
+        assert d == key[1]
+        assert [s[1] for s in sources] == list(range(blocks))
+        assert all(s[0].startswith("auc-split-") for s in sources)
+    assert not any("piece" in k[0] or "run" in k[0] for k in layer)
+    assert lazy.compute() == 1.0
 
 
 def test_task_keys_are_deterministic_and_readable():
@@ -165,7 +184,6 @@ def test_task_keys_are_deterministic_and_readable():
         "auc-meta",
         "auc-plan",
         "auc-split",
-        "auc-piece",
         "auc-bucket",
         "auc-summary",
         "auc-merge",

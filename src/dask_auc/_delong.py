@@ -212,13 +212,10 @@ def delong_test(
         context = _contexts(graph)
         routed = graph.per_bucket("auc-delong-route", routed_placements, len(blocks), each=context)
         by_block = graph.to_blocks("auc-delong-back", routed)
-        context_part, plan, *flat = graph.delayed(
-            [context, graph.plan_key, *(k for row in by_block for k in row)]
-        )
+        context_part, plan, *per_block = graph.delayed([context, graph.plan_key, *by_block])
         contexts.append(context_part)
         plans.append(plan)
-        per_bucket = graph.n_buckets
-        placements.append([flat[i : i + per_bucket] for i in range(0, len(flat), per_bucket)])
+        placements.append(per_block)
     sums = zip_blocks(paired_sums, blocks, [plans[0]] * len(blocks), *placements)
     total = gather(total_cross_sums, sums)
     lazy = lazy_of([total, contexts[0], contexts[1], plans[0]], _finalize_test, "delong_test")

@@ -20,7 +20,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._engine import MIN_ROWS_PER_BLOCK, HashedGraph, LazyScore, bucket_count, map_frame
+from ._engine import MIN_ROWS_PER_BLOCK, HashedGraph, LazyScore, frame_bucket_count, map_frame
 from ._kernels.grouped import (
     GAUC_WEIGHT_COLUMN,
     SAFE_EXPONENT,
@@ -182,10 +182,10 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
 
     Every row of a group goes to the same bucket, so a group spread over all
     partitions is whole in its bucket; the tables are disjoint.  The bucket
-    count is :func:`~dask_auc._engine.bucket_count` of the partition count
-    (``dask.config`` key ``dask-auc.buckets`` overrides).
+    count follows from the rows (:func:`~dask_auc._engine.frame_bucket_count`;
+    ``dask.config`` key ``dask-auc.buckets`` overrides).
     """
-    n_buckets = bucket_count(frame.npartitions)
+    n_buckets = frame_bucket_count(frame, 8 * len(spec.columns))
     graph = HashedGraph(
         map_frame(frame[spec.columns], split_group_block, spec, n_buckets), n_buckets
     )

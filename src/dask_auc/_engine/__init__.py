@@ -1,6 +1,6 @@
 """The engine: inputs, the sort and its exchange, the lazy result; it knows no metric."""
 
-from .config import bucket_count, split_every_default
+from .config import split_every_default
 from .graph import (
     HashedGraph,
     SortedGraph,
@@ -10,7 +10,13 @@ from .graph import (
     map_indexed_blocks,
     zip_blocks,
 )
-from .inputs import MIN_ROWS_PER_BLOCK, map_frame, prepared_blocks, score_column_count
+from .inputs import (
+    MIN_ROWS_PER_BLOCK,
+    frame_bucket_count,
+    map_frame,
+    prepared_blocks,
+    score_column_count,
+)
 from .lazy import LazyScore, compute
 
 __all__ = [
@@ -18,7 +24,7 @@ __all__ = [
     "HashedGraph",
     "LazyScore",
     "SortedGraph",
-    "bucket_count",
+    "frame_bucket_count",
     "compute",
     "gather",
     "lazy_of",

@@ -3,25 +3,60 @@
 >>> import dask
 >>> dask.config.get("dask-auc.split-every")
 8
+>>> dask.config.get("dask-auc.bucket-bytes")
+'128 MiB'
+
+Keys (all under ``dask-auc``):
+
+``split-every``
+    Fan-in of the neighbour-only merge tree.
+``bucket-bytes``
+    The most data one score bucket of the sort may hold (rows times the
+    bytes a sorted row takes: its score, plus its weight when weighted).
+    The bucket count follows from the data's size; tiny input partitions
+    are coalesced to about a quarter of it before the sort.
+``buckets``
+    A fixed bucket count instead (``None``: chosen from the size).
+``exchange``
+    How rows move between the sort's blocks and buckets: ``"auto"``
+    (``"p2p"`` under a ``distributed`` client, ``"direct"`` on the threaded
+    or synchronous scheduler, ``"tasks"`` otherwise), ``"p2p"``
+    (``distributed``'s peer-to-peer shuffle: one transfer task per block,
+    one output task per bucket, disk-backed buffers), ``"direct"`` (each
+    bucket task reads its pieces from the blocks in shared memory) or
+    ``"tasks"`` (one small task per piece: ``P x K`` tasks).
+``coalesce``
+    Join consecutive tiny input partitions into one block before the sort
+    (default True; False keeps one block per partition).
+``measure-above``
+    Inputs of unknown partition lengths with more partitions than this are
+    measured (one pass over ``y_true``) so that they can be coalesced and
+    their buckets sized; with fewer, each partition is one block and there
+    is one bucket per block.
 """
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import dask
+from dask.utils import parse_bytes
 
 #: the defaults, visible as ``dask.config.get("dask-auc")``
 DEFAULTS = {
     "dask-auc": {
-        # fan-in of the neighbour-only merge tree
         "split-every": 8,
-        # score buckets of the sort; None: chosen from the number of input blocks
+        "bucket-bytes": "128 MiB",
         "buckets": None,
+        "exchange": "auto",
+        "coalesce": True,
+        "measure-above": 64,
     }
 }
 dask.config.update_defaults(DEFAULTS)
 
-#: bound on P * K piece tasks; above it fewer buckets are used
-_MAX_PIECES = 10_000
+EXCHANGE_METHODS = ("auto", "p2p", "direct", "tasks")
 
 
 def split_every_default() -> int:
@@ -29,9 +64,61 @@ def split_every_default() -> int:
     return int(dask.config.get("dask-auc.split-every"))
 
 
-def bucket_count(n_blocks: int) -> int:
-    """How many score buckets to sort into (``dask-auc.buckets`` overrides)."""
+def bucket_bytes() -> int:
+    """The bucket budget in bytes (``dask-auc.bucket-bytes``, default 128 MiB)."""
+    value = dask.config.get("dask-auc.bucket-bytes")
+    budget = parse_bytes(value) if isinstance(value, str) else int(value)
+    if budget <= 0:
+        raise ValueError(f"dask-auc.bucket-bytes must be positive, got {value!r}")
+    return budget
+
+
+def configured_buckets() -> int | None:
+    """``dask-auc.buckets``: a fixed bucket count, or None to size buckets by the data."""
     configured = dask.config.get("dask-auc.buckets", None)
-    if configured is not None:
-        return max(1, int(configured))
-    return max(1, min(n_blocks, _MAX_PIECES // max(n_blocks, 1)))
+    return None if configured is None else max(1, int(configured))
+
+
+def coalesce_enabled() -> bool:
+    """``dask-auc.coalesce``: whether tiny input partitions are joined before the sort."""
+    return bool(dask.config.get("dask-auc.coalesce"))
+
+
+def measure_above() -> int:
+    """Partition count above which unknown partition lengths are measured."""
+    return int(dask.config.get("dask-auc.measure-above"))
+
+
+def scheduler_threads() -> int:
+    """Threads of the scheduler the graph is built for (a distributed client's, or local cores)."""
+    scheduler = dask.base.get_scheduler()
+    client: Any = getattr(scheduler, "__self__", None)
+    if type(client).__name__ == "Client":
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except Exception:  # a client that cannot answer: assume local cores
+            pass
+    return max(1, int(dask.config.get("num_workers", None) or os.cpu_count() or 1))
+
+
+def exchange_method() -> str:
+    """The row exchange to build: ``dask-auc.exchange``, ``"auto"`` resolved by the scheduler.
+
+    Resolved when the graph is built, as dask's own shuffles are: a graph
+    built without a client and computed on one later uses the exchange of
+    the scheduler it was built for (``"direct"``), which is correct but moves
+    whole blocks; set ``dask-auc.exchange`` to choose.
+    """
+    method = str(dask.config.get("dask-auc.exchange"))
+    if method not in EXCHANGE_METHODS:
+        raise ValueError(
+            f"dask-auc.exchange must be one of {', '.join(EXCHANGE_METHODS)}; got {method!r}"
+        )
+    if method != "auto":
+        return method
+    scheduler = dask.base.get_scheduler()
+    if scheduler is None or scheduler in (dask.threaded.get, dask.local.get_sync):
+        return "direct"
+    if type(getattr(scheduler, "__self__", None)).__name__ == "Client":
+        return "p2p"
+    return "tasks"

@@ -6,10 +6,13 @@ functions from :mod:`dask_auc._kernels`.  Layout of the sort, for ``P`` input
 blocks and ``K`` score buckets::
 
     block_i -> meta_i ----------> plan            (P small samples -> splitters)
-    block_i + plan -> split_i -> piece_(i, b)     (the exchange: views, one per
-                                                   bucket, taken out through runs
-                                                   of ~sqrt(K), see :func:`exchange`)
-    piece_(*, b) -> bucket_b                      (merge of the pieces)
+    block_i + plan -> split_i                     (one view per bucket)
+    split_* -> bucket_b                           (the exchange, :func:`exchange`:
+                                                   P + K tasks, then a merge of
+                                                   the bucket's pieces)
+
+``P`` blocks (tiny input partitions coalesced) and ``K`` buckets are sized
+by the data (:mod:`~dask_auc._engine.sizing`), not by each other.
 
 and the operations a metric composes on them:
 
@@ -30,12 +33,14 @@ grouped AUC's hash split uses it too).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import dask
+import numpy as np
 from dask.base import tokenize
 from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
@@ -43,10 +48,10 @@ from dask.typing import Key
 
 from .._kernels.sort import assemble_bucket, block_meta, plan_sort, split_block
 from .._kernels.summary import merge_run
-from .config import bucket_count
+from .config import exchange_method
+from .inputs import Blocks, sizes_of
 from .lazy import LazyScore, _as_tuple
-
-_SAMPLES_PER_BUCKET = 16
+from .sizing import bucket_layout
 
 
 class TaskLayer:
@@ -81,39 +86,100 @@ class TaskLayer:
         return f"auc-{tokenize(sorted(self.dsk, key=str))}"
 
 
-def exchange(layer: TaskLayer, splits: Sequence[Hashable], n_buckets: int) -> list[list[tuple]]:
-    """Route the pieces of every split (a list of one piece per bucket) to their bucket.
+def exchange(
+    layer: TaskLayer,
+    kind: str,
+    sources: Sequence[Hashable],
+    n_out: int,
+    combine: Callable[..., Any],
+    *args: Any,
+) -> list[tuple]:
+    """Route piece ``d`` of every source to destination ``d``; the one row exchange.
 
-    Returns ``pieces[b][i]``: the key of block ``i``'s piece of bucket ``b``.
-    When the data exceed the workers' memory, a split (the whole block) is
-    spilled and read back for each task that takes something out of it.
-    Taking ``G ~ sqrt(K)`` runs of pieces first, then the pieces out of the
-    runs, reads every row about ``2 sqrt(K)`` times instead of ``K`` times
-    (measured in ``benchmarks/results/out-of-core-*.md``).
+    Each source is the key of a list of ``n_out`` pieces (a split block).
+    Returns, per destination, the key of ``combine(*args, *pieces)``, the
+    pieces in source order.  How the pieces travel is
+    :func:`~dask_auc._engine.config.exchange_method`'s choice:
+
+    ``"direct"`` (threaded scheduler)
+        destination tasks read their pieces from the sources in shared
+        memory: ``P + K`` tasks.
+    ``"p2p"`` (a ``distributed`` cluster)
+        :mod:`~dask_auc._engine.p2p`: ``P + 1 + K`` tasks, data out of band,
+        disk-backed; empty pieces are not sent (a destination that receives
+        none gets one empty piece of the right kind).
+    ``"tasks"`` (other schedulers)
+        one task per piece, taken out through runs of ``~sqrt(K)`` pieces
+        first, so that a spilled source is read ``~2 sqrt(K)`` times rather
+        than ``K`` times (``benchmarks/results/out-of-core-*.md``).
     """
-    per_run = math.isqrt(n_buckets - 1) + 1  # ceil(sqrt(K))
-    by_block = []
-    for i, split in enumerate(splits):
-        if per_run >= n_buckets:
+    method = exchange_method()
+    if method == "p2p":
+        from .p2p import p2p_exchange
+
+        return p2p_exchange(layer.dsk, kind, layer.token, sources, n_out, holds_rows, combine, args)
+    if method == "direct":
+        return [
+            layer.add((kind, d), _combine_piece, d, combine, list(args), *sources)
+            for d in range(n_out)
+        ]
+    pieces = _piece_tasks(layer, kind, sources, n_out)
+    return [layer.add((kind, d), combine, *args, *row) for d, row in enumerate(pieces)]
+
+
+def _combine_piece(d: int, combine: Callable[..., Any], args: list, *sources: Sequence[Any]) -> Any:
+    return combine(*args, *(source[d] for source in sources))
+
+
+def _piece_tasks(
+    layer: TaskLayer, kind: str, sources: Sequence[Hashable], n_out: int
+) -> list[list[tuple]]:
+    """``pieces[d][i]``: the key of a task taking source ``i``'s piece ``d`` out."""
+    per_run = math.isqrt(n_out - 1) + 1  # ceil(sqrt(K))
+    by_source = []
+    for i, source in enumerate(sources):
+        if per_run >= n_out:
             row = [
-                layer.add(("auc-piece", i, b), operator.getitem, split, b) for b in range(n_buckets)
+                layer.add((f"{kind}-piece", i, d), operator.getitem, source, d)
+                for d in range(n_out)
             ]
         else:
             runs = [
                 layer.add(
-                    ("auc-split-run", i, start),
+                    (f"{kind}-run", i, start),
                     operator.getitem,
-                    split,
+                    source,
                     slice(start, start + per_run),
                 )
-                for start in range(0, n_buckets, per_run)
+                for start in range(0, n_out, per_run)
             ]
             row = [
-                layer.add(("auc-piece", i, b), operator.getitem, runs[b // per_run], b % per_run)
-                for b in range(n_buckets)
+                layer.add(
+                    (f"{kind}-piece", i, d), operator.getitem, runs[d // per_run], d % per_run
+                )
+                for d in range(n_out)
             ]
-        by_block.append(row)
-    return [[row[b] for row in by_block] for b in range(n_buckets)]
+        by_source.append(row)
+    return [[row[d] for row in by_source] for d in range(n_out)]
+
+
+def holds_rows(piece: Any) -> bool:
+    """Whether a piece holds a row: any array in it (in dataclasses, tuples, lists) is non-empty.
+
+    Metric-agnostic: pieces are whatever the kernels cut (buckets of sorted
+    scores, group rows, per-block placements).
+    """
+    if isinstance(piece, np.ndarray):
+        return piece.size > 0
+    if isinstance(piece, (tuple, list)):
+        return any(holds_rows(p) for p in piece)
+    if isinstance(piece, dict):
+        return any(holds_rows(p) for p in piece.values())
+    if dataclasses.is_dataclass(piece):
+        return any(holds_rows(getattr(piece, f.name)) for f in dataclasses.fields(piece))
+    if hasattr(piece, "__len__") and not isinstance(piece, (str, bytes)):
+        return len(piece) > 0
+    return False
 
 
 class _Operations:
@@ -182,15 +248,14 @@ class HashedGraph(_Operations):
             self.layer.add(("auc-grouped-info", i), operator.getitem, s.key, 0)
             for i, s in enumerate(splits)
         ]
-        pieces = [
+        self.pieces = [
             self.layer.add(("auc-grouped-pieces", i), operator.getitem, s.key, 1)
             for i, s in enumerate(splits)
         ]
-        self.pieces = exchange(self.layer, pieces, n_buckets)
 
     def per_bucket(self, kind: str, func: Callable, *args: Any) -> list[tuple]:
-        """One task per bucket, ``func(*args, *pieces of the bucket)``."""
-        return [self.layer.add((kind, b), func, *args, *row) for b, row in enumerate(self.pieces)]
+        """One task per bucket, ``func(*args, *pieces of the bucket)``, after the exchange."""
+        return exchange(self.layer, kind, self.pieces, self.n_buckets, func, *args)
 
 
 class SortedGraph(_Operations):
@@ -199,12 +264,15 @@ class SortedGraph(_Operations):
     Parameters
     ----------
     blocks : list of Delayed
-        One :class:`~dask_auc._kernels.sort.PreparedBlock` per input block.
+        One :class:`~dask_auc._kernels.sort.PreparedBlock` per input block;
+        :class:`~dask_auc._engine.inputs.Blocks` carry their sizes, from which
+        the bucket count and each block's share of the sample follow
+        (:func:`~dask_auc._engine.sizing.bucket_layout`).
     plan : callable, default :func:`~dask_auc._kernels.sort.plan_sort`
         ``plan(metas, n_buckets) -> SortPlan``: checks the blocks and picks the
         splitters (a metric adds its label checks here, before any sorting).
     n_buckets : int, optional
-        Number of score buckets; see :func:`~dask_auc._engine.config.bucket_count`.
+        Number of score buckets (default: sized by the data).
     """
 
     def __init__(
@@ -215,23 +283,23 @@ class SortedGraph(_Operations):
         n_buckets: int | None = None,
     ):
         self.blocks = list(blocks)
-        self.n_buckets = n_buckets or bucket_count(len(self.blocks))
-        token = tokenize([b.key for b in self.blocks], self.n_buckets, plan)
+        layout = bucket_layout(sizes_of(blocks), len(self.blocks))
+        self.n_buckets = n_buckets or layout.n_buckets
+        samples = layout.samples if not n_buckets else (16 * n_buckets,) * len(self.blocks)
+        token = tokenize([b.key for b in self.blocks], self.n_buckets, samples, plan)
         self.layer = TaskLayer(token, self.blocks)
-        samples = _SAMPLES_PER_BUCKET * self.n_buckets
         metas = [
-            self.layer.add(("auc-meta", i), block_meta, block.key, samples)
-            for i, block in enumerate(self.blocks)
+            self.layer.add(("auc-meta", i), block_meta, block.key, n)
+            for i, (block, n) in enumerate(zip(self.blocks, samples, strict=True))
         ]
         self.plan_key = self.layer.add(("auc-plan", 0), plan, metas, self.n_buckets)
         splits = [
             self.layer.add(("auc-split", i), split_block, block.key, self.plan_key)
             for i, block in enumerate(self.blocks)
         ]
-        self.bucket_keys = [
-            self.layer.add(("auc-bucket", b), assemble_bucket, *pieces)
-            for b, pieces in enumerate(exchange(self.layer, splits, self.n_buckets))
-        ]
+        self.bucket_keys = exchange(
+            self.layer, "auc-bucket", splits, self.n_buckets, assemble_bucket
+        )
 
     def per_bucket(
         self, kind: str, func: Callable, *args: Any, each: Hashable | None = None
@@ -249,27 +317,35 @@ class SortedGraph(_Operations):
             keys.append(self.layer.add((kind, b), func, bucket, *picked, *args))
         return keys
 
-    def to_blocks(self, kind: str, routed: Sequence[Hashable]) -> list[list[tuple]]:
+    def to_blocks(self, kind: str, routed: Sequence[Hashable]) -> list[tuple]:
         """The exchange backwards: ``routed[b]`` holds one entry per input block.
 
-        Returns ``[block][bucket]`` keys of block ``i``'s entry of every bucket.
+        Returns, per input block, the key of the list of its entries (from
+        the buckets that hold rows of the block, in bucket order).
         """
-        return [
-            [self.layer.add((kind, b, i), operator.getitem, r, i) for b, r in enumerate(routed)]
-            for i in range(len(self.blocks))
-        ]
+        return exchange(self.layer, kind, routed, len(self.blocks), _entries)
+
+
+def _entries(*entries: Any) -> list[Any]:
+    return list(entries)
+
+
+def _sized_like(result: list[Delayed], blocks: Sequence[Any]) -> list[Delayed]:
+    """``result`` (one per block of ``blocks``) with the sizes ``blocks`` carry."""
+    sizes = sizes_of(blocks)
+    return Blocks(result, sizes) if sizes is not None else result
 
 
 def map_blocks(func: Callable, blocks: Sequence[Delayed], *args: Any) -> list[Delayed]:
     """``func(block, *args)`` on every block (work before, or beside, a sort)."""
     task = dask.delayed(func, pure=True)
-    return [task(block, *args) for block in blocks]
+    return _sized_like([task(block, *args) for block in blocks], blocks)
 
 
 def map_indexed_blocks(func: Callable, blocks: Sequence[Delayed], *args: Any) -> list[Delayed]:
     """``func(block, i, *args)`` on every block ``i``."""
     task = dask.delayed(func, pure=True)
-    return [task(block, i, *args) for i, block in enumerate(blocks)]
+    return _sized_like([task(block, i, *args) for i, block in enumerate(blocks)], blocks)
 
 
 def zip_blocks(

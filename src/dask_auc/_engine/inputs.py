@@ -27,6 +27,7 @@ import dask.dataframe as dd
 import numpy as np
 from dask.delayed import Delayed
 
+from .._kernels.coalesce import block_row_counts, prepare_coalesced
 from .._kernels.sort import prepare_block
 from .._kernels.validation import (
     ROW_INPUTS,
@@ -34,8 +35,23 @@ from .._kernels.validation import (
     check_declared_score_dtype,
     check_lengths,
 )
+from .config import measure_above
+from .sizing import BlockSizes, bucket_layout, coalesced_groups
 
 MIN_ROWS_PER_BLOCK = 1 << 18
+
+
+class Blocks(list):  # type: ignore[type-arg]
+    """Lazy prepared blocks (a list of Delayed), with what is known of their sizes."""
+
+    def __init__(self, blocks: Sequence[Delayed], sizes: BlockSizes | None = None):
+        super().__init__(blocks)
+        self.sizes = sizes
+
+
+def sizes_of(blocks: Sequence[Any]) -> BlockSizes | None:
+    """The sizes known of ``blocks`` (None for a plain list)."""
+    return getattr(blocks, "sizes", None)
 
 
 def prepared_blocks(
@@ -47,11 +63,14 @@ def prepared_blocks(
     names: tuple[str, ...] = ROW_INPUTS,
     score_matrix: bool = False,
     chunk_rows: int | None = None,
-) -> list[Delayed]:
+) -> Blocks:
     """One lazy ``prepare(*blocks, names=...)`` per aligned block of the inputs.
 
     The one entry of every metric's inputs: rows pair by position (see the
     module notes), values are checked in the blocks with the caller's names.
+    When the row counts of the partitions are known (see
+    :mod:`~dask_auc._engine.sizing`), consecutive tiny partitions are
+    coalesced into one block, and the blocks carry their sizes.
 
     Parameters
     ----------
@@ -78,7 +97,9 @@ def prepared_blocks(
         inputs[1] = y_score.rechunk({1: -1})  # a block holds every column of its rows
     elif not score_matrix:
         check_declared_score_dtype(inputs[1])
-    return _aligned_blocks(inputs, names, partial(prepare, names=names), chunk_rows)
+    values_per_row = (score_column_count(y_score) or 1) if score_matrix else 1
+    row_bytes = 8 * (values_per_row + len(inputs) - 2)
+    return _aligned_blocks(inputs, names, partial(prepare, names=names), chunk_rows, row_bytes)
 
 
 def _one_dimensional(x: Any, name: str) -> Any:
@@ -109,21 +130,27 @@ def _squeeze_array(x: Any, name: str) -> Any:
 
 
 def _aligned_blocks(
-    inputs: list[Any], names: tuple[str, ...], prepare: Any, chunk_rows: int | None
-) -> list[Delayed]:
+    inputs: list[Any],
+    names: tuple[str, ...],
+    prepare: Any,
+    chunk_rows: int | None,
+    row_bytes: int,
+) -> Blocks:
     """One lazy ``prepare(*blocks)`` per row block of the inputs, which pair by position.
 
     The one place where inputs are aligned, for every metric.  Inputs are 1-D
     or 2-D (a multi-class score matrix); ``names`` are the caller's names.
     """
     if any(isinstance(x, (dd.Series, dd.DataFrame)) for x in inputs):
-        return _frame_blocks(inputs, names, prepare)
+        return _frame_blocks(inputs, names, prepare, row_bytes)
     if any(isinstance(x, da.Array) for x in inputs):
-        return _array_blocks(_aligned_arrays(inputs, names), prepare)
-    return _array_blocks(_in_memory_as_arrays(inputs, chunk_rows), prepare)
+        return _array_blocks(_aligned_arrays(inputs, names), prepare, row_bytes)
+    return _array_blocks(_in_memory_as_arrays(inputs, chunk_rows), prepare, row_bytes)
 
 
-def _frame_blocks(inputs: list[Any], names: tuple[str, ...], prepare: Any) -> list[Delayed]:
+def _frame_blocks(
+    inputs: list[Any], names: tuple[str, ...], prepare: Any, row_bytes: int
+) -> Blocks:
     frames = [dd.from_dask_array(x) if isinstance(x, da.Array) else x for x in inputs]
     if not all(isinstance(x, (dd.Series, dd.DataFrame)) for x in frames):
         raise TypeError(
@@ -132,7 +159,56 @@ def _frame_blocks(inputs: list[Any], names: tuple[str, ...], prepare: Any) -> li
             "DataFrame), or every input in memory."
         )
     check_partition_counts([x.npartitions for x in frames], names)
-    return map_frame(frames[0], prepare, *frames[1:])
+    rows = _frame_lengths(frames)
+    if rows is None:
+        return Blocks(map_frame(frames[0], prepare, *frames[1:]), BlockSizes(None, row_bytes))
+    groups = coalesced_groups(rows, row_bytes)
+    if len(groups) == len(rows):
+        return Blocks(map_frame(frames[0], prepare, *frames[1:]), BlockSizes(rows, row_bytes))
+    parts = map_frame(frames[0], _partitions, *frames[1:])
+    return _coalesced(parts, groups, prepare, rows, row_bytes)
+
+
+def frame_bucket_count(frame: Any, row_bytes: int) -> int:
+    """How many buckets a hash exchange of ``frame``'s partitions needs (sized by its rows)."""
+    rows = _frame_lengths([frame])
+    return bucket_layout(BlockSizes(rows, row_bytes), frame.npartitions).n_buckets
+
+
+def _partitions(*partitions: Any) -> tuple[Any, ...]:
+    return partitions
+
+
+def _frame_lengths(frames: list[Any]) -> tuple[int, ...] | None:
+    """Rows per partition when they pair up and are known (or worth a measuring pass).
+
+    Known lengths (Parquet metadata, ``from_pandas``, ...) cost nothing; with
+    more than ``dask-auc.measure-above`` partitions unknown lengths are
+    measured by one pass over the inputs.  Inputs cut differently give
+    None: the planning task names the first block where they differ.
+    """
+    known = [_known_lengths(x) for x in frames]
+    if any(k is None for k in known):
+        if frames[0].npartitions <= measure_above():
+            return None
+        counts = dask.compute(*map_frame(frames[0], block_row_counts, *frames[1:]))
+        known = [tuple(c[i] for c in counts) for i in range(len(frames))]
+    if len(set(known)) > 1:
+        return None
+    return known[0]
+
+
+def _known_lengths(frame: Any) -> tuple[int, ...] | None:
+    """Partition lengths dask knows without reading data, or None."""
+    try:
+        from dask.dataframe.dask_expr._expr import Lengths, Literal
+
+        lengths = Lengths(frame.expr).optimize(fuse=False)
+    except Exception:  # an older or newer dask-expr: treat as unknown
+        return None
+    if isinstance(lengths, Literal):
+        return tuple(int(n) for n in lengths.value)
+    return None
 
 
 def map_frame(frame: Any, func: Callable, *args: Any) -> list[Delayed]:
@@ -221,10 +297,43 @@ def _row_chunks(values: Any, rows: Any) -> da.Array:
     return da.from_array(values, chunks=(rows,) + values.shape[1:])
 
 
-def _array_blocks(arrays: Sequence[da.Array], prepare: Any) -> list[Delayed]:
+def _array_blocks(arrays: Sequence[da.Array], prepare: Any, row_bytes: int) -> Blocks:
     columns = [a.to_delayed(optimize_graph=False).ravel() for a in arrays]
-    task = dask.delayed(prepare, pure=True)
-    return [task(*blocks) for blocks in zip(*columns, strict=True)]
+    per_block = list(zip(*columns, strict=True))
+    rows = _array_lengths(arrays[0], per_block)
+    groups = None if rows is None else coalesced_groups(rows, row_bytes)
+    if groups is None or len(groups) == len(per_block):
+        task = dask.delayed(prepare, pure=True)
+        return Blocks([task(*blocks) for blocks in per_block], BlockSizes(rows, row_bytes))
+    assert rows is not None
+    parts = [dask.delayed(_partitions, pure=True)(*blocks) for blocks in per_block]
+    return _coalesced(parts, groups, prepare, rows, row_bytes)
+
+
+def _array_lengths(reference: da.Array, per_block: list[tuple[Any, ...]]) -> tuple[int, ...] | None:
+    rows = reference.chunks[0]
+    if not any(math.isnan(n) for n in rows):
+        return tuple(int(n) for n in rows)
+    if len(per_block) <= measure_above():
+        return None
+    counts = dask.compute(*[dask.delayed(block_row_counts)(*b) for b in per_block])
+    if any(len(set(c)) > 1 for c in counts):
+        return None  # cut differently: the planning task says where
+    return tuple(c[0] for c in counts)
+
+
+def _coalesced(
+    parts: Sequence[Delayed],
+    groups: list[range],
+    prepare: Any,
+    rows: Sequence[int],
+    row_bytes: int,
+) -> Blocks:
+    """One ``prepare`` task per group of consecutive partitions (their rows joined)."""
+    task = dask.delayed(prepare_coalesced, pure=True)
+    blocks = [task(prepare, [parts[i] for i in group]) for group in groups]
+    sizes = BlockSizes(tuple(sum(rows[i] for i in group) for group in groups), row_bytes)
+    return Blocks(blocks, sizes)
 
 
 def score_column_count(y_score: Any) -> int | None:
