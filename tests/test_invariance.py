@@ -252,3 +252,33 @@ def test_thousands_of_tiny_partitions_equal_the_reference(metric: Metric) -> Non
     assert sum(a == b for a, b in zip(cut_rows[:-1], cut_rows[1:], strict=True)) > 1000
     result = metric(dask_inputs(columns, cut_rows, "frame"))
     metric.compare(result, metric.reference(columns), exact=metric.reference_exact)
+
+
+@every_metric
+@settings(max_examples=6, deadline=None)
+@given(
+    data=st.data(),
+    exchange=st.sampled_from(["direct", "tasks"]),
+    budget=st.sampled_from([400, 4000]),
+)
+def test_coalesced_partitions_and_every_exchange_give_the_same_result(
+    metric: Metric, data, exchange: str, budget: int
+) -> None:
+    """Partitions coalesced into blocks, buckets sized by a tiny budget, any exchange.
+
+    A ``dask-auc.bucket-bytes`` of 4000 bytes joins partitions into blocks of
+    up to ~125 rows; 400 bytes cuts buckets of ~25 rows.  Unknown partition
+    lengths are measured (``measure-above`` 0).  The result is that of one
+    block per partition with the default buckets.
+    """
+    columns, cut_rows, layout = data.draw(partitioned(metric))
+    inputs = dask_inputs(columns, cut_rows, layout)
+    expected = metric(inputs)
+    settings = {
+        "dask-auc.coalesce": True,
+        "dask-auc.bucket-bytes": budget,
+        "dask-auc.exchange": exchange,
+        "dask-auc.measure-above": 0,
+    }
+    with dask.config.set(settings):
+        metric.compare(metric(inputs), expected, exact=_unweighted(columns))

@@ -162,10 +162,17 @@ def _frame_blocks(
         )
     check_partition_counts([x.npartitions for x in frames], names)
     rows = _frame_lengths(frames)
-    if rows is None or len(coalesced_groups(rows, row_bytes)) == len(rows):
-        return Blocks(map_frame(frames[0], prepare, *frames[1:]), BlockSizes(rows, row_bytes))
-    parts = map_frame(frames[0], _partitions, *frames[1:])
-    return _prepare_tasks(parts[:1], [part.key for part in parts], rows, prepare, row_bytes)
+    if rows is not None and len(coalesced_groups(rows, row_bytes)) < len(rows):
+        parts = map_frame(frames[0], _partitions, *frames[1:])
+        # dask may fuse partitions when it optimizes (small Parquet files): the
+        # lengths then describe other partitions, and nothing is coalesced
+        if len(parts) == len(rows):
+            return _prepare_tasks(parts[:1], [p.key for p in parts], rows, prepare, row_bytes)
+        rows = None
+    blocks = map_frame(frames[0], prepare, *frames[1:])
+    if rows is not None and len(rows) != len(blocks):
+        rows = None
+    return Blocks(blocks, BlockSizes(rows, row_bytes))
 
 
 def frame_bucket_count(frame: Any, row_bytes: int) -> int:

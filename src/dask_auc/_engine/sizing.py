@@ -67,7 +67,7 @@ def coalesced_groups(rows: Sequence[int], row_bytes: int) -> list[range]:
     Examples
     --------
     >>> import dask
-    >>> with dask.config.set({"dask-auc.bucket-bytes": 800}):
+    >>> with dask.config.set({"dask-auc.bucket-bytes": 800, "dask-auc.coalesce": True}):
     ...     coalesced_groups([10, 10, 10, 30, 5, 5], row_bytes=8)
     [range(0, 2), range(2, 3), range(3, 4), range(4, 6)]
     """
