@@ -90,6 +90,25 @@ def numpy_floor_threads_auc(
     return exact_auc(twice, p_lo + p_hi, n_lo + n_hi)
 
 
+def sort_halves(halves: list[np.ndarray], pool: ThreadPoolExecutor) -> float:
+    """Sort each half on its own thread; nothing else (no class split, no count)."""
+    list(pool.map(np.sort, halves))
+    return math.nan  # sorting only: no AUC to compare
+
+
+@contextmanager
+def numpy_sort_2threads_method(spec: Spec) -> Iterator[Bench]:
+    """The sort floor: ``np.sort`` of the two halves of the scores on 2 threads, sorting only.
+
+    The least any exact method that sorts must spend on these rows with 2
+    cores; a reference for the time, not a method (it returns NaN).
+    """
+    _, score = generate(spec.rows, spec.kind, spec.seed)
+    halves = [score[: spec.rows // 2], score[spec.rows // 2 :]]
+    with ThreadPoolExecutor(2) as pool:
+        yield Bench(lambda: sort_halves(halves, pool))
+
+
 @contextmanager
 def sklearn_method(spec: Spec) -> Iterator[Bench]:
     from sklearn.metrics import roc_auc_score
@@ -161,8 +180,10 @@ FROM ranked
 def duckdb_method(spec: Spec) -> Iterator[Bench]:
     """SQL over a registered Arrow table: per-score counts, a running count of negatives.
 
-    Each positive outranks the negatives of all lower score groups and ties
-    with the negatives of its own group; the sums are exact integers (HUGEINT).
+    DuckDB's ``GROUP BY score`` and a window sum: the bar for tied scores
+    (issue 14), slow on continuous ones (a group per row).  Each positive
+    outranks the negatives of all lower score groups and ties with the
+    negatives of its own group; the sums are exact integers (HUGEINT).
     """
     import duckdb
     import pyarrow as pa
@@ -357,6 +378,7 @@ METHODS: dict[str, Callable[[Spec], Any]] = {
     "sklearn": sklearn_method,
     "numpy-floor": numpy_floor_method,
     "numpy-floor-2threads": numpy_floor_2threads_method,
+    "numpy-sort-2threads": numpy_sort_2threads_method,
     "polars": polars_method,
     "duckdb": duckdb_method,
     "naive-dask": naive_dask_method,
@@ -380,6 +402,9 @@ def scaling_method(name: str) -> Callable[[Spec], Any]:
     blocks = 4 * (os.cpu_count() or 1)
     return functools.partial(dask_auc_cluster_method, workers=int(count), blocks=blocks)
 
+
+#: references that only sort: a time to compare with, no AUC (they return NaN)
+SORT_ONLY = frozenset({"numpy-sort-2threads"})
 
 CURVE_METHODS: dict[str, Callable[[Spec], Any]] = {
     "curve:sklearn": sklearn_curve_method,

@@ -1,5 +1,13 @@
 """Exact ROC AUC: dask-auc beside scikit-learn, a NumPy floor, polars, DuckDB and naive dask.
 
+Two columns hold the bars of issue 14, measured in the same run: ``x duckdb``
+(DuckDB's ``GROUP BY score`` + window sum, the bar on tied scores) and
+``x sort-2threads`` (``np.sort`` of the two halves of the scores on 2 threads,
+sorting only: the floor on continuous scores).  Each is the reference's time
+over the method's (above 1: the method is faster).  To compare two versions
+of dask-auc, run this script from one checkout with ``PYTHONPATH`` pointing
+at the other's ``src`` (see ``benchmarks/README.md``).
+
 Run it as a script::
 
     python benchmarks/bench_auc.py --rows 1e6,1e7,5e7 --repeats 3
@@ -37,6 +45,7 @@ METHOD_ORDER = (
     "sklearn",
     "numpy-floor",
     "numpy-floor-2threads",
+    "numpy-sort-2threads",
     "polars",
     "duckdb",
     "naive-dask",
@@ -44,6 +53,8 @@ METHOD_ORDER = (
     "dask-auc-cluster",
 )
 CURVE_ORDER = ("curve:sklearn", "curve:dask-auc-threads")
+#: references that only sort (a time, no AUC): see ``_methods.SORT_ONLY``
+SORT_ONLY = frozenset({"numpy-sort-2threads"})
 TOLERANCE = 1e-12
 _RESULT_TAG = "@@bench-result "
 MIB = 1 << 20
@@ -263,7 +274,7 @@ def reference_of(method: str, results: dict[str, dict[str, Any]]) -> str | None:
         else ("sklearn", "numpy-floor", "numpy-floor-2threads")
     )
     for name in order:
-        if name != method and "value" in results.get(name, {}):
+        if name != method and name not in SORT_ONLY and "value" in results.get(name, {}):
             return name
     return None
 
@@ -290,6 +301,8 @@ def table_rows(todo: list[tuple[str, int, str]], results: dict) -> list[list[str
                     "-",
                     "-",
                     "-",
+                    "-",
+                    "-",
                     result["error"],
                     "-",
                 ]
@@ -298,7 +311,9 @@ def table_rows(todo: list[tuple[str, int, str]], results: dict) -> list[list[str
         median = statistics.median(result["seconds"])
         sklearn_name = "curve:sklearn" if method.startswith("curve:") else "sklearn"
         reference = reference_of(method, peers)
-        if reference is None:
+        if method in SORT_ONLY:
+            same = "- (sorting only)"
+        elif reference is None:
             same = "- (no reference)"
         else:
             delta = abs(result["value"] - peers[reference]["value"])
@@ -314,11 +329,13 @@ def table_rows(todo: list[tuple[str, int, str]], results: dict) -> list[list[str
         else:
             peak, where = result["peak"], "process"
         floors = (
-            ("-", "-")
+            ("-",) * 4
             if method.startswith("curve:")
             else (
                 fmt_ratio(median_seconds(peers, "numpy-floor"), median),
                 fmt_ratio(median_seconds(peers, "numpy-floor-2threads"), median),
+                fmt_ratio(median_seconds(peers, "numpy-sort-2threads"), median),
+                fmt_ratio(median_seconds(peers, "duckdb"), median),
             )
         )
         lines.append(
@@ -348,13 +365,15 @@ HEADER = [
     "x sklearn",
     "x numpy-floor",
     "x floor-2threads",
+    "x sort-2threads",
+    "x duckdb",
     "same answer",
     "peak memory of",
 ]
 
 
 def markdown_table(
-    header: list[str], lines: list[list[str]], right: frozenset[int] = frozenset(range(3, 9))
+    header: list[str], lines: list[list[str]], right: frozenset[int] = frozenset(range(3, 11))
 ) -> str:
     """A Markdown table, padded to line up; columns ``right`` (numbers) right-aligned."""
     widths = [max(len(cell) for cell in column) for column in zip(header, *lines, strict=True)]

@@ -1,23 +1,26 @@
-"""Would hashing equal scores beat sorting them?  One block of tied scores, both ways.
+"""Hashing equal scores against sorting them: one block of tied scores, each way.
 
 Run it as a script::
 
     python benchmarks/tie_aggregation.py --rows 6.25e6 --repeats 5
 
-DuckDB computes the AUC of heavily tied scores with a hash ``GROUP BY score``
-and beats dask-auc there (``results/2026-11-23.md``).  dask-auc's block kernel
-splits a block by class and sorts each class (``_kernels.prepare_block``).
-This script times, on one block of the benchmark's ``tied`` data (``_data.py``:
-scores rounded to 3 decimals), what that kernel does against what a
-hash-aggregating kernel written with NumPy and pandas would have to do before
-its (tiny) sort of distinct values:
+DuckDB computes the AUC of heavily tied scores with a hash ``GROUP BY score``.
+dask-auc's block kernel (``_kernels.sort.prepare_block``) now does the same
+when a sample of the block shows few distinct scores: one Arrow ``group_by``
+into (score, class, row count), then a sort of the distinct scores only.
+This script times, on one block of the benchmark's ``tied`` data
+(``_data.py``: scores rounded to 3 decimals):
 
-- ``prepare_block``: dask-auc's own block kernel (validate labels and scores,
-  ``np.compress`` by class, ``np.sort`` of each class);
+- ``prepare_block``: the kernel as shipped (validation, the probe, the
+  aggregation);
+- ``prepare_block, rows``: the same kernel with aggregation off (class split
+  by ``np.compress``, ``np.sort`` of each class), what it did before;
 - ``factorize + bincount``: ``pd.factorize`` of the scores (a hash table),
   then per-code counts of rows and of positives (``np.bincount``), without
-  the validation, so the comparison favours hashing.
+  the validation: the NumPy/pandas way to hash.
 
+Everything after the block kernel (the exchange, the bucket merge, the
+summary) handles the aggregated block's ~2,000 entries instead of its rows.
 Prints the best time of ``--repeats`` runs of each, single-threaded.
 """
 
@@ -38,6 +41,7 @@ if str(HERE) not in sys.path:
 
 from _data import generate  # noqa: E402
 
+from dask_auc._kernels import sort  # noqa: E402
 from dask_auc._kernels.sort import prepare_block  # noqa: E402
 
 
@@ -66,15 +70,30 @@ def main(argv: list[str] | None = None) -> None:
     block = prepare_block(label, score)
     values, rows, positives = factorize_and_count(label, score)
     pos, neg = block.by_label[1], block.by_label[0]
-    assert len(pos) == positives.sum() and len(pos) + len(neg) == rows.sum()  # same rows seen
-    print(f"{args.rows:,} rows, {len(values):,} distinct scores, best of {args.repeats}\n")
+    assert pos.total == positives.sum() and pos.total + neg.total == rows.sum()  # same rows
+    entries = len(pos) + len(neg)
+    print(
+        f"{args.rows:,} rows, {len(values):,} distinct scores, best of {args.repeats}; "
+        f"prepare_block keeps {entries:,} entries ({'aggregated' if pos.counted else 'rows'})\n"
+    )
     print("| kernel | seconds |")
     print("| --- | ---: |")
     for name, work in [
         ("prepare_block", prepare_block),
+        ("prepare_block, rows", rows_block),
         ("factorize + bincount", factorize_and_count),
     ]:
         print(f"| {name} | {best_of(args.repeats, lambda w=work: w(label, score)):.3f} |")
+
+
+def rows_block(label: np.ndarray, score: np.ndarray) -> object:
+    """``prepare_block`` with aggregation off: every row sorted, as before issue 14."""
+    minimum = sort.AGGREGATE_MIN_ROWS
+    sort.AGGREGATE_MIN_ROWS = 2**62
+    try:
+        return prepare_block(label, score)
+    finally:
+        sort.AGGREGATE_MIN_ROWS = minimum
 
 
 if __name__ == "__main__":

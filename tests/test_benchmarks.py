@@ -145,6 +145,53 @@ def test_tie_aggregation_script_prints_both_kernels():
         timeout=120,
     )
     _, rows = _table(done.stdout)
-    assert [row["kernel"] for row in rows] == ["prepare_block", "factorize + bincount"]
+    assert [row["kernel"] for row in rows] == [
+        "prepare_block",
+        "prepare_block, rows",
+        "factorize + bincount",
+    ]
     assert all(float(row["seconds"]) >= 0 for row in rows)
     assert "100,000 rows" in done.stdout and "distinct scores" in done.stdout
+    assert "(aggregated)" in done.stdout  # 1e5 tied rows: the probe aggregates them
+
+
+def test_issue_14_references_print_beside_dask_auc():
+    """The sort floor (sorting only, no answer) and DuckDB's ratio columns, in the same run."""
+    methods = ["numpy-sort-2threads", "dask-auc-threads"]
+    methods += ["duckdb"] if importlib.util.find_spec("duckdb") is not None else []
+    completed = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--rows",
+            "20000",
+            "--repeats",
+            "1",
+            "--kinds",
+            "tied",
+            "--methods",
+            ",".join(methods),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    header, rows = _table(completed.stdout)
+    assert {"x sort-2threads", "x duckdb"} <= set(header)
+    by_method = {row["method"]: row for row in rows}
+    assert by_method["numpy-sort-2threads"]["same answer"] == "- (sorting only)"
+    assert by_method["numpy-sort-2threads"]["x sort-2threads"] == "1.00x"
+    assert by_method["dask-auc-threads"]["x sort-2threads"].endswith("x")
+    assert by_method["dask-auc-threads"]["same answer"].startswith("- (no reference)")
+    if "duckdb" in by_method:
+        assert by_method["dask-auc-threads"]["x duckdb"].endswith("x")
+
+
+def test_sort_floor_sorts_both_halves(bench_methods):
+    from concurrent.futures import ThreadPoolExecutor
+
+    halves = [np.array([3.0, 1.0, 2.0]), np.array([0.5, 0.25])]
+    with ThreadPoolExecutor(2) as pool:
+        assert np.isnan(bench_methods.sort_halves(halves, pool))
+    assert halves[0].tolist() == [3.0, 1.0, 2.0]  # np.sort: the data stay as generated

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .footprint import SizedByArrays
-from .sort import Bucket, PreparedBlock, SortedScores
+from .sort import Bucket, PreparedBlock, SortedScores, rows_through
 from .summary import PartialROC, merge_run, neighbourhoods
 from .validation import RowCounts, as_score_array, label_classes, to_numpy
 
@@ -96,6 +96,9 @@ def bucket_contexts(summaries: Sequence[PartialROC]) -> list[BucketContext | Non
 class Placements(SizedByArrays):
     """Doubled placement counts of a bucket's rows, in the bucket's sorted order.
 
+    One per entry: an entry of an aggregated bucket stands for all its rows,
+    which share its placement.
+
     ``pos[i] = 2 * V10 * n`` and ``neg[j] = 2 * V01 * m``: exact integers.
     """
 
@@ -118,19 +121,21 @@ def bucket_placements(bucket: Bucket, context: BucketContext | None) -> Placemen
         return Placements(np.empty(0, np.int64), np.empty(0, np.int64))
     top = max(_last(p), _last(n))
     bottom = min(_first(p), _first(n))
+    # rows up to each entry: an aggregated bucket's entries stand for several rows
+    p_rows, n_rows = rows_through(bucket.pos), rows_through(bucket.neg)
     # positives: negatives strictly below, and tied
-    below = np.searchsorted(n, p, "left")
-    tied = np.searchsorted(n, p, "right") - below
+    below = n_rows[np.searchsorted(n, p, "left")]
+    tied = n_rows[np.searchsorted(n, p, "right")] - below
     at_top, at_bottom = p == top, p == bottom
-    lower = context.total_neg - context.neg_above - len(n)
+    lower = context.total_neg - context.neg_above - int(n_rows[-1])
     strict = lower + below - at_bottom * context.neg_tied_below
     tied = tied + at_top * context.neg_tied_above + at_bottom * context.neg_tied_below
     pos = 2 * strict + tied
     # negatives: positives strictly above, and tied
-    right = np.searchsorted(p, n, "right")
-    tied = right - np.searchsorted(p, n, "left")
+    right = p_rows[np.searchsorted(p, n, "right")]
+    tied = right - p_rows[np.searchsorted(p, n, "left")]
     at_top, at_bottom = n == top, n == bottom
-    strict = context.pos_above - at_top * context.pos_tied_above + (len(p) - right)
+    strict = context.pos_above - at_top * context.pos_tied_above + (int(p_rows[-1]) - right)
     tied = tied + at_top * context.pos_tied_above + at_bottom * context.pos_tied_below
     neg = 2 * strict + tied
     return Placements(pos.astype(np.int64), neg.astype(np.int64))
@@ -162,7 +167,12 @@ def placement_square_sums(bucket: Bucket, context: BucketContext | None) -> Squa
     placed = bucket_placements(bucket, context)
     v10 = placed.pos / (2 * context.total_neg) - context.auc
     v01 = placed.neg / (2 * context.total_pos) - context.auc
-    return SquareSums(float(v10 @ v10), float(v01 @ v01))
+    # an entry of an aggregated bucket counts once per row it stands for
+    pos_rows, neg_rows = bucket.pos.weights, bucket.neg.weights
+    return SquareSums(
+        float(v10 @ (v10 if pos_rows is None else v10 * pos_rows)),
+        float(v01 @ (v01 if neg_rows is None else v01 * neg_rows)),
+    )
 
 
 def total_square_sums(parts: Sequence[SquareSums]) -> SquareSums:

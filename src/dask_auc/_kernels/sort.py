@@ -4,7 +4,11 @@ The sort is a sample sort that never moves pandas rows:
 
 1. :func:`prepare_block` validates one input block, splits its rows by label
    and sorts each class's scores locally (``np.sort``; ``argsort`` only when
-   weights must travel with the scores).
+   weights must travel with the scores).  A block of few distinct scores (a
+   sample of it tells, :func:`few_distinct`) is aggregated instead: one
+   entry per (score, class) with its row count, or its summed weight
+   (:func:`aggregated_rows`), so that everything after it moves and merges
+   distinct values, not rows.
 2. :func:`block_meta` draws a regular sample of those sorted scores; one task
    turns all samples into score splitters with :func:`plan_sort`.
 3. :func:`split_block` cuts every sorted class array at the splitters (binary
@@ -48,6 +52,14 @@ class SortedScores(SizedByArrays):
     Payloads travel with the scores through the sort: ``weights`` (sample
     weights) and ``ids`` (row ids, ``block << 32 | position``, for metrics
     that must meet a row again in its input block, as DeLong's paired test).
+
+    ``weights`` of an *integer* dtype are multiplicities: each entry stands
+    for that many unweighted rows of its score (an aggregated block,
+    :func:`aggregated_rows`), and every count made of them is an exact
+    integer, as for rows.  Float ``weights`` are sample weights (rows of
+    equal score may have been summed into one entry).  Kernels read rows
+    through :attr:`total`, :func:`_total_equal` and cumulative weights, which
+    treat an entry of multiplicity ``k`` as ``k`` rows; ``len`` counts entries.
     """
 
     scores: np.ndarray
@@ -58,7 +70,14 @@ class SortedScores(SizedByArrays):
     def total(self) -> int | float:
         if self.weights is None:
             return len(self.scores)
+        if self.counted:
+            return int(self.weights.sum())
         return float(self.weights.sum())
+
+    @property
+    def counted(self) -> bool:
+        """Whether ``weights`` are integer multiplicities (unweighted rows aggregated by score)."""
+        return self.weights is not None and self.weights.dtype.kind in "iu"
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -192,6 +211,10 @@ def prepare_block(
     if weights is not None and not weights.all():
         keep = weights != 0
         label, score, weights = label[keep], score[keep], weights[keep]
+    if classes and few_distinct(score):
+        positive = label == classes[-1] if len(classes) > 1 else None
+        parts = aggregated_rows(score, weights, positive)
+        return PreparedBlock(lengths, classes, dict(zip(classes, parts, strict=True)))
     by_label = {}
     for value in classes:
         # np.compress copies the selected rows about 1.7x faster than a boolean index
@@ -203,18 +226,122 @@ def prepare_block(
 
 
 def sorted_rows(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
-    """The rows sorted by score, leaving the given arrays untouched."""
+    """The rows sorted by score, leaving the given arrays untouched (aggregated when tied)."""
+    if few_distinct(scores):
+        return aggregated_rows(scores, weights)[0]
     return _sort_owned(scores.copy(), weights)
 
 
 def _sort_owned(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
-    """The rows sorted by score; ``scores`` is a fresh array, sorted in place."""
+    """The rows sorted by score; ``scores`` is a fresh array, sorted in place.
+
+    Sorted rows that turn out to hold few distinct scores are aggregated into
+    runs (one linear pass, decided on the exact number of runs), so that what
+    follows moves distinct values; a sample of neighbours spares continuous
+    scores that pass.
+    """
     if weights is None:
         scores.sort()  # in place: no second copy of the block at the peak
-        return SortedScores(scores)
+        return _as_runs(SortedScores(scores))
     # Stability is not needed: rows of equal score are interchangeable.
     order = np.argsort(scores)
-    return SortedScores(scores[order], weights[order])
+    return _as_runs(SortedScores(scores[order], weights[order]))
+
+
+#: blocks of fewer rows are never aggregated: their sort costs little either way
+AGGREGATE_MIN_ROWS = 1 << 16
+#: rows sampled to tell a block of few distinct scores
+_PROBE_ROWS = 4096
+#: at most this share of the sampled rows may hold a score seen once in the sample
+_PROBE_SINGLES = 0.05
+#: sorted rows become runs when there are at least this many rows per distinct score
+_RUN_RATIO = 4
+_GOLDEN = 0.6180339887498949
+
+
+def few_distinct(scores: np.ndarray) -> bool:
+    """Whether a block's scores take few distinct values, judged from a sample of its rows.
+
+    The probe reads ``_PROBE_ROWS`` rows spread over the block (a golden-ratio
+    sequence of positions, so sorted blocks are sampled evenly too).  By
+    Good-Turing, the share of sampled rows whose score occurs once in the
+    sample estimates the share of all rows whose scores were not seen; when
+    it is small, nearly every row holds one of a few hundred or thousand
+    scores.  It only chooses between two exact code paths (hashing or
+    sorting), so a wrong guess costs time, never exactness, and on continuous
+    scores it costs a few thousand reads, never a pass.
+    """
+    n = len(scores)
+    if n < AGGREGATE_MIN_ROWS:
+        return False
+    positions = (np.arange(_PROBE_ROWS) * _GOLDEN % 1.0 * n).astype(np.int64)
+    _, counts = np.unique(scores[positions], return_counts=True)
+    return bool(np.count_nonzero(counts == 1) <= _PROBE_SINGLES * _PROBE_ROWS)
+
+
+def aggregated_rows(
+    scores: np.ndarray, weights: np.ndarray | None = None, positive: np.ndarray | None = None
+) -> list[SortedScores]:
+    """The rows as one entry per distinct score: its row count, or its summed weight.
+
+    A hash aggregation (Arrow's ``group_by``, one thread: the scheduler runs
+    blocks in parallel already), then a sort of the distinct scores only.
+    Row counts are int64 multiplicities (:attr:`SortedScores.counted`): every
+    count made of them is exact, as it is of rows.  With ``positive`` (a
+    boolean per row), returns ``[rows where not positive, rows where positive]``,
+    else ``[all rows]``.
+
+    Examples
+    --------
+    >>> part, = aggregated_rows(np.array([0.5, 0.1, 0.5, 0.5]))
+    >>> part.scores, part.weights
+    (array([0.1, 0.5]), array([1, 3]))
+    """
+    import pyarrow as pa  # a dependency; imported here, on the workers that aggregate
+
+    # the class as an int8 key; a constant one without classes (Arrow's grouper
+    # of a float key and an int8 key measured ~3x faster than of the float alone)
+    code = np.zeros(len(scores), np.int8) if positive is None else positive.view(np.int8)
+    columns: dict[str, Any] = {"score": scores, "code": code}
+    if weights is None:
+        aggregation: list[Any] = [([], "count_all")]
+    else:
+        columns["weight"], aggregation = weights, [("weight", "sum")]
+    table = pa.table(columns)
+    grouped = table.group_by(["score", "code"], use_threads=False).aggregate(aggregation)
+    values = grouped["score"].to_numpy()
+    totals = grouped["count_all" if weights is None else "weight_sum"].to_numpy()
+    totals = totals.astype(np.int64 if weights is None else np.float64, copy=False)
+    codes = grouped["code"].to_numpy()
+    return [
+        _distinct_entries(values[codes == k], totals[codes == k])
+        for k in ((0, 1) if positive is not None else (0,))
+    ]
+
+
+def _distinct_entries(values: np.ndarray, totals: np.ndarray) -> SortedScores:
+    """Entries sorted by score, equal scores joined (a hash tells ``-0.0`` from ``0.0``)."""
+    order = np.argsort(values, kind="stable")
+    values, totals = values[order], totals[order]
+    if len(values) > 1:
+        first = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+        if len(first) < len(values):
+            values, totals = values[first], np.add.reduceat(totals, first)
+    return SortedScores(values, totals)
+
+
+def _as_runs(part: SortedScores) -> SortedScores:
+    """Sorted rows as (distinct score, count or summed weight) when that makes them few."""
+    if part.ids is not None or part.counted or len(part) < AGGREGATE_MIN_ROWS:
+        return part
+    if not _looks_tied(part.scores):
+        return part
+    starts = np.flatnonzero(np.concatenate(([True], part.scores[1:] != part.scores[:-1])))
+    if len(starts) * _RUN_RATIO > len(part):
+        return part
+    if part.weights is None:
+        return SortedScores(part.scores[starts], np.diff(np.append(starts, len(part))))
+    return SortedScores(part.scores[starts], np.add.reduceat(part.weights, starts))
 
 
 def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
@@ -224,7 +351,9 @@ def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
     the plan picks a score dtype and a weight scale that are exact for all blocks.
     """
     parts = [part for part in block.by_label.values() if len(part)]
-    weights = [p.weights for p in block.by_label.values() if p.weights is not None]
+    weights = [
+        p.weights for p in block.by_label.values() if p.weights is not None and not p.counted
+    ]
     max_weight = max((float(w.max()) for w in weights if len(w)), default=0.0)
     max_weight_or_none = max_weight if weights else None
     if not parts:
@@ -234,11 +363,9 @@ def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
         )
     values, rows = [], []
     for part in parts:
-        n = len(part)
-        take = min(n, samples_per_class)
-        positions = ((np.arange(take) + 0.5) * (n / take)).astype(np.int64)
-        values.append(part.scores[positions])
-        rows.append(np.full(take, n / take))
+        sample, stands_for = _regular_sample(part, samples_per_class)
+        values.append(sample)
+        rows.append(stands_for)
     low = min(p.scores[0].item() for p in parts)
     high = max(p.scores[-1].item() for p in parts)
     return BlockMeta(
@@ -250,6 +377,26 @@ def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
         (low, high),
         max_weight_or_none,
     )
+
+
+def _regular_sample(part: SortedScores, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` scores at equal steps of the part's rows, and how many rows each stands for.
+
+    Entries of an aggregated part stand for their multiplicities: a part of at
+    most ``size`` entries is its own sample, each entry standing for its rows.
+    """
+    n = len(part)
+    if not part.counted:
+        take = min(n, size)
+        positions = ((np.arange(take) + 0.5) * (n / take)).astype(np.int64)
+        return part.scores[positions], np.full(take, n / take)
+    assert part.weights is not None
+    if n <= size:
+        return part.scores, part.weights.astype(np.float64)
+    through = np.cumsum(part.weights)
+    total = int(through[-1])
+    steps = (np.arange(size) + 0.5) * (total / size)
+    return part.scores[np.searchsorted(through, steps, "right")], np.full(size, total / size)
 
 
 class _Absent:
@@ -431,6 +578,8 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
     parts = filled
     if len(parts) == 1:
         return parts[0]
+    if any(p.counted for p in parts):
+        return _merge_counted(parts)
     if parts[0].weights is None and parts[0].ids is None:
         tied_rows = sum(len(p) for p in parts if _looks_tied(p.scores))
         if 2 * tied_rows >= sum(len(p) for p in parts):  # small pieces cost little either way
@@ -446,6 +595,29 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
         scores[order],
         _payload([p.weights for p in parts], order),
         _payload([p.ids for p in parts], order),
+    )
+
+
+def _merge_counted(parts: list[SortedScores]) -> SortedScores:
+    """Merge aggregated parts, and unweighted row parts beside them (other blocks).
+
+    Row parts that look tied join as their runs; when some are continuous,
+    the aggregated parts are expanded to rows instead (``np.repeat``), so that
+    a bucket of mostly distinct scores is merged as rows are.
+    """
+    rows = [p for p in parts if not p.counted]
+    if any(p.weights is not None or p.ids is not None for p in rows):
+        raise ValueError("aggregated rows cannot be merged with weighted or traced rows")
+    if any(len(p) >= AGGREGATE_MIN_ROWS and not _looks_tied(p.scores) for p in rows):
+        expanded = [
+            SortedScores(np.repeat(p.scores, p.weights)) if p.counted else p  # type: ignore[arg-type]
+            for p in parts
+        ]
+        return _merge_sorted(expanded)
+    runs = [(p.scores, p.weights) if p.counted else _runs(p.scores) for p in parts]
+    return _distinct_entries(
+        np.concatenate([values for values, _ in runs]),
+        np.concatenate([counts for _, counts in runs]).astype(np.int64, copy=False),
     )
 
 
@@ -496,6 +668,8 @@ def _pair_counts(
     Weighted pair counts are in the units of
     :func:`~dask_auc._kernels.summary.pair_product` for ``weight_exponent``.
     """
+    if pos.counted or neg.counted:
+        return _counted_pair_counts(pos, neg)
     weighted = pos.weights is not None or neg.weights is not None
     zero: int | float = 0.0 if weighted else 0
     if len(pos) == 0 or len(neg) == 0:
@@ -515,6 +689,39 @@ def _pair_counts(
     strict = float(pos.weights @ neg_cumulative[below])
     tied_weight = neg_cumulative[through] - neg_cumulative[below[ties]]
     return strict, float(pos.weights[ties] @ tied_weight)
+
+
+def _counted_pair_counts(pos: SortedScores, neg: SortedScores) -> tuple[int, int]:
+    """:func:`_pair_counts` when a part is aggregated (integer multiplicities): exact ints.
+
+    The other part may be rows (a block that was not aggregated): rows that
+    look tied are taken as their runs, others one by one.
+    """
+    if len(pos) == 0 or len(neg) == 0:
+        return 0, 0
+    values, counts = pos.scores, pos.weights
+    if counts is None and _looks_tied(values):
+        values, counts = _runs(values)
+    below = np.searchsorted(neg.scores, values, "left")
+    through = np.searchsorted(neg.scores, values, "right")
+    neg_rows = rows_through(neg)
+    strict, tied = neg_rows[below], neg_rows[through] - neg_rows[below]
+    if counts is None:
+        return int(strict.sum()), int(tied.sum())
+    if pos.total * neg.total >= 2**63:  # int64 products could overflow: Python ints
+        counts = counts.astype(object)
+    return int(counts @ strict), int(counts @ tied)
+
+
+def rows_through(part: SortedScores) -> np.ndarray:
+    """``r[i]``: the rows of the part's first ``i`` entries (multiplicities summed), exact.
+
+    Rows and aggregated parts alike: the number of rows below an entry found
+    by a binary search is ``r[index]``.
+    """
+    if part.weights is None:
+        return np.arange(len(part) + 1, dtype=np.int64)
+    return np.concatenate(([0], np.cumsum(part.weights)))
 
 
 def _scaled(part: SortedScores, weight_exponent: int) -> SortedScores:
@@ -571,14 +778,18 @@ def _runs(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _merge_runs(runs: list[tuple[np.ndarray, np.ndarray]]) -> SortedScores:
-    """Sorted rows rebuilt from the (value, count) runs of several sorted arrays.
+    """The (value, count) runs of several sorted arrays, merged.
 
-    Linear in the rows (one ``np.repeat``) instead of a sort: for tied data the
-    runs are few, so merging them costs next to nothing.
+    Kept as an aggregated part (integer multiplicities) when the merged rows
+    are many and their distinct values few; otherwise the rows are rebuilt,
+    linear in the rows (one ``np.repeat``) instead of a sort.
     """
     values, inverse = np.unique(np.concatenate([v for v, _ in runs]), return_inverse=True)
     counts = np.zeros(len(values), dtype=np.int64)
     np.add.at(counts, inverse, np.concatenate([c for _, c in runs]))
+    rows = int(counts.sum())
+    if rows >= AGGREGATE_MIN_ROWS and len(values) * _RUN_RATIO <= rows:
+        return SortedScores(values, counts)  # few distinct scores: keep them aggregated
     return SortedScores(np.repeat(values, counts))
 
 
@@ -593,4 +804,6 @@ def _total_equal(part: SortedScores, value: Any) -> int | float:
     stop = np.searchsorted(part.scores, value, "right")
     if part.weights is None:
         return int(stop - start)
+    if part.counted:
+        return int(part.weights[start:stop].sum())
     return float(part.weights[start:stop].sum())
