@@ -37,7 +37,9 @@ from sklearn import metrics as skm
 
 import dask_auc
 from references import pairwise_auc
+from roc_polygon import partial_auc_reference
 from strategies import dask_array, dask_frame, scored_rows
+from threshold_references import GAINS_COLUMNS, gains_reference, operating_point_reference
 
 Columns = Mapping[str, np.ndarray]
 Fields = dict[str, np.ndarray]
@@ -91,7 +93,8 @@ class Metric:
         ROC curve with ``drop_intermediate``: it compares float differences of
         running sums as scikit-learn does, so with weights such as 0.37 a point
         may be kept or dropped depending on the order of the additions (a
-        limitation the README documents, not a bug).
+        limitation the README documents, not a bug); and for the operating
+        points, chosen by comparing float criteria, for the same reason.
     atol : float
         Absolute tolerance added to ``RTOL`` in the comparisons that are not bit for
         bit, for a field whose exact value can be 0 while float sums leave a few
@@ -461,6 +464,311 @@ _ENTRIES = [
         reference_exact=False,  # scikit-learn's per-group trapezoids are floats
         scores="grouped",
         layouts=("frame",),
+    ),
+]
+
+# -- partial AUC over FPR and TPR intervals (pROC's definition) --------------------------------
+
+FPR_RANGE = (0.1, 0.4)
+TPR_RANGE = (0.3, 0.8)
+
+
+def _partial_range_reference(**interval: Any) -> Callable[[Columns], Fields]:
+    """The exact ROC polygon's partial area, McClish-standardised as pROC does (roc_polygon.py)."""
+
+    def reference(columns: Columns) -> Fields:
+        value = partial_auc_reference(
+            columns["y_true"], columns["y_score"], columns.get("sample_weight"), **interval
+        )
+        return {"value": np.asarray(float(value))}
+
+    return reference
+
+
+_ENTRIES += [
+    Metric(
+        name="partial_roc_auc_score-fpr_range",
+        run=_binary(dask_auc.partial_roc_auc_score, fpr_range=FPR_RANGE),
+        plain=_value,
+        reference=_partial_range_reference(fpr_range=FPR_RANGE),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,  # two float areas subtracted, then standardised in floats
+    ),
+    Metric(
+        name="partial_roc_auc_score-tpr_range",
+        run=_binary(dask_auc.partial_roc_auc_score, tpr_range=TPR_RANGE),
+        plain=_value,
+        reference=_partial_range_reference(tpr_range=TPR_RANGE),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,
+    ),
+]
+
+# -- threshold metrics: confusion counts, DET, operating points, gains -------------------------
+
+CONFUSION_FIELDS = ("tns", "fps", "fns", "tps", "thresholds")
+DET_FIELDS = ("fpr", "fnr", "thresholds")
+RECALL_TARGET = 0.6  # always reached (a precision may not be: a warning)
+COSTS = (1.0, 3.0)
+GAINS_BINS = 7
+#: weighted counts summed in another order leave a few ulps where the exact value is 0
+#: (``fn`` of a point holding every positive, ``gain`` where the lift is 1)
+WEIGHTED_ZERO = 1e-12
+# An operating point is chosen by comparing float criteria: with weights such as 0.37, two
+# points whose criteria are equal in exact arithmetic may compare either way after rounding
+# (documented); with exact (dyadic) weight sums they tie, and the tie rule decides.
+
+
+def _arrays(names: tuple[str, ...]) -> Callable[[Any], Fields]:
+    def plain(result: Any) -> Fields:
+        return {name: np.asarray(array) for name, array in zip(names, result, strict=True)}
+
+    return plain
+
+
+def _sklearn_arrays(
+    function: Callable[..., Any], names: tuple[str, ...], **fixed: Any
+) -> Callable[[Columns], Fields]:
+    def reference(columns: Columns) -> Fields:
+        arrays = function(
+            columns["y_true"],
+            columns["y_score"],
+            sample_weight=columns.get("sample_weight"),
+            **fixed,
+        )
+        return dict(zip(names, arrays, strict=True))
+
+    return reference
+
+
+def _operating_point_reference(kind: str, value: Any = None) -> Callable[[Columns], Fields]:
+    """The brute-force threshold scan of ``threshold_references.py``."""
+
+    def reference(columns: Columns) -> Fields:
+        return operating_point_reference(
+            columns["y_true"],
+            columns["y_score"],
+            columns.get("sample_weight"),
+            kind=kind,
+            value=value,
+        )
+
+    return reference
+
+
+def _gains_fields(table: pd.DataFrame) -> Fields:
+    fields = {"group": table.index.to_numpy()}
+    fields.update({name: table[name].to_numpy() for name in GAINS_COLUMNS})
+    return fields
+
+
+def _gains_reference(columns: Columns) -> Fields:
+    return gains_reference(
+        columns["y_true"], columns["y_score"], columns.get("sample_weight"), n_bins=GAINS_BINS
+    )
+
+
+_OPERATING_POINT_FIELDS = (
+    "threshold",
+    "tp",
+    "fp",
+    "tn",
+    "fn",
+    "tpr",
+    "fpr",
+    "precision",
+    "recall",
+    "f1",
+)
+
+_ENTRIES += [
+    Metric(
+        name="confusion_matrix_at_thresholds",
+        run=_binary(dask_auc.confusion_matrix_at_thresholds),
+        plain=_arrays(CONFUSION_FIELDS),
+        reference=_sklearn_arrays(skm.confusion_matrix_at_thresholds, CONFUSION_FIELDS),
+        weighted=True,
+        exact_fields=CONFUSION_FIELDS,
+        reference_exact=True,
+        atol=WEIGHTED_ZERO,
+    ),
+    Metric(
+        name="det_curve",
+        run=_binary(dask_auc.det_curve),
+        plain=_arrays(DET_FIELDS),
+        reference=_sklearn_arrays(skm.det_curve, DET_FIELDS),
+        weighted=True,
+        exact_fields=DET_FIELDS,
+        reference_exact=True,
+        atol=WEIGHTED_ZERO,
+    ),
+    Metric(
+        name="det_curve-drop_intermediate",
+        run=_binary(dask_auc.det_curve, drop_intermediate=True),
+        plain=_arrays(DET_FIELDS),
+        reference=_sklearn_arrays(skm.det_curve, DET_FIELDS, drop_intermediate=True),
+        weighted=True,
+        exact_fields=DET_FIELDS,
+        reference_exact=True,
+        atol=WEIGHTED_ZERO,
+    ),
+    Metric(
+        name="operating_point-fpr",
+        run=_binary(dask_auc.operating_point, fpr=MAX_FPR),
+        plain=_result_tuple,
+        reference=_operating_point_reference("fpr", MAX_FPR),
+        weighted=True,
+        exact_fields=_OPERATING_POINT_FIELDS,
+        reference_exact=True,
+        atol=WEIGHTED_ZERO,
+        dyadic_weights=True,  # exact weight sums: see above
+    ),
+    Metric(
+        name="operating_point-recall",
+        run=_binary(dask_auc.operating_point, recall=RECALL_TARGET),
+        plain=_result_tuple,
+        reference=_operating_point_reference("recall", RECALL_TARGET),
+        weighted=True,
+        exact_fields=_OPERATING_POINT_FIELDS,
+        reference_exact=True,
+        atol=WEIGHTED_ZERO,
+        dyadic_weights=True,  # exact weight sums: see above
+    ),
+    Metric(
+        name="operating_point-youden",
+        run=_binary(dask_auc.operating_point, criterion="youden"),
+        plain=_result_tuple,
+        reference=_operating_point_reference("youden"),
+        weighted=True,
+        exact_fields=_OPERATING_POINT_FIELDS,
+        reference_exact=True,
+        atol=WEIGHTED_ZERO,
+        dyadic_weights=True,  # exact weight sums: see above
+    ),
+    Metric(
+        name="operating_point-cost",
+        run=_binary(dask_auc.operating_point, cost=COSTS),
+        plain=_result_tuple,
+        reference=_operating_point_reference("cost", COSTS),
+        weighted=True,
+        exact_fields=_OPERATING_POINT_FIELDS,
+        reference_exact=True,
+        atol=WEIGHTED_ZERO,
+        dyadic_weights=True,  # exact weight sums: see above
+    ),
+    Metric(
+        name="gains_table",
+        run=_binary(dask_auc.gains_table, n_bins=GAINS_BINS),
+        plain=_gains_fields,
+        reference=_gains_reference,
+        weighted=True,
+        exact_fields=("group", *GAINS_COLUMNS),
+        reference_exact=True,
+        atol=WEIGHTED_ZERO,
+    ),
+]
+
+# -- indicator-matrix targets: multilabel y_true, multi-class average precision ---------------
+
+MULTILABEL_THRESHOLD = 0.5
+
+
+def multilabel_truth(y: np.ndarray, proba: np.ndarray) -> np.ndarray:
+    """A multilabel indicator matrix made from a "proba" case.
+
+    Column ``k`` holds the rows of class ``k`` and those scoring above 0.5 in it,
+    but never the rows of class ``k + 1``: every row and every column holds both
+    classes (every class is present, with nonzero weight), rows may hold two
+    labels, and the columns are correlated with their scores.  The registry's
+    cases hold 1-D classes; this makes them multilabel on NumPy columns...
+    """
+    k = np.arange(proba.shape[1])
+    hot = y[:, None] == k
+    return (hot | ((proba > MULTILABEL_THRESHOLD) & (y[:, None] != (k + 1) % len(k)))).astype(int)
+
+
+def _dask_multilabel_truth(inputs: Mapping[str, Any]) -> Any:
+    """... and, identically, on the dask inputs (one DataFrame's columns, or dask arrays)."""
+    if "frame" in inputs:
+        frame = inputs["frame"]
+        y = frame["y_true"]
+        labels = {
+            f"label_{k}": (
+                (y == k)
+                | ((frame[f"y_score_{k}"] > MULTILABEL_THRESHOLD) & (y != (k + 1) % N_CLASSES))
+            ).astype(int)
+            for k in range(N_CLASSES)
+        }
+        return frame.assign(**labels)[list(labels)]
+    y, proba = inputs["y_true"][:, None], inputs["y_score"]
+    k = np.arange(N_CLASSES)
+    above = (proba > MULTILABEL_THRESHOLD) & (y != (k + 1) % N_CLASSES)
+    return ((y == k) | above).astype(int)
+
+
+def _multilabel(function: Callable[..., Any], **fixed: Any) -> Callable[..., Any]:
+    def run(inputs: Mapping[str, Any], **options: Any) -> Any:
+        weight = inputs.get("sample_weight")
+        return function(
+            _dask_multilabel_truth(inputs),
+            inputs["y_score"],
+            sample_weight=weight,
+            **fixed,
+            **options,
+        )
+
+    return run
+
+
+def _sklearn_multilabel(function: Callable[..., Any], **fixed: Any) -> Callable[[Columns], Fields]:
+    def reference(columns: Columns) -> Fields:
+        value = function(
+            multilabel_truth(columns["y_true"], columns["y_score"]),
+            columns["y_score"],
+            sample_weight=columns.get("sample_weight"),
+            **fixed,
+        )
+        return {"value": np.asarray(value, dtype=float)}
+
+    return reference
+
+
+# average="samples" is not registered: it ranks each row within its block and sorts
+# nothing, so the bucket-count test has no graph to vary; test_multilabel.py checks it
+# against scikit-learn and bit for bit across partitionings.
+_ENTRIES += [
+    Metric(
+        name="average_precision_score-multiclass",
+        run=_binary(dask_auc.average_precision_score),
+        plain=_value,
+        reference=_sklearn_value(skm.average_precision_score),
+        weighted=True,
+        exact_fields=(),  # float sums of the buckets' precision terms
+        reference_exact=False,
+        scores="proba",
+    ),
+    Metric(
+        name="roc_auc_score-multilabel",
+        run=_multilabel(dask_auc.roc_auc_score),
+        plain=_value,
+        reference=_sklearn_multilabel(skm.roc_auc_score),
+        weighted=True,
+        exact_fields=("value",),  # the mean of exact per-column AUCs
+        reference_exact=False,
+        scores="proba",
+        split_every=True,
+    ),
+    Metric(
+        name="average_precision_score-multilabel-micro",
+        run=_multilabel(dask_auc.average_precision_score, average="micro"),
+        plain=_value,
+        reference=_sklearn_multilabel(skm.average_precision_score, average="micro"),
+        weighted=True,
+        exact_fields=(),
+        reference_exact=False,
+        scores="proba",
     ),
 ]
 

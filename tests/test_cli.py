@@ -19,8 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import ks_2samp
 from sklearn.metrics import average_precision_score as sklearn_ap
 from sklearn.metrics import roc_auc_score as sklearn_auc
+
+from threshold_references import GAINS_COLUMNS, gains_reference, operating_point_reference
 
 SCRIPT = Path(sys.executable).with_name("dask-auc")
 
@@ -194,6 +197,14 @@ def test_table_on_its_own_local_cluster(files, rows):
         (["scores.parquet", "--label", "y"], 2, "the following arguments are required: --score"),
         (["scores.parquet", "--label", "y", "--score", "p", "--per-group", "x.csv"], 2,
          "--per-group needs --by"),
+        (["scores.parquet", "--label", "y", "--score", "p", "--threshold-at", "fpr=1.5"], 2,
+         "argument --threshold-at: must be NAME=X with NAME one of fpr, tpr, precision, recall"),
+        (["scores.parquet", "--label", "y", "--score", "p", "--threshold-at", "auc=0.5"], 2,
+         "and X in [0, 1], got 'auc=0.5'"),
+        (["scores.parquet", "--label", "y", "--score", "p", "--best", "kappa"], 2,
+         "argument --best: invalid choice: 'kappa'"),
+        (["scores.parquet", "--label", "y", "--score", "p", "--gains", "0"], 2,
+         "argument --gains: must be a positive integer, got '0'"),
     ],
 )  # fmt: skip
 def test_errors_are_one_line_with_an_exit_status(files, arguments, status, message):
@@ -325,3 +336,35 @@ def _read(fd: int) -> bytes:
         return os.read(fd, 65536)
     except OSError:  # the terminal's other end closed
         return b""
+
+
+def test_thresholds_gains_ks_and_gini_equal_their_references(files, rows):
+    """--threshold-at, --best and --gains against the brute-force scans; KS against scipy."""
+    got = answers(
+        files / "scores.parquet", "--label", "y", "--score", "p", "--scheduler", "threads",
+        "--threshold-at", "fpr=0.05", "--threshold-at", "recall=0.9", "--best", "youden",
+        "--best", "f1", "--gains", "10",
+    )  # fmt: skip
+    y, p = rows["y"].to_numpy(), rows["p"].to_numpy()
+    assert got["gini"] == 2 * sklearn_auc(y, p) - 1
+    # dask-auc's statistic is the exact gap rounded once, scipy's a difference of two floats
+    assert got["ks"] == pytest.approx(ks_2samp(p[y == 1], p[y == 0]).statistic, rel=1e-14)
+    targets = [("fpr", 0.05), ("recall", 0.9), ("youden", None), ("f1", None)]
+    names = ["fpr=0.05", "recall=0.9", "best=youden", "best=f1"]
+    assert [point["target"] for point in got["operating_points"]] == names
+    for point, (kind, value) in zip(got["operating_points"], targets, strict=True):
+        expected = operating_point_reference(y, p, kind=kind, value=value)
+        for field, want in expected.items():
+            assert point[field] == want, (kind, field)
+    table = gains_reference(y, p, n_bins=10)
+    assert [row["group"] for row in got["gains"]] == table["group"].tolist()
+    for column in GAINS_COLUMNS:
+        assert [row[column] for row in got["gains"]] == table[column].tolist(), column
+    text = run(
+        files / "scores.parquet", "--label", "y", "--score", "p", "--scheduler", "threads",
+        "--threshold-at", "fpr=0.05", "--best", "f1", "--gains", "4",
+    ).stdout  # fmt: skip
+    (gini,) = [line for line in text.splitlines() if "Gini (2 AUC - 1)" in line]
+    assert gini.endswith(f"{got['gini']:.10f}")
+    assert "threshold at FPR <= 0.05" in text and "best threshold (f1)" in text
+    assert "gains table (4 bins, ties never split)" in text and "cumulative_lift" in text

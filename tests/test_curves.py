@@ -239,10 +239,12 @@ def test_average_precision_average_is_checked_and_ignored_for_a_binary_target():
         dask_auc.average_precision_score(y, s, average="mean")
 
 
-def test_average_precision_rejects_a_multilabel_target_clearly():
+def test_average_precision_of_a_multilabel_target_is_sklearns():
+    """Formerly rejected; now scikit-learn's (tests/test_multilabel.py tests it in full)."""
     y = np.array([[0, 1], [1, 0], [1, 1]])
-    with pytest.raises(ValueError, match="multilabel .*not supported"):
-        dask_auc.average_precision_score(y, np.random.default_rng(0).random((3, 2)))
+    s = np.random.default_rng(0).random((3, 2))
+    expected = metrics.average_precision_score(y, s)
+    assert dask_auc.average_precision_score(y, s) == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("missing", [0, 1])

@@ -111,3 +111,50 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r'pip install "dask-auc\[plot\]"'):
         dask_auc.plot_roc(np.array([0, 1]), np.array([0.1, 0.9]))
+
+
+def test_plot_det_draws_sklearns_curve_on_probit_axes(models, tmp_path):
+    from scipy.stats import norm
+
+    y, y_dask, scores, scores_dask = models
+    ax = dask_auc.plot_det(y_dask, scores_dask, max_points=None)
+    lines = ax.get_lines()
+    assert len(lines) == 2 and _legend(ax) == list(scores)
+    for line, s in zip(lines, scores.values(), strict=True):
+        fpr, fnr, _ = metrics.det_curve(y, s)
+        np.testing.assert_allclose(line.get_xdata(), norm.ppf(fpr), rtol=1e-9)
+        np.testing.assert_allclose(line.get_ydata(), norm.ppf(fnr), rtol=1e-9)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("False Positive Rate", "False Negative Rate")
+    assert [t.get_text() for t in ax.get_xticklabels()][:3] == ["0.1%", "1%", "5%"]
+    np.testing.assert_allclose(ax.get_xticks()[4], 0.0, atol=1e-12)  # 50%
+    assert ax.get_xlim() == (-3, 3)
+    thin = dask_auc.plot_det(y_dask, scores_dask["strong"], name="s", max_points=100)
+    assert len(thin.get_lines()[0].get_xdata()) <= 100
+    ax.figure.savefig(tmp_path / "det.png")
+
+
+def test_plot_gains_draws_the_gains_and_lift_of_the_exact_table(models, tmp_path):
+    y, y_dask, scores, scores_dask = models
+    fig, (left, right) = plt.subplots(1, 2)
+    assert dask_auc.plot_gains(y_dask, scores_dask, n_bins=20, ax=left) is left
+    dask_auc.plot_gains(y_dask, scores_dask, kind="lift", n_bins=20, ax=right)
+    for model, s in scores.items():
+        table = dask_auc.gains_table(y, s, n_bins=20)
+        share = table["cumulative_data_fraction"].to_numpy()
+        (gains,) = [line for line in left.get_lines() if line.get_label() == model]
+        np.testing.assert_array_equal(gains.get_xdata(), np.concatenate(([0], share)))
+        np.testing.assert_array_equal(
+            gains.get_ydata(), np.concatenate(([0], table["cumulative_capture_rate"]))
+        )
+        (lift,) = [line for line in right.get_lines() if line.get_label() == model]
+        np.testing.assert_array_equal(lift.get_ydata(), table["cumulative_lift"])
+    assert _legend(left)[-1] == "Baseline (random order)"
+    np.testing.assert_array_equal(left.get_lines()[-1].get_xydata(), [[0, 0], [1, 1]])
+    np.testing.assert_array_equal(right.get_lines()[-1].get_ydata(), [1, 1])
+    fig.savefig(tmp_path / "gains.png")
+    with pytest.raises(dask_auc.InvalidParameterError, match="'kind' parameter of plot_gains"):
+        dask_auc.plot_gains(y, scores["weak"], kind="roc")
+    plt.close("all")
+    lazy = dask_auc.plot_gains(y, scores["weak"], compute=False)
+    assert isinstance(lazy, dask_auc.LazyScore) and plt.get_fignums() == []
+    assert _legend(lazy.compute()) == ["Classifier", "Baseline (random order)"]

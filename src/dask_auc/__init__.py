@@ -23,8 +23,15 @@ from ._engine import LazyScore, compute
 from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._kernels.summary import PartialROC, TieGroup, merge_adjacent
 from ._kernels.validation import InvalidParameterError, UndefinedMetricWarning
-from ._ranking import roc_auc_score
-from .plotting import plot_precision_recall, plot_roc
+from ._ranking import partial_roc_auc_score, roc_auc_score
+from ._thresholds import (
+    OperatingPoint,
+    confusion_matrix_at_thresholds,
+    det_curve,
+    gains_table,
+    operating_point,
+)
+from .plotting import plot_det, plot_gains, plot_precision_recall, plot_roc
 
 try:
     __version__ = version("dask-auc")
@@ -38,16 +45,24 @@ __all__ = [
     "InvalidParameterError",
     "KSStatistic",
     "LazyScore",
+    "OperatingPoint",
     "PartialROC",
     "TieGroup",
     "UndefinedMetricWarning",
     "__version__",
     "average_precision_score",
     "compute",
+    "confusion_matrix_at_thresholds",
     "delong_test",
+    "det_curve",
+    "gains_table",
     "grouped_roc_auc_score",
     "ks_statistic",
     "merge_adjacent",
+    "operating_point",
+    "partial_roc_auc_score",
+    "plot_det",
+    "plot_gains",
     "plot_precision_recall",
     "plot_roc",
     "precision_recall_curve",

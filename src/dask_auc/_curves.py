@@ -36,8 +36,6 @@ from dask.base import tokenize
 from ._engine import (
     LazyScore,
     SortedGraph,
-    gather,
-    lazy_of,
     prepared_blocks,
     score_column_count,
     split_every_default,
@@ -53,11 +51,9 @@ from ._kernels.curves import (
     bucket_curve,
     bucket_ks,
     bucket_precision_sum,
-    check_matrix_labels,
     concatenated,
     curve_contexts,
     grid_step,
-    matrix_block_labels,
     plan_curve,
     prepare_curve_block,
     thin_on_grid,
@@ -65,6 +61,7 @@ from ._kernels.curves import (
 from ._kernels.sort import summarize_bucket
 from ._kernels.summary import PartialROC
 from ._kernels.validation import defined_or_warn, warn_undefined
+from ._multilabel import AVERAGE_PRECISION, multiclass_average_precision, multilabel_score
 from ._params import AtLeast, Boolean, Label, Options, check_params
 
 _CURVE_PARAMETERS = {
@@ -222,10 +219,14 @@ def average_precision_score(
     y_true, y_score, sample_weight, compute
         As in :func:`roc_curve`.
     average : {'micro', 'samples', 'weighted', 'macro'} or None, default='macro'
-        Checked as scikit-learn does, and ignored for a binary target.  A
-        multilabel (2-D) ``y_true`` is not supported.
+        How the columns of a multilabel (2-D indicator) ``y_true``, or the
+        classes of a multi-class ``y_true`` (one-vs-rest, with a 2-D ``y_score``
+        of one column per present class, in sorted order), are reduced, as
+        scikit-learn >= 1.3 does (see :mod:`dask_auc._multilabel`); ignored for
+        a binary target.
     pos_label : int, float, bool or str, default=1
-        The positive class; it must be one of the labels when there are two.
+        The positive class; it must be one of the labels when there are two,
+        and 1 for a multilabel or multi-class ``y_true``.
 
     Returns
     -------
@@ -238,22 +239,22 @@ def average_precision_score(
     >>> dask_auc.average_precision_score(np.array([0, 0, 1, 1]),
     ...                                  np.array([0.1, 0.4, 0.35, 0.8]))
     0.8333333333333333
+    >>> dask_auc.average_precision_score(np.array([[1, 0], [0, 1], [1, 1], [0, 0]]),
+    ...     np.array([[0.9, 0.2], [0.1, 0.8], [0.7, 0.3], [0.3, 0.4]]), average=None)
+    array([1.        , 0.83333333])
     """
     name = "average_precision_score"
     pos_label = check_params(
         name, _AP_PARAMETERS, average=average, pos_label=pos_label, compute=compute
     )["pos_label"]
-    _reject_multilabel(y_true)
-    rule = LabelRule("average_precision", pos_label)
+    n_labels = score_column_count(y_true)
     n_columns = score_column_count(y_score)
-    if n_columns is not None:
-        # scikit-learn's error depends on the labels: read them, then raise it
-        blocks = prepared_blocks(
-            y_true, y_score, sample_weight, prepare=matrix_block_labels, score_matrix=True
+    if n_labels is not None or n_columns is not None:
+        lazy = _indicator_average_precision(
+            y_true, y_score, n_labels, n_columns, average, pos_label, sample_weight
         )
-        checks = gather(check_matrix_labels, blocks, n_columns, rule=rule)
-        lazy = lazy_of([checks], _finalize_average_precision, name)
         return lazy.compute() if compute else lazy
+    rule = LabelRule("average_precision", pos_label)
     sorted_curve = _SortedCurve(y_true, y_score, sample_weight, rule)
     keys = [sorted_curve.contexts, sorted_curve.precision_sum()]
     lazy = sorted_curve.graph.lazy(keys, _finalize_average_precision, name)
@@ -372,6 +373,9 @@ class _SortedCurve:
         return self.graph.task("curve-precision-sum", _total, parts)
 
 
+#: the name other metric modules compose on (the threshold metrics of ``_thresholds.py``)
+SortedCurve = _SortedCurve
+
 #: the exact score each curve kind reports beside itself
 _SCORES = {ROC: _SortedCurve.area, PRECISION_RECALL: _SortedCurve.precision_sum}
 
@@ -424,12 +428,39 @@ def _finalize_average_precision(contexts: list[CurveContext], precision_sum: flo
     return _average_precision(precision_sum, total_pos)
 
 
-def _reject_multilabel(y_true: Any) -> None:
-    shape = getattr(y_true, "shape", None)
-    if shape is None or len(shape) != 2 or shape[1] == 1:
-        return
-    raise ValueError(
-        "average_precision_score of dask-auc supports a binary y_true only; a multilabel "
-        f"(2-D) y_true of shape {tuple(shape)} is not supported: compute each label's "
-        "column separately."
+def _indicator_average_precision(
+    y_true: Any,
+    y_score: Any,
+    n_labels: int | None,
+    n_columns: int | None,
+    average: str | None,
+    pos_label: Any,
+    sample_weight: Any,
+) -> LazyScore:
+    """Average precision of a multilabel ``y_true``, or of a 1-D one against 2-D scores.
+
+    See :mod:`dask_auc._multilabel`; a binary ``y_true`` with 2-D scores raises
+    scikit-learn's errors from the planning task.
+    """
+    split_every = split_every_default()
+    if n_labels is not None:
+        return multilabel_score(
+            AVERAGE_PRECISION,
+            y_true,
+            y_score,
+            n_labels,
+            average=average,
+            sample_weight=sample_weight,
+            pos_label=pos_label,
+            split_every=split_every,
+        )
+    assert n_columns is not None
+    return multiclass_average_precision(
+        y_true,
+        y_score,
+        n_columns,
+        average=average,
+        pos_label=pos_label,
+        sample_weight=sample_weight,
+        split_every=split_every,
     )

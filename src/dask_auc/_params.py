@@ -85,6 +85,31 @@ class Interval(Constraint):
 
 
 @dataclass(frozen=True)
+class Range(Constraint):
+    """An interval ``(low, high)`` of rates, ``0 <= low < high <= 1`` (or None)."""
+
+    none: bool = True
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        shown = "a pair (low, high) of floats with 0 <= low < high <= 1"
+        return shown + (" or None" if self.none else "")
+
+    def accepts(self, value: Any) -> bool:
+        if value is None:
+            return self.none
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+            return False
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value):
+            return False
+        low, high = float(value[0]), float(value[1])
+        return bool(0 <= low < high <= 1)
+
+    def convert(self, value: Any) -> Any:
+        return None if value is None else (float(value[0]), float(value[1]))
+
+
+@dataclass(frozen=True)
 class AtLeast(Constraint):
     """An integer of at least ``low`` (or None)."""
 
@@ -136,6 +161,30 @@ class Label(Constraint):
 
     def convert(self, value: Any) -> Any:
         return value.item() if isinstance(value, np.generic) else value
+
+
+@dataclass(frozen=True)
+class NonNegativePair(Constraint):
+    """Two finite real numbers ``>= 0``, not both 0, such as ``(cost_fp, cost_fn)`` (or None)."""
+
+    names: str = "(a, b)"
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return f"a pair {self.names} of finite floats >= 0, not both 0, or None"
+
+    def accepts(self, value: Any) -> bool:
+        if value is None:
+            return True
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+            return False
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value):
+            return False
+        pair = [float(v) for v in value]
+        return all(np.isfinite(v) and v >= 0 for v in pair) and any(v > 0 for v in pair)
+
+    def convert(self, value: Any) -> Any:
+        return None if value is None else (float(value[0]), float(value[1]))
 
 
 def check_params(func: str, constraints: Mapping[str, Constraint], **values: Any) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from dask.base import tokenize
+
 from ._engine import (
     LazyScore,
     SortedGraph,
@@ -12,12 +14,19 @@ from ._engine import (
     score_column_count,
     split_every_default,
 )
-from ._kernels.partial import cut_bucket, locate_crossing, mcclish, partial_area
+from ._kernels.partial import (
+    cut_bucket_at,
+    interval_area,
+    locate_crossings,
+    mcclish,
+    raw_area,
+)
 from ._kernels.sort import SortPlan, summarize_bucket
 from ._kernels.summary import PartialROC
 from ._kernels.validation import defined_or_warn
 from ._multiclass import multiclass_roc_auc
-from ._params import AtLeast, Boolean, Interval, Options, check_params
+from ._multilabel import ROC_AUC, multilabel_score
+from ._params import AtLeast, Boolean, Interval, Options, Range, check_params
 
 _PARAMETERS = {
     "average": Options(("micro", "macro", "samples", "weighted", None)),
@@ -25,6 +34,12 @@ _PARAMETERS = {
     "multi_class": Options(("raise", "ovr", "ovo")),
     "compute": Boolean(),
     "split_every": AtLeast(2),
+}
+_PARTIAL_PARAMETERS = {
+    "fpr_range": Range(),
+    "tpr_range": Range(),
+    "standardized": Boolean(),
+    "compute": Boolean(),
 }
 
 
@@ -51,13 +66,19 @@ def roc_auc_score(
     ----------
     y_true : dask Series or Array, pandas Series, ndarray or list
         Binary labels: {0, 1}, {-1, 1}, bool, or any two classes (the greater
-        one is the positive class, as in scikit-learn).
+        one is the positive class, as in scikit-learn); multi-class labels with
+        a 2-D ``y_score``; or a multilabel indicator matrix (a 2-D dask array or
+        DataFrame, values {0, 1}, {-1, 1} or bool).
     y_score : same kinds as ``y_true``
         Scores, probabilities or decision values; higher means more positive.
         Rows pair with ``y_true`` by position (dask inputs must be partitioned
         alike: columns of one DataFrame are).
     average : {'macro', 'micro', 'weighted', 'samples'} or None, default='macro'
-        Accepted for compatibility; a binary target has a single score.
+        How the labels of a multilabel ``y_true`` (a 2-D indicator matrix, with
+        a ``y_score`` of one column per label) or the classes of a multi-class
+        one are reduced, as scikit-learn does (see :mod:`dask_auc._multilabel`);
+        a binary target has a single score.  ``'samples'`` (multilabel only)
+        does not take ``max_fpr``.
     sample_weight : same kinds as ``y_true``, optional
         Non-negative row weights; rows of weight zero are ignored.
     max_fpr : float in (0, 1], optional
@@ -104,6 +125,19 @@ def roc_auc_score(
     )
     max_fpr = checked["max_fpr"]
     split_every = checked["split_every"] or split_every_default()
+    n_labels = score_column_count(y_true)
+    if n_labels is not None:  # a multilabel indicator matrix: multi_class and labels unused
+        lazy = multilabel_score(
+            ROC_AUC,
+            y_true,
+            y_score,
+            n_labels,
+            average=average,
+            sample_weight=sample_weight,
+            max_fpr=max_fpr,
+            split_every=split_every,
+        )
+        return lazy.compute() if compute else lazy
     n_columns = score_column_count(y_score)
     if n_columns is not None:
         lazy = multiclass_roc_auc(
@@ -124,21 +158,125 @@ def roc_auc_score(
         result = graph.tree_reduce(summaries, split_every)
         finalize: Any = _finalize_auc
     else:
-        result = partial_area_key(graph, summaries, max_fpr)
-        finalize = _PartialFinalizer(max_fpr)
+        result = partial_area_key(graph, summaries, (0.0, max_fpr))
+        finalize = _PartialFinalizer((0.0, max_fpr))
     lazy = graph.lazy([result, graph.plan_key], finalize, name)
     return lazy.compute() if compute else lazy
 
 
-def partial_area_key(graph: SortedGraph, summaries: list, max_fpr: float) -> Hashable:
-    """Key of ``(partial AUC, P, N)`` up to ``max_fpr``, see :mod:`dask_auc._kernels.partial`.
+def partial_roc_auc_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    fpr_range: tuple[float, float] | None = None,
+    tpr_range: tuple[float, float] | None = None,
+    standardized: bool = True,
+    sample_weight: Any = None,
+    compute: bool = True,
+) -> float | LazyScore:
+    """Exact partial area under the ROC curve over an FPR or a TPR interval, with dask.
 
-    A scan of the summaries finds the bucket where the false positive rate
-    passes ``max_fpr``; only that bucket looks at its rows again.
+    R's pROC ``auc(..., partial.auc=, partial.auc.focus=, partial.auc.correct=)``
+    on the curve of :func:`roc_auc_score` (higher scores mean positive; ties
+    are the curve's diagonal segments; the interval's ends are interpolated
+    linearly on the curve).  ``fpr_range=(0, m)`` is
+    ``roc_auc_score(max_fpr=m)``, to the last bit.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight
+        As in :func:`roc_auc_score` (a binary target).
+    fpr_range : (low, high), optional
+        The area under the curve over ``low <= fpr <= high``: pROC's
+        ``partial.auc.focus="specificity"`` with ``partial.auc=(1 - low, 1 - high)``.
+    tpr_range : (low, high), optional
+        The area between the curve and the line ``fpr = 1`` over
+        ``low <= tpr <= high`` (the curve integrated along the TPR axis): pROC's
+        ``partial.auc.focus="sensitivity"`` with ``partial.auc=(high, low)``.
+        Give exactly one of ``fpr_range`` and ``tpr_range``, with
+        ``0 <= low < high <= 1``.
+    standardized : bool, default=True
+        McClish's standardisation generalised to the interval, as pROC's
+        ``partial.auc.correct=TRUE``: ``(1 + (area - min) / (max - min)) / 2``,
+        ``max = high - low`` (a perfect curve) and ``min`` the chance diagonal's
+        area over the interval; 0.5 for chance, 1 for perfect.  A curve below
+        the diagonal gives less than 0.5, as scikit-learn's ``max_fpr`` does
+        (pROC returns NA there).  False: the raw area, a fraction of the unit
+        square, at most ``high - low``.
+    compute : bool, default=True
+        If False, return a :class:`LazyScore`.
+
+    Returns
+    -------
+    float or LazyScore
+        NaN with an :class:`UndefinedMetricWarning` when ``y_true`` holds one
+        class only.  Unweighted, the same bits for any partitioning.
+
+    Raises
+    ------
+    InvalidParameterError
+        (a ``ValueError``) when a range is not a pair ``0 <= low < high <= 1``.
+    ValueError
+        When both or neither of ``fpr_range`` and ``tpr_range`` are given.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> y, s = np.array([0, 0, 0, 1, 1, 1, 0, 1]), np.array([1, 2, 3, 3, 4, 5, 5, 6])
+    >>> dask_auc.partial_roc_auc_score(y, s, fpr_range=(0.25, 0.75), standardized=False)
+    0.46875
+    >>> dask_auc.partial_roc_auc_score(y, s, tpr_range=(0.25, 0.75), standardized=False)
+    0.40625
+    >>> dask_auc.partial_roc_auc_score(y, s, fpr_range=(0.25, 0.75))
+    0.9375
     """
-    crossings = graph.task("auc-crossing", locate_crossing, summaries, max_fpr)
-    cuts = graph.per_bucket("auc-cut", cut_bucket, each=crossings)
-    return graph.task("auc-partial", partial_area, summaries, crossings, cuts)
+    name = "partial_roc_auc_score"
+    checked = check_params(
+        name,
+        _PARTIAL_PARAMETERS,
+        fpr_range=fpr_range,
+        tpr_range=tpr_range,
+        standardized=standardized,
+        compute=compute,
+    )
+    fpr_range, tpr_range = checked["fpr_range"], checked["tpr_range"]
+    if (fpr_range is None) == (tpr_range is None):
+        given = "both" if fpr_range is not None else "neither"
+        raise ValueError(
+            f"{name} needs exactly one of fpr_range and tpr_range, got {given}: "
+            "fpr_range=(low, high) integrates the ROC curve over false positive rates, "
+            "tpr_range=(low, high) over true positive rates."
+        )
+    swap = tpr_range is not None
+    bounds = tpr_range if swap else fpr_range
+    graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
+    summaries = graph.per_bucket("auc-summary", summarize_bucket)
+    if bounds == (0.0, 1.0):  # the whole curve on either axis, standardised or not: the AUC
+        result = graph.tree_reduce(summaries, split_every_default())
+        finalize: Any = _finalize_auc
+    else:
+        result = partial_area_key(graph, summaries, bounds, swap=swap)
+        finalize = _PartialFinalizer(bounds, swap=swap, standardized=checked["standardized"])
+    lazy = graph.lazy([result, graph.plan_key], finalize, name)
+    return lazy.compute() if checked["compute"] else lazy
+
+
+def partial_area_key(
+    graph: SortedGraph, summaries: list, bounds: tuple[float, float], *, swap: bool = False
+) -> Hashable:
+    """Key of ``(raw partial AUC, P, N)`` over ``bounds``, see :mod:`dask_auc._kernels.partial`.
+
+    A scan of the summaries finds the buckets where the false (or, with
+    ``swap``, true) positive rate passes each bound; only those buckets look at
+    their rows again.  The task kinds carry the bounds: two partial AUCs of
+    one input computed together are different tasks.
+    """
+    token = tokenize(bounds, swap)
+    crossings = graph.task(f"auc-crossing-{token}", locate_crossings, summaries, bounds, swap)
+    cuts = graph.per_bucket(f"auc-cut-{token}", cut_bucket_at, swap, each=crossings)
+    return graph.task(
+        f"auc-partial-{token}", interval_area, summaries, crossings, cuts, bounds, swap
+    )
 
 
 def _finalize_auc(summary: PartialROC, plan: SortPlan) -> float:
@@ -148,12 +286,14 @@ def _finalize_auc(summary: PartialROC, plan: SortPlan) -> float:
 
 
 class _PartialFinalizer:
-    def __init__(self, max_fpr: float):
-        self.max_fpr = max_fpr
+    def __init__(
+        self, bounds: tuple[float, float], *, swap: bool = False, standardized: bool = True
+    ):
+        self.bounds, self.swap, self.standardized = bounds, swap, standardized
 
     def __call__(self, partial: tuple[float, Any, Any], plan: SortPlan) -> float:
         fraction, pos, neg = partial
-        if len(plan.classes) == 2 and neg == 0:
+        if not self.swap and len(plan.classes) == 2 and neg == 0:
             # Both labels are present but every negative weighs 0: scikit-learn's
             # false positive rates are all NaN, its cut keeps a single point, and
             # its ``auc`` raises this.
@@ -162,4 +302,7 @@ class _PartialFinalizer:
             )
         if not defined_or_warn(len(plan.classes), pos, neg):
             return float("nan")
-        return mcclish(fraction, self.max_fpr)
+        if not self.standardized:
+            return float(raw_area(fraction, self.bounds, self.swap))
+        low, high = self.bounds
+        return mcclish(fraction, high, low, swap=self.swap)

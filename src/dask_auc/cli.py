@@ -36,6 +36,7 @@ import contextlib
 import glob
 import json
 import logging
+import math
 import numbers
 import os
 import sys
@@ -47,13 +48,15 @@ from typing import Any
 
 import dask
 import dask.dataframe as dd
+import pandas as pd
 
-from ._curves import average_precision_score
+from ._curves import average_precision_score, ks_statistic
 from ._engine import LazyScore
 from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning
 from ._params import Interval, check_params
 from ._ranking import roc_auc_score
+from ._thresholds import OperatingPoint, gains_table, operating_point
 from .plotting import PLOT_EXTRA_MESSAGE, plot_precision_recall, plot_roc
 
 PROG = "dask-auc"
@@ -62,6 +65,22 @@ DATA_ERROR = 1
 CLOSED_STDOUT = 1  # as the signal module docs' recipe for a reader that has gone
 _LOCAL_SCHEDULERS = ("threads", "synchronous")
 _GLOB_CHARACTERS = "*?["
+_RATES = ("fpr", "tpr", "precision", "recall")
+_CRITERIA = ("youden", "f1", "closest_topleft")
+#: how the summary names each rate target
+_RATE_RULES = {"fpr": "FPR <=", "tpr": "TPR >=", "precision": "precision >=", "recall": "recall >="}
+#: the gains table's columns the text summary prints (--json has them all)
+_GAINS_SHOWN = (
+    "lower_threshold",
+    "rows",
+    "positives",
+    "response_rate",
+    "lift",
+    "cumulative_lift",
+    "cumulative_capture_rate",
+    "cumulative_gain",
+    "kolmogorov_smirnov",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,6 +149,31 @@ def _parser() -> argparse.ArgumentParser:
         metavar="X",
         help="also report the McClish-standardised partial AUC over FPR <= X, X in (0, 1]",
     )
+    parser.add_argument(
+        "--threshold-at",
+        type=_rate_target,
+        action="append",
+        default=[],
+        metavar="NAME=X",
+        help="also report the best threshold for a target rate: fpr=X (the highest TPR "
+        "with FPR <= X), tpr=X (the lowest FPR with TPR >= X), precision=X (the highest "
+        "recall with precision >= X) or recall=X (the highest precision with recall >= X); "
+        "repeatable",
+    )
+    parser.add_argument(
+        "--best",
+        choices=_CRITERIA,
+        action="append",
+        default=[],
+        help="also report the threshold that maximises Youden's J (TPR - FPR), F1, or is "
+        "closest to the top-left corner of the ROC plot; repeatable",
+    )
+    parser.add_argument(
+        "--gains",
+        type=_positive_int,
+        metavar="N",
+        help="also print the gains (lift) table of N score quantile bins (10: deciles)",
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument(
         "--curve", metavar="OUT.png", help="write the ROC and precision-recall curves"
@@ -159,6 +203,20 @@ def _max_fpr(text: str) -> float:
         return check_params(PROG, limits, max_fpr=float(text))["max_fpr"]
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}") from None
+
+
+def _rate_target(text: str) -> tuple[str, float]:
+    """``NAME=X`` of ``--threshold-at``: a rate name and a number in [0, 1]."""
+    name, _, value = text.partition("=")
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = math.nan
+    if name not in _RATES or not 0 <= rate <= 1:
+        raise argparse.ArgumentTypeError(
+            f"must be NAME=X with NAME one of {', '.join(_RATES)} and X in [0, 1], got {text!r}"
+        )
+    return name, rate
 
 
 def _positive_int(text: str) -> int:
@@ -400,6 +458,19 @@ def _lazy_metrics(
             target, score, pos_label=True, sample_weight=weight, compute=False
         ),
     }
+    lazy["ks"] = ks_statistic(target, score, pos_label=True, sample_weight=weight, compute=False)
+    for name, rate in args.threshold_at:
+        lazy[f"threshold_at:{name}={rate:g}"] = operating_point(
+            target, score, pos_label=True, sample_weight=weight, compute=False, **{name: rate}
+        )
+    for criterion in args.best:
+        lazy[f"best:{criterion}"] = operating_point(
+            target, score, criterion=criterion, pos_label=True, sample_weight=weight, compute=False
+        )
+    if args.gains is not None:
+        lazy["gains"] = gains_table(
+            target, score, n_bins=args.gains, pos_label=True, sample_weight=weight, compute=False
+        )
     if args.max_fpr is not None:
         lazy["partial_auc"] = roc_auc_score(
             target, score, sample_weight=weight, max_fpr=args.max_fpr, compute=False
@@ -517,11 +588,34 @@ def _report(
         report["max_fpr"] = args.max_fpr
         report["partial_auc"] = metrics["partial_auc"]
     report["average_precision"] = metrics["average_precision"]
+    report["gini"] = 2 * metrics["roc_auc"] - 1
+    report["ks"] = metrics["ks"].statistic
+    report["ks_threshold"] = _plain(metrics["ks"].threshold)
+    points = [
+        _point_report(name, point)
+        for name, point in metrics.items()
+        if name.startswith(("threshold_at:", "best:"))
+    ]
+    if points:
+        report["operating_points"] = points
+    if "gains" in metrics:
+        table = metrics["gains"].reset_index()
+        report["gains"] = [
+            {column: _plain(value) for column, value in row.items()}
+            for row in table.to_dict(orient="records")
+        ]
     if args.by is not None:
         report.update(_group_summary(metrics["grouped"], args.by, args.weight))
     report["seconds"] = round(seconds, 3)
     report["ran_on"] = where.description
     return report
+
+
+def _point_report(name: str, point: OperatingPoint) -> dict[str, Any]:
+    """One operating point: its target (``fpr=0.01``, ``best=youden``) and its fields."""
+    kind, _, target = name.partition(":")
+    shown = f"best={target}" if kind == "best" else target
+    return {"target": shown, **{field: _plain(value) for field, value in point._asdict().items()}}
 
 
 def _group_summary(grouped: GroupedAUC, by: str, weight: str | None) -> dict[str, Any]:
@@ -566,6 +660,10 @@ def _table(report: dict[str, Any]) -> str:
         name = f"partial AUC (max_fpr={report['max_fpr']:g})"
         rows.append((name, f"{report['partial_auc']:.10f}"))
     rows.append(("average precision", f"{report['average_precision']:.10f}"))
+    rows.append(("Gini (2 AUC - 1)", f"{report['gini']:.10f}"))
+    rows.append(("KS statistic", f"{report['ks']:.10f} (at score >= {report['ks_threshold']})"))
+    for point in report.get("operating_points", []):
+        rows.append(_point_line(point))
     if "gauc" in report:
         rows.append((f"groups ({report['by']})", f"{report['groups']:,}"))
         rows.append(("  with both classes", f"{report['groups_with_both_classes']:,}"))
@@ -578,7 +676,27 @@ def _table(report: dict[str, Any]) -> str:
     width = max(len(name) for name, _ in rows) + 2
     title = f"{PROG}: {' '.join(report['paths'])}"
     title += f" ({report['format']}, {report['partitions']} partitions)"
-    return "\n".join([title] + [f"  {n:<{width}}{v}" for n, v in rows])
+    text = "\n".join([title] + [f"  {n:<{width}}{v}" for n, v in rows])
+    if "gains" in report:
+        table = pd.DataFrame(report["gains"]).set_index("group")[list(_GAINS_SHOWN)]
+        text += f"\n\ngains table ({len(table)} bins, ties never split)\n"
+        text += table.to_string(float_format=lambda v: f"{v:.4f}")
+    return text
+
+
+def _point_line(point: dict[str, Any]) -> tuple[str, str]:
+    """``threshold at FPR <= 0.01    0.8123  (TPR 0.41, FPR 0.0099, precision 0.62, F1 0.5)``."""
+    target = point["target"]
+    if target.startswith("best="):
+        name = f"best threshold ({target.removeprefix('best=')})"
+    else:
+        rate, _, value = target.partition("=")
+        name = f"threshold at {_RATE_RULES[rate]} {value}"
+    rates = (
+        f"TPR {point['tpr']:.4f}, FPR {point['fpr']:.4f}, "
+        f"precision {point['precision']:.4f}, F1 {point['f1']:.4f}"
+    )
+    return name, f"{point['threshold']:.6g}  ({rates})"
 
 
 def _explain(error: BaseException, args: argparse.Namespace) -> str:

@@ -1,4 +1,4 @@
-"""ROC and precision-recall plots with matplotlib (the optional ``plot`` extra).
+"""ROC, precision-recall, DET and gains plots with matplotlib (the optional ``plot`` extra).
 
 Each model's curve is computed with ``max_points`` (2000 by default: a 1e8-row
 curve does not travel to the caller), and the score in the legend -- AUC or
@@ -9,13 +9,19 @@ drawn, not when :mod:`dask_auc` is.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from typing import Any
+from functools import partial
+from statistics import NormalDist
+from typing import Any, cast
+
+import numpy as np
 
 from ._curves import lazy_curve
 from ._engine import LazyScore, lazy_of
 from ._kernels.curves import PRECISION_RECALL, ROC, CurveKind
-from ._params import AtLeast, Boolean, Label, check_params
+from ._params import AtLeast, Boolean, Label, Options, check_params
+from ._thresholds import det_curve, gains_table
 
 _PARAMETERS = {
     "max_points": AtLeast(2, why=" (a curve has two end points)"),
@@ -151,14 +157,7 @@ def _plot(
     )
     max_points, pos_label = checked["max_points"], checked["pos_label"]
     _pyplot()  # fail before any graph is built
-    if isinstance(y_score, Mapping):
-        if name is not None:
-            raise ValueError("name names a single model; with a mapping of scores its keys do")
-        models = {str(key): scores for key, scores in y_score.items()}
-        if not models:
-            raise ValueError("y_score is an empty mapping: give at least one model's scores")
-    else:
-        models = {"Classifier" if name is None else name: y_score}
+    models = _named_models(y_score, name)
     lazies = [
         lazy_curve(
             curve,
@@ -175,6 +174,18 @@ def _plot(
     drawer = _Drawer(curve, list(models), lazies, ax, chance_level, pos_label)
     lazy = lazy_of(lazies, drawer, f"plot_{curve.name}")
     return lazy.compute() if compute else lazy
+
+
+def _named_models(y_score: Any, name: str | None) -> dict[str, Any]:
+    """``{legend name: scores}`` of one model or of a mapping of several."""
+    if isinstance(y_score, Mapping):
+        if name is not None:
+            raise ValueError("name names a single model; with a mapping of scores its keys do")
+        models = {str(key): scores for key, scores in y_score.items()}
+        if not models:
+            raise ValueError("y_score is an empty mapping: give at least one model's scores")
+        return models
+    return {"Classifier" if name is None else name: y_score}
 
 
 def _pyplot() -> Any:
@@ -235,3 +246,223 @@ class _Drawer:
         ax.set_xlim(-0.01, 1.01)
         ax.set_ylim(-0.01, 1.01)
         return ax
+
+
+# -- DET and gains charts ----------------------------------------------------------------------
+
+_DET_TICKS = (0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999)
+_GAINS_KINDS = ("gains", "lift")
+
+
+def plot_det(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    name: str | None = None,
+    ax: Any = None,
+    max_points: int | None = 2000,
+    compute: bool = True,
+    pos_label: Any = None,
+) -> Any:
+    """Draw detection error tradeoff curves, as :class:`sklearn.metrics.DetCurveDisplay` does.
+
+    False negative rate against false positive rate, both on normal deviate
+    (probit) scales, from :func:`dask_auc.det_curve`; rates of 0 or 1 lie at
+    infinity and are not drawn.  Parameters are those of :func:`plot_roc`
+    (no chance level).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, dask_auc
+    >>> ax = dask_auc.plot_det(np.array([0, 0, 1, 1, 0, 1]),
+    ...                        np.array([0.1, 0.4, 0.35, 0.8, 0.6, 0.7]), name="m")
+    >>> ax.get_xlabel(), [text.get_text() for text in ax.get_legend().get_texts()]
+    ('False Positive Rate', ['m'])
+    """
+    checked = check_params(
+        "plot_det",
+        {key: _PARAMETERS[key] for key in ("max_points", "compute", "pos_label")},
+        max_points=max_points,
+        compute=compute,
+        pos_label=pos_label,
+    )
+    _pyplot()
+    models = _named_models(y_score, name)
+    lazies = [
+        cast(
+            LazyScore,
+            det_curve(
+                y_true,
+                scores,
+                pos_label=checked["pos_label"],
+                sample_weight=sample_weight,
+                max_points=checked["max_points"],
+                compute=False,
+            ),
+        )
+        for scores in models.values()
+    ]
+    drawer = _FinishEach(lazies, partial(_draw_det, list(models), ax, checked["pos_label"]))
+    lazy = lazy_of(lazies, drawer, "plot_det")
+    return lazy.compute() if checked["compute"] else lazy
+
+
+class _FinishEach:
+    """The finalize step of a plot of several lazy results: finish each, then ``draw`` them."""
+
+    def __init__(self, lazies: list[LazyScore], draw: Any):
+        self.counts = [len(lazy.__dask_keys__()) for lazy in lazies]
+        self.lazies, self.draw = lazies, draw
+
+    def __call__(self, *parts: Any) -> Any:
+        finished, start = [], 0
+        for lazy, count in zip(self.lazies, self.counts, strict=True):
+            finished.append(lazy.finish(parts[start : start + count]))
+            start += count
+        return self.draw(*finished)
+
+
+def _probit(rates: np.ndarray) -> np.ndarray:
+    """The standard normal quantile of each rate; 0 and 1 at -inf and inf."""
+    normal = NormalDist()
+    return np.array(
+        [-math.inf if p <= 0 else math.inf if p >= 1 else normal.inv_cdf(p) for p in rates],
+        dtype=float,
+    )
+
+
+def _draw_det(names: list[str], ax: Any, pos_label: Any, *curves: Any) -> Any:
+    ax = ax if ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
+    for model, (fpr, fnr, _) in zip(names, curves, strict=True):
+        ax.plot(_probit(fpr), _probit(fnr), label=model)
+    suffix = "" if pos_label is None else f" (Positive label: {pos_label})"
+    ax.set_xlabel("False Positive Rate" + suffix)
+    ax.set_ylabel("False Negative Rate" + suffix)
+    ticks = _probit(np.array(_DET_TICKS))
+    labels = [f"{t:.0%}" if (100 * t).is_integer() else f"{t:.1%}" for t in _DET_TICKS]
+    ax.set_xticks(ticks, labels)
+    ax.set_yticks(ticks, labels)
+    ax.set_xlim(-3, 3)
+    ax.set_ylim(-3, 3)
+    ax.legend(loc="upper right")
+    return ax
+
+
+def plot_gains(
+    y_true: Any,
+    y_score: Any,
+    *,
+    kind: str = "gains",
+    n_bins: int = 10,
+    sample_weight: Any = None,
+    name: str | None = None,
+    ax: Any = None,
+    baseline: bool = True,
+    compute: bool = True,
+    pos_label: Any = None,
+) -> Any:
+    """Draw a cumulative gains chart or a lift chart, from :func:`dask_auc.gains_table`.
+
+    ``kind="gains"``: the share of all positives found (``cumulative_capture_rate``)
+    against the share of rows targeted from the top score
+    (``cumulative_data_fraction``), from (0, 0); the baseline of a random
+    ordering is the diagonal.  ``kind="lift"``: the cumulative lift against
+    the same shares; the baseline is 1.  One point per bin of the exact
+    table (ties never split).
+
+    Parameters
+    ----------
+    kind : {'gains', 'lift'}, default='gains'
+        The chart.
+    n_bins : int >= 1, default=10
+        Bins of the gains table (10: deciles; 100 for a smooth chart).
+    baseline : bool, default=True
+        Draw the random ordering's line.
+    y_true, y_score, sample_weight, name, ax, compute, pos_label
+        As in :func:`plot_roc`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, dask_auc
+    >>> y, s = np.array([1, 1, 0, 1, 0, 0, 0, 0]), np.arange(8.0)[::-1]
+    >>> ax = dask_auc.plot_gains(y, s, n_bins=4, name="m")
+    >>> ax.get_lines()[0].get_ydata().tolist()
+    [0.0, 0.6666666666666666, 1.0, 1.0, 1.0]
+    """
+    checked = check_params(
+        "plot_gains",
+        {
+            "kind": Options(_GAINS_KINDS),
+            "n_bins": AtLeast(1, none=False),
+            "baseline": Boolean(),
+            "compute": Boolean(),
+            "pos_label": Label(),
+        },
+        kind=kind,
+        n_bins=n_bins,
+        baseline=baseline,
+        compute=compute,
+        pos_label=pos_label,
+    )
+    _pyplot()
+    models = _named_models(y_score, name)
+    lazies = [
+        cast(
+            LazyScore,
+            gains_table(
+                y_true,
+                scores,
+                n_bins=checked["n_bins"],
+                pos_label=checked["pos_label"],
+                sample_weight=sample_weight,
+                compute=False,
+            ),
+        )
+        for scores in models.values()
+    ]
+    draw = partial(_draw_gains, checked["kind"], list(models), ax, checked["baseline"])
+    lazy = lazy_of(lazies, _FinishEach(lazies, draw), "plot_gains")
+    return lazy.compute() if checked["compute"] else lazy
+
+
+def _draw_gains(kind: str, names: list[str], ax: Any, baseline: bool, *tables: Any) -> Any:
+    ax = ax if ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
+    for model, table in zip(names, tables, strict=True):
+        share = table["cumulative_data_fraction"].to_numpy()
+        if kind == "gains":
+            found = table["cumulative_capture_rate"].to_numpy()
+            ax.plot(
+                np.concatenate(([0.0], share)),
+                np.concatenate(([0.0], found)),
+                marker=".",
+                label=model,
+            )
+        else:
+            ax.plot(share, table["cumulative_lift"].to_numpy(), marker=".", label=model)
+    if kind == "gains":
+        if baseline:
+            ax.plot([0, 1], [0, 1], "k--", lw=1, label="Baseline (random order)")
+        ax.set_ylabel("Share of positives found (cumulative gain)")
+        ax.set_ylim(-0.01, 1.01)
+        ax.legend(loc="lower right")
+    else:
+        if baseline:
+            ax.axhline(1.0, color="k", ls="--", lw=1, label="Baseline (lift 1)")
+        ax.set_ylabel("Cumulative lift")
+        ax.legend(loc="upper right")
+    ax.set_xlabel("Share of rows targeted, from the top score")
+    ax.set_xlim(-0.01, 1.01)
+    return ax

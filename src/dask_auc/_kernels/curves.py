@@ -305,7 +305,8 @@ def _count_at_or_above(part: SortedScores, thresholds: np.ndarray) -> np.ndarray
     if part.weights is None:
         return from_top.astype(np.int64)
     # summed from the highest score down, the order scikit-learn's cumsum adds in
-    top_weights = np.concatenate(([0.0], np.cumsum(part.weights[::-1])))
+    # (integer multiplicities of aggregated rows stay exact integers)
+    top_weights = np.concatenate(([0 if part.counted else 0.0], np.cumsum(part.weights[::-1])))
     return top_weights[from_top]
 
 
@@ -327,15 +328,20 @@ def corner_mask(
     return keep[int(previous is not None) : len(keep) - int(following is not None)]
 
 
-def recall_corner_mask(bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
+def recall_corner_mask(
+    bucket: Bucket, points: CurvePoints, context: CurveContext, *, keep_first: bool = True
+) -> np.ndarray:
     """scikit-learn's precision-recall ``drop_intermediate`` mask, decided exactly.
 
     scikit-learn keeps a point where recall changes just before or just after
-    it.  Recall changes between two points exactly when a positive row lies
-    between them: here that is read from row counts and tie-group totals (all
-    kept rows weigh more than zero), never from the float equality of two
-    differently summed running totals, so weighted curves do not depend on
-    the partitioning.
+    it.  The first point of the curve is always kept, unless ``keep_first`` is
+    False: then it is kept only if recall changes on arriving at it (from the
+    origin) or on leaving it, as in ``det_curve``, whose curve opens with a
+    point at threshold ``inf``.  Recall changes between two points exactly
+    when a positive row lies between them: here that is read from row counts
+    and tie-group totals (all kept rows weigh more than zero), never from the
+    float equality of two differently summed running totals, so weighted
+    curves do not depend on the partitioning.
 
     Examples
     --------
@@ -359,7 +365,7 @@ def recall_corner_mask(bucket: Bucket, points: CurvePoints, context: CurveContex
     if context.gain_after is None:  # the last point of the curve
         keep = np.append(keep, True) if len(keep) < len(points) else keep
         keep[-1] = True
-    if context.previous is None:  # the first point of the curve
+    if context.previous is None and keep_first:  # the first point of the curve
         keep[0] = True
     return keep[: len(points)]
 
@@ -488,10 +494,8 @@ class CurveKind:
     def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
         raise NotImplementedError
 
-    def arrays(
-        self, start: CurvePoints, points: CurvePoints
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """scikit-learn's three arrays from the points.
+    def arrays(self, start: CurvePoints, points: CurvePoints) -> tuple[np.ndarray, ...]:
+        """scikit-learn's arrays (three for the curves) from the points.
 
         ``start`` is ``points`` opened by ``(0, 0, inf)``, its thresholds float.
         """

@@ -73,9 +73,17 @@ class MultiBlock(SizedByArrays):
 
 
 def prepare_multiclass_block(
-    label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
+    label: Any,
+    score: Any,
+    weight: Any = None,
+    *,
+    names: tuple[str, ...] = ROW_INPUTS,
+    probabilities: bool = True,
 ) -> MultiBlock:
     """Validate one block of a multi-class input (scikit-learn's messages).
+
+    With ``probabilities`` (ROC AUC), every row of scores must sum to 1;
+    average precision takes any scores.
 
     Examples
     --------
@@ -90,7 +98,7 @@ def prepare_multiclass_block(
         return MultiBlock(lengths, (), label[:0], empty, None)
     classes = distinct_labels(label)
     score = as_score_array(score)
-    if len(score) and not np.allclose(1, score.sum(axis=1)):
+    if probabilities and len(score) and not np.allclose(1, score.sum(axis=1)):
         raise ValueError(PROBABILITY_MESSAGE)
     weights = None if weight is None else as_weight_array(weight)
     return MultiBlock(lengths, classes, label, score, weights)

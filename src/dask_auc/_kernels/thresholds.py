@@ -1,0 +1,437 @@
+"""Pure-NumPy kernels of the threshold metrics, from the sorted buckets.
+
+Every metric here reads the same curve points as the ROC curve
+(:func:`~dask_auc._kernels.curves.bucket_points`: one point per distinct
+score ``t``, with the counts ``tps`` and ``fps`` of positives and negatives
+scoring ``>= t``), each bucket its own, placed by the ordered scan of the
+bucket summaries (:class:`~dask_auc._kernels.curves.CurveContext`):
+
+* :data:`CONFUSION_MATRIX` -- scikit-learn's ``confusion_matrix_at_thresholds``
+  arrays, a curve kind of :func:`~dask_auc._curves.lazy_curve`;
+* :func:`bucket_det` and :func:`det_arrays` -- scikit-learn's ``det_curve``;
+* :class:`Target`, :func:`bucket_operating_point` and :func:`best_candidate`
+  -- the best threshold for a target or a criterion;
+* :func:`bucket_gains_cuts` and :func:`gains_columns` -- the gains (lift) table.
+
+Each bucket ships a few points or one candidate; the caller joins them.
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .curves import (
+    CurveContext,
+    CurveKind,
+    CurvePoints,
+    LabelRule,
+    bucket_points,
+    concatenated,
+    grid_step,
+    recall_corner_mask,
+    thin_on_grid,
+)
+from .sort import Bucket
+from .summary import Number
+
+DET_ONE_CLASS_MESSAGE = (
+    "Only one class is present in y_true. Detection error tradeoff curve is not "
+    "defined in that case."
+)
+
+
+class ConfusionMatrixCurve(CurveKind):
+    """``confusion_matrix_at_thresholds``: ``(tns, fps, fns, tps, thresholds)``.
+
+    The counts are float64, as scikit-learn's (integers below ``2**53`` are
+    exact in them); the thresholds are the distinct scores, decreasing, in
+    ``y_score``'s dtype.  No threshold ``inf``, no warning for a missing class.
+    """
+
+    name, score_name = "confusion_matrix", ""
+
+    def arrays(self, start: CurvePoints, points: CurvePoints) -> tuple[np.ndarray, ...]:
+        tps = np.asarray(points.tps, dtype=np.float64)
+        fps = np.asarray(points.fps, dtype=np.float64)
+        return fps[-1] - fps, fps, tps[-1] - tps, tps, points.thresholds
+
+
+CONFUSION_MATRIX = ConfusionMatrixCurve()
+
+
+@dataclass(frozen=True)
+class DetLabelRule(LabelRule):
+    """The curves' label rule, and ``det_curve``'s: ``y_true`` must hold two labels.
+
+    As scikit-learn, the labels counted are those of every row, zero weights included.
+    """
+
+    def check(self, labels: tuple[Any, ...], n_rows: int, n_columns: int | None = None) -> None:
+        super().check(labels, n_rows, n_columns)
+        if len(labels) != 2:
+            raise ValueError(DET_ONE_CLASS_MESSAGE)
+
+
+def bucket_det(
+    bucket: Bucket, context: CurveContext, drop_intermediate: bool, max_points: int | None
+) -> tuple[CurvePoints, int, Any]:
+    """One bucket's DET points, their exact number, and the bucket's lowest positive score.
+
+    ``drop_intermediate`` keeps scikit-learn's points (where ``tps`` changes
+    just before or after; the first point is judged against the curve's
+    opening point at ``inf``), decided exactly from row counts.  A bucket
+    with more than ``max_points`` points thins them on the curves' grid, and
+    keeps the two points where scikit-learn may cut the curve: its last
+    point with ``fps == 0`` and the point of its lowest positive score.
+
+    Examples
+    --------
+    >>> from .sort import SortedScores
+    >>> pos, neg = SortedScores(np.array([0.35, 0.8])), SortedScores(np.array([0.1, 0.4]))
+    >>> context = CurveContext((2, 2), (0, 0), False, None, None)
+    >>> points, exact, lowest = bucket_det(Bucket.binary(pos, neg), context, False, None)
+    >>> points.thresholds, exact, lowest
+    (array([0.8 , 0.4 , 0.35, 0.1 ]), 4, 0.35)
+    """
+    points = bucket_points(bucket, context)
+    if drop_intermediate and len(points):
+        points = points.take(recall_corner_mask(bucket, points, context, keep_first=False))
+    exact = len(points)
+    positives = bucket.pos.scores
+    lowest = positives[0].item() if len(positives) else None
+    if max_points is not None and exact > max_points:
+        keep = thin_on_grid(points, context.total, grid_step(max_points))
+        no_negative = np.flatnonzero(points.fps == 0)
+        if len(no_negative):
+            keep[no_negative[-1]] = True
+        if lowest is not None:
+            keep |= points.thresholds == positives[0]
+        points = points.take(keep)
+    return points, exact, lowest
+
+
+def det_arrays(
+    total: tuple[Number, Number],
+    parts: Sequence[tuple[CurvePoints, int, Any]],
+    max_points: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """scikit-learn's ``(fpr, fnr, thresholds)`` from the buckets' :func:`bucket_det` parts.
+
+    The curve opens with ``(0, 0, inf)``; it is cut, as scikit-learn cuts it,
+    from its last point with no false positive to the point where the last
+    positive enters, then thinned (``max_points``) and reversed.
+
+    Examples
+    --------
+    >>> points = CurvePoints(np.array([1, 1, 2, 2]), np.array([0, 1, 1, 2]),
+    ...                      np.array([0.8, 0.4, 0.35, 0.1]))
+    >>> det_arrays((2, 2), [(points, 4, 0.35)], None)
+    (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
+    """
+    points = concatenated([part for part, _, _ in parts])
+    exact = sum(count for _, count, _ in parts)
+    lowests = [lowest for _, _, lowest in parts if lowest is not None]
+    start = CurvePoints(
+        np.concatenate(([0], points.tps)),
+        np.concatenate(([0], points.fps)),
+        np.concatenate(([np.inf], points.thresholds.astype(np.float64))),
+    )
+    first = int(np.flatnonzero(start.fps == 0)[-1])
+    if lowests:  # where tps reaches its total: the point of the lowest positive score
+        last = 1 + int(np.flatnonzero(points.thresholds >= min(lowests))[-1])
+    else:
+        last = 0
+    cut = start.take(np.arange(first, last + 1))
+    if max_points is not None and exact + 1 > max_points:
+        cut = cut.take(thin_on_grid(cut, total, grid_step(max_points)))
+    tps, fps = cut.tps, cut.fps
+    # scikit-learn's tps[-1] and fps[-1]; the positives are all in at the cut's last point,
+    # whose fnr is then exactly 0 also when weights are summed in another order there
+    total_pos = tps[-1] if lowests else points.tps[-1]
+    total_neg = points.fps[-1]
+    return (
+        fps[::-1] / total_neg,
+        (total_pos - tps[::-1]) / total_pos,
+        cut.thresholds[::-1],
+    )
+
+
+# -- operating points --------------------------------------------------------------------------
+
+#: the targets a caller may fix: a rate to reach, or a threshold
+RATE_TARGETS = ("fpr", "tpr", "precision", "recall")
+CRITERIA = ("youden", "closest_topleft", "f1")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Which points may be chosen, and which of them is best.
+
+    ``kind`` is one of :data:`RATE_TARGETS`, ``"threshold"``, one of
+    :data:`CRITERIA` or ``"cost"``; ``value`` the target rate, the threshold,
+    or ``(cost_fp, cost_fn)``.  :meth:`rank` gives, for points in descending
+    threshold order, which points qualify and two keys to maximise in turn;
+    of points equal on both keys the first (highest threshold) wins.
+
+    =====================  ==================  ==============================
+    kind                   qualifies           best: maximise, then
+    =====================  ==================  ==============================
+    ``fpr=a``              ``fpr <= a``        ``tpr``, then ``-fpr``
+    ``tpr=a``              ``tpr >= a``        ``-fpr``, then ``tpr``
+    ``precision=a``        ``precision >= a``  ``recall``, then ``-fpr``
+    ``recall=a``           ``recall >= a``     ``precision``, then ``recall``
+    ``threshold=t``        ``threshold >= t``  the lowest such threshold
+    ``youden``             every point         ``tpr - fpr``
+    ``closest_topleft``    every point         ``-((1 - tpr)**2 + fpr**2)``
+    ``f1``                 every point         ``2 tp / (tp + fp + P)``
+    ``cost=(c_fp, c_fn)``  every point         ``-(c_fp * fp + c_fn * fn)``
+    =====================  ==================  ==============================
+
+    Rates are float64 values of the counts (one division each, so the same
+    for any partitioning of unweighted data); a rate that is undefined (the
+    precision of the point at ``inf``, where nothing is predicted positive)
+    is NaN and never qualifies nor wins.
+    """
+
+    kind: str
+    value: Any = None
+
+    def rank(
+        self,
+        tps: np.ndarray,
+        fps: np.ndarray,
+        thresholds: np.ndarray,
+        total: tuple[Number, Number],
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(qualifies, first key, second key)`` of each point."""
+        total_pos, total_neg = total
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tpr = tps / total_pos
+            fpr = fps / total_neg
+            precision = tps / (tps + fps)
+        every = np.ones(len(tps), bool)
+        zero = np.zeros(len(tps))
+        kind, value = self.kind, self.value
+        if kind == "fpr":
+            return fpr <= value, tps, -fps
+        if kind == "tpr":
+            return tpr >= value, -fps, tps
+        if kind == "recall":
+            return tpr >= value, precision, tps
+        if kind == "precision":
+            return precision >= value, tps, -fps
+        if kind == "threshold":
+            return thresholds >= value, tps, fps
+        if kind == "youden":
+            return every, tpr - fpr, zero
+        if kind == "closest_topleft":
+            return every, -((1 - tpr) ** 2 + fpr**2), zero
+        if kind == "f1":
+            return every, 2 * tps / (tps + fps + total_pos), zero
+        if kind == "cost":
+            cost_fp, cost_fn = value
+            return every, -(cost_fp * fps + cost_fn * (total_pos - tps)), zero
+        raise ValueError(f"unknown operating point target {kind!r}")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The best point of one run of points for a :class:`Target`: its keys and counts."""
+
+    keys: tuple[Any, Any]
+    tp: Number
+    fp: Number
+    threshold: Any
+
+
+def best_of_points(
+    tps: np.ndarray,
+    fps: np.ndarray,
+    thresholds: np.ndarray,
+    total: tuple[Number, Number],
+    target: Target,
+) -> Candidate | None:
+    """The best qualifying point of a run (descending thresholds), or None if none qualifies.
+
+    Examples
+    --------
+    >>> best_of_points(np.array([1, 1, 2]), np.array([0, 1, 2]), np.array([0.8, 0.4, 0.1]),
+    ...                (2, 2), Target("fpr", 0.5))
+    Candidate(keys=(1, 0), tp=1, fp=0, threshold=0.8)
+    """
+    qualifies, first, second = target.rank(tps, fps, thresholds, total)
+    qualifies = qualifies & ~np.isnan(first.astype(np.float64))
+    chosen = np.flatnonzero(qualifies)
+    if len(chosen) == 0:
+        return None
+    for key in (first, second):
+        values = key[chosen]
+        chosen = chosen[values == values.max()]
+    i = int(chosen[0])  # the first of ties: the highest threshold
+    return Candidate(
+        (first[i].item(), second[i].item()),
+        tps[i].item(),
+        fps[i].item(),
+        thresholds[i].item(),
+    )
+
+
+def _points_ending_exactly(bucket: Bucket, context: CurveContext) -> CurvePoints:
+    """The bucket's curve points; the curve's last point, if here, at exactly the totals.
+
+    Weighted, the running sums of the last point and the totals of the
+    summaries add the same weights in different orders; taking the totals
+    there makes ``tpr = fpr = 1`` exact, so that the two ends of the curve
+    (both with ``tpr - fpr = 0``, say) tie exactly, whatever the partitioning.
+    """
+    points = bucket_points(bucket, context)
+    if context.gain_after is None and len(points) and not isinstance(context.total[0], int):
+        tps, fps = points.tps.copy(), points.fps.copy()
+        tps[-1], fps[-1] = context.total
+        points = CurvePoints(tps, fps, points.thresholds)
+    return points
+
+
+def bucket_operating_point(
+    bucket: Bucket, context: CurveContext, target: Target
+) -> Candidate | None:
+    """The best of one bucket's curve points for ``target`` (None: none qualifies)."""
+    points = _points_ending_exactly(bucket, context)
+    if len(points) == 0 or context.total[0] == 0 or context.total[1] == 0:
+        return None
+    return best_of_points(points.tps, points.fps, points.thresholds, context.total, target)
+
+
+def best_candidate(
+    total: tuple[Number, Number], candidates: Sequence[Candidate | None], target: Target
+) -> Candidate | None:
+    """The best of the buckets' candidates (in score order), after the point at ``inf``.
+
+    The point at threshold ``inf`` (nothing predicted positive: ``tp = fp = 0``)
+    is a candidate too, as in pROC and in the first point of ``roc_curve``.
+    Of candidates with equal keys the first, of the highest threshold, wins.
+    """
+    zero = np.zeros(1, dtype=np.asarray(total[0]).dtype)
+    at_inf = best_of_points(zero, zero, np.array([np.inf]), total, target)
+    best = at_inf
+    for candidate in candidates:
+        if candidate is not None and (best is None or candidate.keys > best.keys):
+            best = candidate
+    return best
+
+
+# -- the gains table ---------------------------------------------------------------------------
+
+
+def bin_targets(total: tuple[Number, Number], n_bins: int) -> np.ndarray:
+    """The row count (or weight) each bin ``g = 1 .. n_bins`` must reach, from the top.
+
+    Unweighted: ``ceil(g * n / n_bins)`` as exact integers; weighted: ``g * W``, to
+    compare with ``n_bins`` times the cumulative weight (see :func:`_reached`).
+    """
+    rows = total[0] + total[1]
+    if isinstance(rows, (int, np.integer)):
+        rows = int(rows)
+        return np.array([-(-g * rows // n_bins) for g in range(1, n_bins + 1)], dtype=np.int64)
+    return np.arange(1, n_bins + 1) * rows
+
+
+def _reached(rows: np.ndarray, total: tuple[Number, Number], n_bins: int) -> np.ndarray:
+    """For each bin, the first of ``rows`` (cumulative, increasing) that reaches its target.
+
+    Weighted, ``rows >= g * W / n_bins`` is decided as ``rows * n_bins >= g * W``.
+    """
+    targets = bin_targets(total, n_bins)
+    if targets.dtype.kind == "f":
+        return np.searchsorted(rows * n_bins, targets, "left")
+    return np.searchsorted(rows, targets, "left")
+
+
+def bucket_gains_cuts(
+    bucket: Bucket, context: CurveContext, n_bins: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The cuts of the gains table's bins that fall on this bucket's points.
+
+    Bin ``g`` ends at the first point (the end of a tie group, from the top)
+    whose rows at or above it reach :func:`bin_targets`'s ``g``-th target:
+    ties are never split.  Returns ``(g - 1, tps, fps, thresholds)`` of every
+    bin whose first such point is in this bucket, or whose first such point
+    could be: the caller keeps, for each bin, the first bucket's.
+
+    Examples
+    --------
+    >>> from .sort import SortedScores
+    >>> pos, neg = SortedScores(np.array([0.5, 0.9])), SortedScores(np.array([0.1, 0.5]))
+    >>> context = CurveContext((2, 2), (0, 0), False, None, None)
+    >>> bins, tps, fps, thresholds = bucket_gains_cuts(Bucket.binary(pos, neg), context, 4)
+    >>> bins, thresholds  # the tie at 0.5 holds the 2nd and 3rd quarter of the rows
+    (array([0, 1, 2, 3]), array([0.9, 0.5, 0.5, 0.1]))
+    """
+    points = _points_ending_exactly(bucket, context)
+    found = _reached(points.tps + points.fps, context.total, n_bins)
+    bins = np.flatnonzero(found < len(points))
+    at = found[bins]
+    return bins, points.tps[at], points.fps[at], points.thresholds[at]
+
+
+def gains_columns(
+    total: tuple[Number, Number],
+    parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    n_bins: int,
+) -> dict[str, np.ndarray]:
+    """The gains table's columns from the buckets' cuts (bins without rows dropped).
+
+    The definitions are H2O's ``gains_lift`` table's, with rates as fractions:
+    for bin ``i`` holding ``n_i`` rows of which ``e_i`` positives, ``E``
+    positives among ``N`` rows in all, and ``Σ`` summing bins ``1 .. i``:
+    ``response_rate = e_i / n_i``, ``lift = response_rate / (E / N)``,
+    ``cumulative_lift = (Σ e / Σ n) / (E / N)``, ``capture_rate = e_i / E``,
+    ``cumulative_capture_rate = Σ e / E`` (the cumulative gains curve),
+    ``gain = 100 (lift - 1)``, ``cumulative_gain = 100 (cumulative_lift - 1)``,
+    ``kolmogorov_smirnov = Σ e / E - Σ (n - e) / (N - E)`` (tpr - fpr).
+    """
+    total_pos, total_neg = total
+    cuts: list[tuple[Any, Any, Any] | None] = [None] * n_bins
+    for bins, tps, fps, thresholds in parts:
+        for g, tp, fp, threshold in zip(bins, tps, fps, thresholds, strict=True):
+            if cuts[g] is None:
+                cuts[g] = (tp, fp, threshold)
+    found = [cut for cut in cuts if cut is not None]
+    # bins whose cut is the previous bin's hold no rows: drop them
+    kept = [cut for i, cut in enumerate(found) if i == 0 or cut[2] != found[i - 1][2]]
+    dtype = np.asarray(total_pos).dtype
+    cum_pos = np.array([cut[0] for cut in kept], dtype=dtype)
+    cum_neg = np.array([cut[1] for cut in kept], dtype=dtype)
+    thresholds = np.array([cut[2] for cut in kept])
+    positives = np.diff(cum_pos, prepend=np.zeros(1, dtype))
+    negatives = np.diff(cum_neg, prepend=np.zeros(1, dtype))
+    rows = positives + negatives
+    cum_rows = cum_pos + cum_neg
+    n_rows = total_pos + total_neg
+    with np.errstate(divide="ignore", invalid="ignore"):
+        overall = total_pos / n_rows
+        response_rate = positives / rows
+        cumulative_response_rate = cum_pos / cum_rows
+        lift = response_rate / overall
+        cumulative_lift = cumulative_response_rate / overall
+        return {
+            "group": np.arange(1, len(kept) + 1),
+            "lower_threshold": thresholds,
+            "rows": rows,
+            "positives": positives,
+            "cumulative_data_fraction": cum_rows / n_rows,
+            "response_rate": response_rate,
+            "cumulative_response_rate": cumulative_response_rate,
+            "lift": lift,
+            "cumulative_lift": cumulative_lift,
+            "capture_rate": positives / total_pos,
+            "cumulative_capture_rate": cum_pos / total_pos,
+            "gain": 100 * (lift - 1),
+            "cumulative_gain": 100 * (cumulative_lift - 1),
+            "kolmogorov_smirnov": cum_pos / total_pos - cum_neg / total_neg,
+        }

@@ -1,0 +1,444 @@
+"""Public threshold metrics on dask collections: confusion counts, DET, operating points, gains.
+
+What a team needs to *ship* a scorer -- a threshold, and what it gives -- from
+the same sorted buckets as the AUC: each bucket reads its own curve points
+(:mod:`dask_auc._kernels.thresholds`), placed by the ordered scan of the
+bucket summaries; only a few points or one candidate per bucket travel to
+the caller.  Everything is exact (no binning of scores), the same for any
+partitioning (bit for bit on unweighted data) and lazy with ``compute=False``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from dask.base import tokenize
+
+from ._curves import SortedCurve, lazy_curve
+from ._engine import LazyScore
+from ._kernels.curves import CurveContext, LabelRule
+from ._kernels.summary import Number
+from ._kernels.thresholds import (
+    CONFUSION_MATRIX,
+    CRITERIA,
+    RATE_TARGETS,
+    Candidate,
+    DetLabelRule,
+    Target,
+    best_candidate,
+    bucket_det,
+    bucket_gains_cuts,
+    bucket_operating_point,
+    det_arrays,
+    gains_columns,
+)
+from ._kernels.validation import defined_or_warn, warn_undefined
+from ._params import AtLeast, Boolean, Interval, Label, NonNegativePair, Options, check_params
+
+_MAX_POINTS = AtLeast(2, why=" (a curve has two end points)")
+_CONFUSION_PARAMETERS = {"pos_label": Label(), "compute": Boolean(), "max_points": _MAX_POINTS}
+_DET_PARAMETERS = {
+    "pos_label": Label(),
+    "drop_intermediate": Boolean(),
+    "compute": Boolean(),
+    "max_points": _MAX_POINTS,
+}
+_RATE = Interval(0, 1, closed="both", none=True)
+_OPERATING_POINT_PARAMETERS = {
+    "fpr": _RATE,
+    "tpr": _RATE,
+    "precision": _RATE,
+    "recall": _RATE,
+    "threshold": Interval(-np.inf, np.inf, none=True),
+    "criterion": Options((*CRITERIA, None)),
+    "cost": NonNegativePair(names="(cost_fp, cost_fn)"),
+    "pos_label": Label(),
+    "compute": Boolean(),
+}
+_GAINS_PARAMETERS = {"n_bins": AtLeast(1, none=False), "pos_label": Label(), "compute": Boolean()}
+
+
+def confusion_matrix_at_thresholds(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    compute: bool = True,
+    max_points: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | LazyScore:
+    """Confusion matrix counts at every threshold of a binary target, computed with dask.
+
+    The same arrays as :func:`sklearn.metrics.confusion_matrix_at_thresholds`
+    (scikit-learn >= 1.8): one element per distinct score, decreasing.
+
+    Parameters
+    ----------
+    y_true, y_score, pos_label, sample_weight, compute
+        As in :func:`dask_auc.roc_curve`.
+    max_points : int >= 2, optional
+        At most this many thresholds, chosen as :func:`dask_auc.roc_curve`
+        chooses its points; all of them by default.
+
+    Returns
+    -------
+    tns, fps, fns, tps : ndarray of float64
+        At index ``i``, the (weighted) negatives scored below ``thresholds[i]``,
+        the negatives scored ``>= thresholds[i]``, the positives below it and
+        the positives ``>= thresholds[i]``.  No warning for a missing class, as
+        in scikit-learn.
+    thresholds : ndarray
+        The distinct scores of rows of nonzero weight, decreasing, in ``y_score``'s dtype.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> tns, fps, fns, tps, thresholds = dask_auc.confusion_matrix_at_thresholds(
+    ...     np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
+    >>> tns, fps
+    (array([2., 1., 1., 0.]), array([0., 1., 1., 2.]))
+    >>> fns, tps
+    (array([1., 1., 0., 0.]), array([1., 1., 2., 2.]))
+    >>> thresholds
+    array([0.8 , 0.4 , 0.35, 0.1 ])
+    """
+    checked = check_params(
+        "confusion_matrix_at_thresholds",
+        _CONFUSION_PARAMETERS,
+        pos_label=pos_label,
+        compute=compute,
+        max_points=max_points,
+    )
+    compute = checked.pop("compute")
+    lazy = lazy_curve(CONFUSION_MATRIX, y_true, y_score, sample_weight=sample_weight, **checked)
+    return lazy.compute() if compute else lazy
+
+
+def det_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = False,
+    compute: bool = True,
+    max_points: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
+    """Detection error tradeoff curve of a binary target, computed with dask.
+
+    The same arrays as :func:`sklearn.metrics.det_curve` (scikit-learn >= 1.7:
+    a point at threshold ``inf`` where nothing is predicted positive, kept
+    unless ``fpr = 0`` is reached at a finite threshold).
+
+    Parameters
+    ----------
+    y_true, y_score, pos_label, sample_weight, compute
+        As in :func:`dask_auc.roc_curve`.
+    drop_intermediate : bool, default=False
+        Drop the thresholds where the true positives change neither from the
+        previous nor to the next threshold, as scikit-learn does (decided
+        from row counts, so weighted curves do not depend on the partitioning).
+    max_points : int >= 2, optional
+        At most this many points, chosen on :func:`dask_auc.roc_curve`'s grid;
+        the two ends of scikit-learn's curve are always kept.
+
+    Returns
+    -------
+    fpr, fnr : ndarray
+        False positive rate at ``score >= thresholds[i]`` (decreasing) and
+        false negative rate (increasing).
+    thresholds : ndarray of float64
+        Increasing thresholds.
+
+    Raises
+    ------
+    ValueError
+        scikit-learn's "Only one class is present in y_true" when it is so.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> fpr, fnr, thresholds = dask_auc.det_curve(
+    ...     np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
+    >>> fpr, fnr, thresholds
+    (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
+    """
+    checked = check_params(
+        "det_curve",
+        _DET_PARAMETERS,
+        pos_label=pos_label,
+        drop_intermediate=drop_intermediate,
+        compute=compute,
+        max_points=max_points,
+    )
+    drop_intermediate, max_points = checked["drop_intermediate"], checked["max_points"]
+    sorted_curve = SortedCurve(
+        y_true, y_score, sample_weight, DetLabelRule("curve", checked["pos_label"])
+    )
+    parts = sorted_curve.graph.per_bucket(
+        f"det-points-{tokenize(drop_intermediate, max_points)}",
+        bucket_det,
+        drop_intermediate,
+        max_points,
+        each=sorted_curve.contexts,
+    )
+    finish = partial(_finish_det, max_points)
+    lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *parts], finish, "det_curve")
+    return lazy.compute() if checked["compute"] else lazy
+
+
+def _finish_det(max_points: int | None, contexts: list[CurveContext], *parts: Any) -> Any:
+    with np.errstate(divide="ignore", invalid="ignore"):  # one class of zero weight: NaN
+        return det_arrays(contexts[0].total, parts, max_points)
+
+
+class OperatingPoint(NamedTuple):
+    """A threshold and the confusion matrix and rates of predicting ``score >= threshold``."""
+
+    threshold: Any  # a score, inf (nothing predicted positive), or the threshold asked for
+    tp: Number
+    fp: Number
+    tn: Number
+    fn: Number
+    tpr: float
+    fpr: float
+    precision: float  # NaN where nothing is predicted positive
+    recall: float
+    f1: float
+
+
+def operating_point(
+    y_true: Any,
+    y_score: Any,
+    *,
+    fpr: float | None = None,
+    tpr: float | None = None,
+    precision: float | None = None,
+    recall: float | None = None,
+    threshold: float | None = None,
+    criterion: str | None = None,
+    cost: tuple[float, float] | None = None,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    compute: bool = True,
+) -> OperatingPoint | LazyScore:
+    """The threshold that meets a target or optimises a criterion, and what it gives.
+
+    Exactly one of the targets is given.  The candidates are every point of
+    :func:`dask_auc.roc_curve` (``drop_intermediate=False``): each distinct
+    score ``t``, predicting ``score >= t`` positive, and the point at ``inf``
+    predicting nothing positive.  The rule of each target:
+
+    * ``fpr=a``: the highest TPR with ``FPR <= a``; of those, the lowest FPR;
+    * ``tpr=a``: the lowest FPR with ``TPR >= a``; of those, the highest TPR;
+    * ``precision=a``: the highest recall with ``precision >= a``; of those,
+      the lowest FPR (the highest precision);
+    * ``recall=a``: the highest precision with ``recall >= a``; of those, the
+      highest recall;
+    * ``threshold=t``: the counts at ``score >= t`` (``threshold`` is ``t``);
+    * ``criterion="youden"``: the highest ``TPR - FPR`` (Youden's J);
+      ``"closest_topleft"``: the lowest ``(1 - TPR)**2 + FPR**2``; ``"f1"``:
+      the highest F1;
+    * ``cost=(cost_fp, cost_fn)``: the lowest ``cost_fp * FP + cost_fn * FN``.
+
+    Ties -- several thresholds equally good on the rule -- go to the highest
+    threshold (the fewest predicted positives).  R's pROC
+    (``coords(roc, "best", best.method=...)``) returns *every* tied point,
+    listed by increasing threshold; this is its last one.  pROC's thresholds
+    are midpoints between adjacent scores, these are the scores themselves
+    (``score >= threshold``), as scikit-learn's.  Rates are float64 divisions
+    of the counts, compared as such: unweighted, the same point for any
+    partitioning.
+
+    Parameters
+    ----------
+    y_true, y_score, pos_label, sample_weight, compute
+        As in :func:`dask_auc.roc_curve`.
+    fpr, tpr, precision, recall : float in [0, 1], optional
+        A rate to reach (see above).
+    threshold : float, optional
+        A threshold to evaluate.
+    criterion : {'youden', 'closest_topleft', 'f1'}, optional
+        A criterion to optimise.
+    cost : (float, float), optional
+        The costs ``(cost_fp, cost_fn)`` of a false positive and of a false
+        negative (finite, ``>= 0``, not both 0).
+
+    Returns
+    -------
+    OperatingPoint or LazyScore
+        ``(threshold, tp, fp, tn, fn, tpr, fpr, precision, recall, f1)``;
+        counts are ints unweighted, weight sums weighted.  Precision is NaN
+        where nothing is predicted positive.  When no threshold reaches
+        ``precision=a``, the point at ``inf`` with an
+        :class:`~dask_auc.UndefinedMetricWarning`; when a class is missing,
+        NaN everywhere (threshold None) with that warning.
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one target is given.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> y, s = np.array([0, 0, 1, 1, 0, 1]), np.array([0.1, 0.4, 0.35, 0.8, 0.6, 0.7])
+    >>> point = dask_auc.operating_point(y, s, tpr=0.9)
+    >>> point.threshold, point.tp, point.fp, point.fpr, point.precision
+    (0.35, 3, 2, 0.6666666666666666, 0.6)
+    >>> dask_auc.operating_point(y, s, criterion="youden").threshold
+    0.7
+    """
+    checked = check_params(
+        "operating_point",
+        _OPERATING_POINT_PARAMETERS,
+        fpr=fpr,
+        tpr=tpr,
+        precision=precision,
+        recall=recall,
+        threshold=threshold,
+        criterion=criterion,
+        cost=cost,
+        pos_label=pos_label,
+        compute=compute,
+    )
+    target = _one_target(checked)
+    sorted_curve = SortedCurve(
+        y_true, y_score, sample_weight, LabelRule("curve", checked["pos_label"])
+    )
+    candidates = sorted_curve.graph.per_bucket(
+        f"operating-point-{tokenize(target)}",
+        bucket_operating_point,
+        target,
+        each=sorted_curve.contexts,
+    )
+    finish = partial(_finish_operating_point, target)
+    lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *candidates], finish, "operating_point")
+    return lazy.compute() if checked["compute"] else lazy
+
+
+def _one_target(checked: dict[str, Any]) -> Target:
+    names = (*RATE_TARGETS, "threshold", "criterion", "cost")
+    given = [name for name in names if checked[name] is not None]
+    if len(given) != 1:
+        shown = ", ".join(f"{name}={checked[name]!r}" for name in given) or "none"
+        raise ValueError(
+            "operating_point needs exactly one of fpr, tpr, precision, recall, threshold, "
+            f"criterion or cost; got {shown}."
+        )
+    (name,) = given
+    if name == "criterion":
+        return Target(checked["criterion"])
+    return Target(name, checked[name])
+
+
+def _finish_operating_point(
+    target: Target, contexts: list[CurveContext], *candidates: Candidate | None
+) -> OperatingPoint:
+    total = contexts[0].total
+    total_pos, total_neg = total
+    if not defined_or_warn(2, total_pos, total_neg):
+        nan = float("nan")
+        return OperatingPoint(None, nan, nan, nan, nan, nan, nan, nan, nan, nan)
+    best = best_candidate(total, candidates, target)
+    if best is None:
+        warn_undefined(
+            f"No threshold reaches precision >= {target.value}: the operating point is "
+            "the threshold inf, where nothing is predicted positive."
+        )
+        best = Candidate((0, 0), 0 * total_pos, 0 * total_neg, float("inf"))
+    tp, fp = best.tp, best.fp
+    predicted = tp + fp
+    return OperatingPoint(
+        threshold=target.value if target.kind == "threshold" else best.threshold,
+        tp=tp,
+        fp=fp,
+        tn=total_neg - fp,
+        fn=total_pos - tp,
+        tpr=tp / total_pos,
+        fpr=fp / total_neg,
+        precision=tp / predicted if predicted else float("nan"),
+        recall=tp / total_pos,
+        f1=2 * tp / (predicted + total_pos),
+    )
+
+
+def gains_table(
+    y_true: Any,
+    y_score: Any,
+    *,
+    n_bins: int = 10,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    compute: bool = True,
+) -> pd.DataFrame | LazyScore:
+    """The gains (lift) table of a scorer: one row per score quantile bin, from the top.
+
+    The decile table of credit-risk and marketing teams, exact: the rows are
+    cut in ``n_bins`` bins of (about) equal row count -- weight, when
+    weighted -- from the highest score down, but ties are never split: bin
+    ``g`` ends at the first tie-group boundary at or after the exact
+    quantile row ``g * n / n_bins`` (it holds every row scoring at least its
+    ``lower_threshold``).  A tie group that spans a quantile makes its bin
+    larger and the next smaller; a bin left with no rows is dropped, so
+    heavily tied scores give fewer than ``n_bins`` rows.
+
+    Parameters
+    ----------
+    y_true, y_score, pos_label, sample_weight, compute
+        As in :func:`dask_auc.roc_curve`.
+    n_bins : int >= 1, default=10
+        Number of quantile bins (10: deciles).
+
+    Returns
+    -------
+    pandas.DataFrame or LazyScore
+        Indexed by ``group`` (1 = the highest scores), with H2O's
+        ``gains_lift`` columns (rates as fractions): ``lower_threshold`` (the
+        lowest score in the bin), ``rows``, ``positives`` (weighted sums when
+        weighted), ``cumulative_data_fraction``, ``response_rate`` (positives
+        / rows), ``cumulative_response_rate``, ``lift`` (response rate over
+        the overall positive rate), ``cumulative_lift``, ``capture_rate``
+        (share of all positives), ``cumulative_capture_rate`` (the cumulative
+        gains curve), ``gain`` and ``cumulative_gain`` (``100 * (lift - 1)``
+        and ``100 * (cumulative_lift - 1)``), ``kolmogorov_smirnov`` (the
+        cumulative TPR minus FPR at the bin's lower threshold).  A missing
+        class gives NaN rates with an :class:`~dask_auc.UndefinedMetricWarning`.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> y, s = np.array([1, 1, 0, 1, 0, 0, 0, 0]), np.array([8, 7, 6, 5, 5, 4, 2, 1])
+    >>> table = dask_auc.gains_table(y, s, n_bins=4)  # the tie at 5 ends the second quarter
+    >>> table[["lower_threshold", "rows", "positives", "lift", "cumulative_capture_rate"]]
+    ... # doctest: +NORMALIZE_WHITESPACE
+           lower_threshold  rows  positives      lift  cumulative_capture_rate
+    group
+    1                    7     2          2  2.666667                 0.666667
+    2                    5     3          1  0.888889                 1.000000
+    3                    4     1          0  0.000000                 1.000000
+    4                    1     2          0  0.000000                 1.000000
+    """
+    checked = check_params(
+        "gains_table", _GAINS_PARAMETERS, n_bins=n_bins, pos_label=pos_label, compute=compute
+    )
+    n_bins = checked["n_bins"]
+    sorted_curve = SortedCurve(
+        y_true, y_score, sample_weight, LabelRule("curve", checked["pos_label"])
+    )
+    cuts = sorted_curve.graph.per_bucket(
+        f"gains-cuts-{n_bins}", bucket_gains_cuts, n_bins, each=sorted_curve.contexts
+    )
+    finish = partial(_finish_gains, n_bins)
+    lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *cuts], finish, "gains_table")
+    return lazy.compute() if checked["compute"] else lazy
+
+
+def _finish_gains(n_bins: int, contexts: list[CurveContext], *cuts: Any) -> pd.DataFrame:
+    total = contexts[0].total
+    defined_or_warn(2, *total)
+    columns = gains_columns(total, cuts, n_bins)
+    return pd.DataFrame(columns).set_index("group")
