@@ -111,8 +111,10 @@ def generate_dataset(path: Path, rows: int, file_rows: int, dtype: str, seed: in
         table, label, grid_index = _file_rows(rows, start, stop, dtype, seed)
         pq.write_table(table, path / f"part-{index:05d}.parquet", row_group_size=1 << 20)
         positive = label == 1
-        pos_hist += np.bincount(grid_index[positive], minlength=GRID + 1)
-        neg_hist += np.bincount(grid_index[~positive], minlength=GRID + 1)
+        for hist, rows_of_class in ((pos_hist, positive), (neg_hist, ~positive)):
+            # counts of the grid values present, added in place: cheap for small files
+            values, counts = np.unique(grid_index[rows_of_class], return_counts=True)
+            hist[values] += counts
         if index % 10 == 0:
             print(f"  wrote {stop:,} rows ({time.perf_counter() - started:.0f} s)", flush=True)
     twice_area, pos, neg = exact_counts(pos_hist, neg_hist)
@@ -195,11 +197,21 @@ def _scheduler_spilled(dask_scheduler: Any) -> dict[str, int]:
 
 
 def _spill_totals(dask_worker: Any) -> dict[str, float]:
-    """Cumulative bytes this worker wrote to and read from its spill directory."""
+    """Cumulative bytes this worker wrote to and read from its spill directory.
+
+    Also the bytes its P2P exchanges buffered on disk and read back (the P2P
+    extension keeps them outside the spill directory; each is read once).
+    """
     metrics = getattr(dask_worker.data, "cumulative_metrics", {})
+    p2p = sum(
+        value
+        for key, value in dask_worker.digests_total.items()
+        if isinstance(key, tuple) and key[0] == "p2p" and key[-2:] == ("disk-read", "bytes")
+    )
     return {
         "written": metrics.get(("disk-write", "bytes"), 0.0),
         "read": metrics.get(("disk-read", "bytes"), 0.0),
+        "p2p": float(p2p),
     }
 
 
@@ -253,6 +265,7 @@ def run_on_cluster(path: Path, workers: int, memory_limit: str, threads: int) ->
         "peak_spilled": list(watch.peak_spilled.values()),
         "spill_written": [s["written"] for s in spill.values()],
         "spill_read": [s["read"] for s in spill.values()],
+        "p2p_disk": [s["p2p"] for s in spill.values()],
         "replaced_pids": replaced,
         "lost_messages": lost.messages,
     }
@@ -285,6 +298,7 @@ def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str
         ("rows per second", f"{record['rows'] / result['seconds'] / 1e6:.1f} million"),
         ("peak RSS per worker (VmHWM)", f"{_gib(result['peak_rss'])} GiB"),
         ("peak bytes on disk per worker", f"{_gib(result['peak_spilled'])} GiB"),
+        ("P2P exchange buffered on disk and read back", f"{_gib(result['p2p_disk'])} GiB"),
         (
             "spilled (written / read back)",
             f"{_gib(result['spill_written'])} GiB written, {_gib(result['spill_read'])} GiB read",

@@ -207,22 +207,27 @@ def _runs(record: Path) -> Counter:
 
 
 @pytest.mark.parametrize(
-    "stage, persisted",
+    "stage, persisted, exchange",
     [
-        ("auc-split", False),
-        ("auc-bucket-transfer", False),  # in the middle of the P2P exchange
-        ("auc-bucket", False),
-        ("auc-summary", True),
+        ("auc-split", False, "auto"),
+        ("auc-bucket-piece", False, "tasks"),  # in the middle of the tasks exchange
+        ("auc-bucket-transfer", False, "p2p"),  # in the middle of the P2P exchange
+        ("auc-bucket", False, "p2p"),
+        ("auc-bucket", False, "tasks"),
+        ("auc-summary", True, "auto"),
     ],
 )
-def test_worker_killed_mid_sort_gives_the_exact_auc(client, kill_at, rows, stage, persisted):
+def test_worker_killed_mid_sort_gives_the_exact_auc(
+    client, kill_at, rows, stage, persisted, exchange
+):
     frame = scored_frame()
     if persisted:
         frame = frame.persist()
         wait(frame)
     pids = _pids(client)
     plugin = kill_at(stage)
-    got = dask_auc.roc_auc_score(frame["label"], frame["score"])
+    with dask.config.set({"dask-auc.exchange": exchange, "dask-auc.buckets": 6}):
+        got = dask_auc.roc_auc_score(frame["label"], frame["score"])
     assert got == counting_auc(rows["label"], rows["score"])
     assert got == pytest.approx(sklearn_auc(rows["label"], rows["score"]), abs=1e-12)
     assert plugin.killed is not None, f"no {stage} task ran"

@@ -181,8 +181,9 @@ def test_p2p_exchange_on_a_real_cluster_is_exact_for_many_partitions(client):
     frame = dd.from_map(_same, pieces, meta=whole.iloc[:0], enforce_metadata=False).persist()
     from dask_auc._engine.config import exchange_method
 
-    assert exchange_method() == "p2p"
-    with dask.config.set({"dask-auc.coalesce": True, "dask-auc.bucket-bytes": 64_000}):
+    assert exchange_method(2501) == "p2p" and exchange_method(2500) == "tasks"
+    settings = {"dask-auc.coalesce": True, "dask-auc.bucket-bytes": 64_000, "dask-auc.p2p-above": 0}
+    with dask.config.set(settings):
         assert len(prepared_blocks(frame["y"], frame["s"])) < 600
         got = dask_auc.roc_auc_score(frame["y"], frame["s"])
         weighted = dask_auc.roc_auc_score(
@@ -208,7 +209,7 @@ def test_p2p_destinations_nothing_reached_get_an_empty_piece_of_the_right_kind(c
     s = np.array([0.1, 0.9] * 100)
     w = np.linspace(0.5, 2, 200)
     cuts = [0, 0, 50, 120, 120, 200]
-    with dask.config.set({"dask-auc.buckets": 40}):
+    with dask.config.set({"dask-auc.buckets": 40, "dask-auc.exchange": "p2p"}):
         args = dask_array(y, cuts), dask_array(s, cuts)
         assert dask_auc.roc_auc_score(*args) == counting_auc(y, s)
         weighted = dask_auc.roc_auc_score(*args, sample_weight=dask_array(w, cuts))

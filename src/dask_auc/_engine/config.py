@@ -19,12 +19,18 @@ Keys (all under ``dask-auc``):
     A fixed bucket count instead (``None``: chosen from the size).
 ``exchange``
     How rows move between the sort's blocks and buckets: ``"auto"``
-    (``"p2p"`` under a ``distributed`` client, ``"direct"`` on the threaded
-    or synchronous scheduler, ``"tasks"`` otherwise), ``"p2p"``
+    (``"direct"`` on the threaded or synchronous scheduler; under a
+    ``distributed`` client ``"p2p"`` when the exchange has more than
+    ``p2p-above`` pieces -- blocks times buckets -- else ``"tasks"``;
+    ``"tasks"`` on other schedulers), ``"p2p"``
     (``distributed``'s peer-to-peer shuffle: one transfer task per block,
     one output task per bucket, disk-backed buffers), ``"direct"`` (each
     bucket task reads its pieces from the blocks in shared memory) or
     ``"tasks"`` (one small task per piece: ``P x K`` tasks).
+``p2p-above``
+    Pieces (blocks x buckets) above which ``"auto"`` takes the P2P exchange
+    on a cluster: below, one task per piece costs less than P2P's fixed
+    overhead (``benchmarks/results/2026-11-24-scale-out.md``).
 ``coalesce``
     Join consecutive tiny input partitions into one block before the sort
     (default True; False keeps one block per partition).
@@ -50,6 +56,7 @@ DEFAULTS = {
         "bucket-bytes": "128 MiB",
         "buckets": None,
         "exchange": "auto",
+        "p2p-above": 2500,
         "coalesce": True,
         "measure-above": 64,
     }
@@ -101,13 +108,13 @@ def scheduler_threads() -> int:
     return max(1, int(dask.config.get("num_workers", None) or os.cpu_count() or 1))
 
 
-def exchange_method() -> str:
-    """The row exchange to build: ``dask-auc.exchange``, ``"auto"`` resolved by the scheduler.
+def exchange_method(pieces: int = 0) -> str:
+    """The row exchange to build for ``pieces`` (blocks x buckets): ``dask-auc.exchange``.
 
-    Resolved when the graph is built, as dask's own shuffles are: a graph
-    built without a client and computed on one later uses the exchange of
-    the scheduler it was built for (``"direct"``), which is correct but moves
-    whole blocks; set ``dask-auc.exchange`` to choose.
+    ``"auto"`` is resolved by the scheduler when the graph is built, as dask's
+    own shuffles are: a graph built without a client and computed on one
+    later uses the exchange of the scheduler it was built for (``"direct"``),
+    which is correct but moves whole blocks; set ``dask-auc.exchange`` to choose.
     """
     method = str(dask.config.get("dask-auc.exchange"))
     if method not in EXCHANGE_METHODS:
@@ -120,5 +127,5 @@ def exchange_method() -> str:
     if scheduler is None or scheduler in (dask.threaded.get, dask.local.get_sync):
         return "direct"
     if type(getattr(scheduler, "__self__", None)).__name__ == "Client":
-        return "p2p"
+        return "p2p" if pieces > int(dask.config.get("dask-auc.p2p-above")) else "tasks"
     return "tasks"

@@ -104,16 +104,16 @@ def exchange(
     ``"direct"`` (threaded scheduler)
         destination tasks read their pieces from the sources in shared
         memory: ``P + K`` tasks.
-    ``"p2p"`` (a ``distributed`` cluster)
+    ``"p2p"`` (a ``distributed`` cluster, exchanges of many pieces)
         :mod:`~dask_auc._engine.p2p`: ``P + 1 + K`` tasks, data out of band,
         disk-backed; empty pieces are not sent (a destination that receives
         none gets one empty piece of the right kind).
-    ``"tasks"`` (other schedulers)
+    ``"tasks"`` (a cluster's small exchanges, other schedulers)
         one task per piece, taken out through runs of ``~sqrt(K)`` pieces
         first, so that a spilled source is read ``~2 sqrt(K)`` times rather
         than ``K`` times (``benchmarks/results/out-of-core-*.md``).
     """
-    method = exchange_method()
+    method = exchange_method(len(sources) * n_out)
     if method == "p2p":
         from .p2p import p2p_exchange
 
