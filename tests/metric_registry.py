@@ -614,49 +614,24 @@ _ENTRIES += [
         reference_exact=True,
         atol=WEIGHTED_ZERO,
     ),
-    Metric(
-        name="operating_point-fpr",
-        run=_binary(dask_auc.operating_point, fpr=MAX_FPR),
-        plain=_result_tuple,
-        reference=_operating_point_reference("fpr", MAX_FPR),
-        weighted=True,
-        exact_fields=_OPERATING_POINT_FIELDS,
-        reference_exact=True,
-        atol=WEIGHTED_ZERO,
-        dyadic_weights=True,  # exact weight sums: see above
-    ),
-    Metric(
-        name="operating_point-recall",
-        run=_binary(dask_auc.operating_point, recall=RECALL_TARGET),
-        plain=_result_tuple,
-        reference=_operating_point_reference("recall", RECALL_TARGET),
-        weighted=True,
-        exact_fields=_OPERATING_POINT_FIELDS,
-        reference_exact=True,
-        atol=WEIGHTED_ZERO,
-        dyadic_weights=True,  # exact weight sums: see above
-    ),
-    Metric(
-        name="operating_point-youden",
-        run=_binary(dask_auc.operating_point, criterion="youden"),
-        plain=_result_tuple,
-        reference=_operating_point_reference("youden"),
-        weighted=True,
-        exact_fields=_OPERATING_POINT_FIELDS,
-        reference_exact=True,
-        atol=WEIGHTED_ZERO,
-        dyadic_weights=True,  # exact weight sums: see above
-    ),
-    Metric(
-        name="operating_point-cost",
-        run=_binary(dask_auc.operating_point, cost=COSTS),
-        plain=_result_tuple,
-        reference=_operating_point_reference("cost", COSTS),
-        weighted=True,
-        exact_fields=_OPERATING_POINT_FIELDS,
-        reference_exact=True,
-        atol=WEIGHTED_ZERO,
-        dyadic_weights=True,  # exact weight sums: see above
+    *(
+        Metric(
+            name=f"operating_point-{target}",
+            run=_binary(dask_auc.operating_point, **{parameter: value}),
+            plain=_result_tuple,
+            reference=_operating_point_reference(target, *([] if value == "youden" else [value])),
+            weighted=True,
+            exact_fields=_OPERATING_POINT_FIELDS,
+            reference_exact=True,
+            atol=WEIGHTED_ZERO,
+            dyadic_weights=True,  # exact weight sums: see above
+        )
+        for target, parameter, value in [
+            ("fpr", "fpr", MAX_FPR),
+            ("recall", "recall", RECALL_TARGET),
+            ("youden", "criterion", "youden"),
+            ("cost", "cost", COSTS),
+        ]
     ),
     Metric(
         name="gains_table",
