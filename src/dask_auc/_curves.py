@@ -25,7 +25,7 @@ the exact AUC beside a thinned curve (as the plots do), not its area.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 from functools import partial
 from typing import Any, NamedTuple
@@ -306,8 +306,7 @@ def ks_statistic(
     checked = check_params("ks_statistic", _KS_PARAMETERS, pos_label=pos_label, compute=compute)
     rule = LabelRule("curve", checked["pos_label"])
     sorted_curve = _SortedCurve(y_true, y_score, sample_weight, rule)
-    gaps = sorted_curve.graph.per_bucket("curve-ks", bucket_ks, each=sorted_curve.contexts)
-    lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *gaps], _finish_ks, "ks_statistic")
+    lazy = sorted_curve.each_bucket("curve-ks", bucket_ks, finish=_finish_ks, label="ks_statistic")
     return lazy.compute() if compute else lazy
 
 
@@ -366,6 +365,18 @@ class _SortedCurve:
     def area(self) -> Hashable:
         """Key of the merged :class:`~dask_auc.PartialROC` (the exact AUC)."""
         return self.graph.tree_reduce(self.summaries, split_every_default())
+
+    def each_bucket(
+        self, kind: str, func: Callable, *args: Any, finish: Callable, label: str
+    ) -> LazyScore:
+        """``func(bucket, its context, *args)`` per bucket, ``finish(contexts, *results)`` lazily.
+
+        The shape of every threshold metric: a bucket finds its candidates
+        (curve points, KS gaps, operating points, gains cuts) knowing what
+        lies above it; the caller's process picks among them.
+        """
+        parts = self.graph.per_bucket(kind, func, *args, each=self.contexts)
+        return self.graph.lazy([self.contexts, *parts], finish, label)
 
     def precision_sum(self) -> tuple:
         """Key of ``sum(dtps * precision)`` over the whole curve."""

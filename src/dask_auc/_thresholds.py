@@ -178,15 +178,14 @@ def det_curve(
     sorted_curve = SortedCurve(
         y_true, y_score, sample_weight, DetLabelRule("curve", checked["pos_label"])
     )
-    parts = sorted_curve.graph.per_bucket(
+    lazy = sorted_curve.each_bucket(
         f"det-points-{tokenize(drop_intermediate, max_points)}",
         bucket_det,
         drop_intermediate,
         max_points,
-        each=sorted_curve.contexts,
+        finish=partial(_finish_det, max_points),
+        label="det_curve",
     )
-    finish = partial(_finish_det, max_points)
-    lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *parts], finish, "det_curve")
     return lazy.compute() if checked["compute"] else lazy
 
 
@@ -309,14 +308,13 @@ def operating_point(
     sorted_curve = SortedCurve(
         y_true, y_score, sample_weight, LabelRule("curve", checked["pos_label"])
     )
-    candidates = sorted_curve.graph.per_bucket(
+    lazy = sorted_curve.each_bucket(
         f"operating-point-{tokenize(target)}",
         bucket_operating_point,
         target,
-        each=sorted_curve.contexts,
+        finish=partial(_finish_operating_point, target),
+        label="operating_point",
     )
-    finish = partial(_finish_operating_point, target)
-    lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *candidates], finish, "operating_point")
     return lazy.compute() if checked["compute"] else lazy
 
 
@@ -429,11 +427,13 @@ def gains_table(
     sorted_curve = SortedCurve(
         y_true, y_score, sample_weight, LabelRule("curve", checked["pos_label"])
     )
-    cuts = sorted_curve.graph.per_bucket(
-        f"gains-cuts-{n_bins}", bucket_gains_cuts, n_bins, each=sorted_curve.contexts
+    lazy = sorted_curve.each_bucket(
+        f"gains-cuts-{n_bins}",
+        bucket_gains_cuts,
+        n_bins,
+        finish=partial(_finish_gains, n_bins),
+        label="gains_table",
     )
-    finish = partial(_finish_gains, n_bins)
-    lazy = sorted_curve.graph.lazy([sorted_curve.contexts, *cuts], finish, "gains_table")
     return lazy.compute() if checked["compute"] else lazy
 
 
