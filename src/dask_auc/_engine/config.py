@@ -36,7 +36,8 @@ Keys (all under ``dask-auc``):
     (default True; False keeps one block per partition).
 ``measure-above``
     Inputs of unknown partition lengths with more partitions than this are
-    measured (one pass over ``y_true``) so that they can be coalesced and
+    measured (one pass computing the length of every partition of every
+    input) so that they can be coalesced and
     their buckets sized; with fewer, each partition is one block and there
     is one bucket per block.
 """
@@ -96,11 +97,16 @@ def measure_above() -> int:
     return int(dask.config.get("dask-auc.measure-above"))
 
 
+def _active_client() -> Any:
+    """The ``distributed`` client the graph is built for, or None (another scheduler)."""
+    client = getattr(dask.base.get_scheduler(), "__self__", None)
+    return client if type(client).__name__ == "Client" else None
+
+
 def scheduler_threads() -> int:
     """Threads of the scheduler the graph is built for (a distributed client's, or local cores)."""
-    scheduler = dask.base.get_scheduler()
-    client: Any = getattr(scheduler, "__self__", None)
-    if type(client).__name__ == "Client":
+    client = _active_client()
+    if client is not None:
         try:
             return max(1, sum(client.nthreads().values()))
         except Exception:  # a client that cannot answer: assume local cores
@@ -126,6 +132,6 @@ def exchange_method(pieces: int = 0) -> str:
     scheduler = dask.base.get_scheduler()
     if scheduler is None or scheduler in (dask.threaded.get, dask.local.get_sync):
         return "direct"
-    if type(getattr(scheduler, "__self__", None)).__name__ == "Client":
+    if _active_client() is not None:
         return "p2p" if pieces > int(dask.config.get("dask-auc.p2p-above")) else "tasks"
     return "tasks"

@@ -11,10 +11,9 @@ blocks and ``K`` score buckets::
                                                    P + K tasks, then a merge of
                                                    the bucket's pieces)
 
-``P`` blocks (tiny input partitions coalesced) and ``K`` buckets are sized
-by the data (:mod:`~dask_auc._engine.sizing`), not by each other.
-
-and the operations a metric composes on them:
+where ``P`` blocks (tiny input partitions coalesced) and ``K`` buckets are
+sized by the data (:mod:`~dask_auc._engine.sizing`), not by each other; and
+the operations a metric composes on them:
 
 * :meth:`SortedGraph.per_bucket` -- one task per bucket (a summary, curve
   points, placements), optionally given the bucket's entry of a scan;

@@ -162,13 +162,16 @@ def _frame_blocks(
         )
     check_partition_counts([x.npartitions for x in frames], names)
     rows = _frame_lengths(frames)
-    if rows is not None and len(coalesced_groups(rows, row_bytes)) < len(rows):
-        parts = map_frame(frames[0], _partitions, *frames[1:])
-        # dask may fuse partitions when it optimizes (small Parquet files): the
-        # lengths then describe other partitions, and nothing is coalesced
-        if len(parts) == len(rows):
-            return _prepare_tasks(parts[:1], [p.key for p in parts], rows, prepare, row_bytes)
-        rows = None
+    if rows is not None:
+        groups = coalesced_groups(rows, row_bytes)
+        if len(groups) < len(rows):
+            parts = map_frame(frames[0], _partitions, *frames[1:])
+            # dask may fuse partitions when it optimizes (small Parquet files):
+            # the lengths then describe other partitions, and nothing is coalesced
+            if len(parts) == len(rows):
+                keys = [p.key for p in parts]
+                return _prepare_tasks(parts[:1], keys, rows, groups, prepare, row_bytes)
+            rows = None
     blocks = map_frame(frames[0], prepare, *frames[1:])
     if rows is not None and len(rows) != len(blocks):
         rows = None
@@ -304,12 +307,12 @@ def _row_chunks(values: Any, rows: Any) -> da.Array:
 
 
 def _array_blocks(arrays: Sequence[da.Array], prepare: Any, row_bytes: int) -> Blocks:
-    per_block = [
-        [key for key in dask.core.flatten(a.__dask_keys__())] for a in arrays
-    ]  # one key per row block (a score matrix has one column chunk)
-    per_block = [list(keys) for keys in zip(*per_block, strict=True)]
+    # one key per row block of each input (a score matrix has one column chunk)
+    columns = [list(dask.core.flatten(a.__dask_keys__())) for a in arrays]
+    per_block = [list(keys) for keys in zip(*columns, strict=True)]
     rows = _array_lengths(arrays[0], arrays)
-    return _prepare_tasks(arrays, per_block, rows, prepare, row_bytes)
+    groups = None if rows is None else coalesced_groups(rows, row_bytes)
+    return _prepare_tasks(arrays, per_block, rows, groups, prepare, row_bytes)
 
 
 def _array_lengths(reference: da.Array, arrays: Sequence[da.Array]) -> tuple[int, ...] | None:
@@ -330,26 +333,25 @@ def _prepare_tasks(
     dependencies: Sequence[Any],
     per_block: list[Any],
     rows: Sequence[int] | None,
+    groups: list[range] | None,
     prepare: Any,
     row_bytes: int,
 ) -> Blocks:
-    """One ``prepare`` task per block (or per group of coalesced blocks), in one graph layer.
+    """One ``prepare`` task per group of consecutive blocks, in one graph layer.
 
     ``per_block[i]`` gives block ``i`` of every input: a list of their keys,
-    or the key of a task that returns them as a tuple.  Built as
-    raw tasks, not ``dask.delayed`` calls: a graph of 1e5 partitions builds
-    in seconds.
+    or the key of a task that returns them as a tuple.  ``groups`` are the
+    coalesced groups (None: one block each, when ``rows`` are unknown).
+    Built as raw tasks, not ``dask.delayed`` calls: a graph of 1e5
+    partitions builds in seconds.
     """
-    groups = [range(i, i + 1) for i in range(len(per_block))]
-    if rows is not None:
-        groups = coalesced_groups(rows, row_bytes)
+    if groups is None:
+        groups = [range(i, i + 1) for i in range(len(per_block))]
     name = "dask-auc-prepare-" + tokenize(per_block, groups, prepare)
-    dsk: dict[Any, Any] = {}
-    for g, group in enumerate(groups):
-        if len(group) == 1:
-            dsk[(name, g)] = (prepare_coalesced, prepare, [per_block[group[0]]])
-        else:
-            dsk[(name, g)] = (prepare_coalesced, prepare, [per_block[i] for i in group])
+    dsk: dict[Any, Any] = {
+        (name, g): (prepare_coalesced, prepare, [per_block[i] for i in group])
+        for g, group in enumerate(groups)
+    }
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=dependencies)
     blocks = [Delayed((name, g), graph, layer=name) for g in range(len(groups))]
     sizes = None
