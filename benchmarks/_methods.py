@@ -283,10 +283,14 @@ def naive_dask_method(spec: Spec) -> Iterator[Bench]:
 
 
 @contextmanager
-def dask_auc_threads_method(spec: Spec, threads: int | None = None) -> Iterator[Bench]:
+def dask_auc_threads_method(
+    spec: Spec, threads: int | None = None, compiled: bool = True
+) -> Iterator[Bench]:
     """The threaded scheduler on ``threads`` threads (default: one per core).
 
     The blocks are the same whatever ``threads``: ~4 per core of the machine.
+    ``compiled``: the ``dask-auc.numba`` setting (the numba kernels, where
+    numba is installed).
     """
     import dask
     import dask.array as da
@@ -296,8 +300,16 @@ def dask_auc_threads_method(spec: Spec, threads: int | None = None) -> Iterator[
     label, score = generate(spec.rows, spec.kind, spec.seed)
     chunks = blocks_per_core_chunk(spec.rows, os.cpu_count() or 1)
     y_true, y_score = da.from_array(label, chunks=chunks), da.from_array(score, chunks=chunks)
-    with dask.config.set(scheduler="threads", num_workers=threads):
+    settings = {"scheduler": "threads", "num_workers": threads, "dask-auc.numba": compiled}
+    with dask.config.set(settings):
+        if compiled:  # compile the optional numba loops (cached on disk) before timing
+            dask_auc.roc_auc_score(y_true[: 1 << 17], y_score[: 1 << 17])
         yield Bench(lambda: float(dask_auc.roc_auc_score(y_true, y_score)))
+
+
+def dask_auc_numpy_threads_method(spec: Spec) -> Iterator[Bench]:
+    """:func:`dask_auc_threads_method` with ``dask-auc.numba`` False: the NumPy kernels only."""
+    return dask_auc_threads_method(spec, compiled=False)
 
 
 @contextmanager
@@ -356,7 +368,8 @@ def sklearn_curve_method(spec: Spec) -> Iterator[Bench]:
 
 
 @contextmanager
-def dask_auc_curve_method(spec: Spec) -> Iterator[Bench]:
+def dask_auc_curve_method(spec: Spec, compiled: bool = True) -> Iterator[Bench]:
+    """``roc_curve`` on the threaded scheduler; ``compiled``: the ``dask-auc.numba`` setting."""
     import dask
     import dask.array as da
 
@@ -370,8 +383,15 @@ def dask_auc_curve_method(spec: Spec) -> Iterator[Bench]:
         fpr, tpr, _ = dask_auc.roc_curve(y_true, y_score)
         return curve_digest(*dask.compute(fpr, tpr))
 
-    with dask.config.set(scheduler="threads"):
+    with dask.config.set({"scheduler": "threads", "dask-auc.numba": compiled}):
+        if compiled:  # compile the optional numba loops (cached on disk) before timing
+            dask_auc.roc_curve(y_true[: 1 << 17], y_score[: 1 << 17])
         yield Bench(run)
+
+
+def dask_auc_numpy_curve_method(spec: Spec) -> Iterator[Bench]:
+    """:func:`dask_auc_curve_method` with the NumPy kernels only."""
+    return dask_auc_curve_method(spec, compiled=False)
 
 
 METHODS: dict[str, Callable[[Spec], Any]] = {
@@ -383,6 +403,7 @@ METHODS: dict[str, Callable[[Spec], Any]] = {
     "duckdb": duckdb_method,
     "naive-dask": naive_dask_method,
     "dask-auc-threads": dask_auc_threads_method,
+    "dask-auc-numpy-threads": dask_auc_numpy_threads_method,
     "dask-auc-cluster": dask_auc_cluster_method,
 }
 
@@ -409,4 +430,5 @@ SORT_ONLY = frozenset({"numpy-sort-2threads"})
 CURVE_METHODS: dict[str, Callable[[Spec], Any]] = {
     "curve:sklearn": sklearn_curve_method,
     "curve:dask-auc-threads": dask_auc_curve_method,
+    "curve:dask-auc-numpy-threads": dask_auc_numpy_curve_method,
 }

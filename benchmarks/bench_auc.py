@@ -50,9 +50,10 @@ METHOD_ORDER = (
     "duckdb",
     "naive-dask",
     "dask-auc-threads",
+    "dask-auc-numpy-threads",
     "dask-auc-cluster",
 )
-CURVE_ORDER = ("curve:sklearn", "curve:dask-auc-threads")
+CURVE_ORDER = ("curve:sklearn", "curve:dask-auc-threads", "curve:dask-auc-numpy-threads")
 #: references that only sort (a time, no AUC): see ``_methods.SORT_ONLY``
 SORT_ONLY = frozenset({"numpy-sort-2threads"})
 TOLERANCE = 1e-12

@@ -282,3 +282,33 @@ def test_coalesced_partitions_and_every_exchange_give_the_same_result(
     }
     with dask.config.set(settings):
         metric.compare(metric(inputs), expected, exact=_unweighted(columns))
+
+
+@every_metric
+@pytest.mark.parametrize("threshold", ["UNSPLIT_MIN_ROWS", "AGGREGATE_MIN_ROWS"])
+@settings(max_examples=5, deadline=None)
+@given(data=st.data())
+def test_compiled_kernels_give_the_numpy_result(metric: Metric, threshold: str, data) -> None:
+    """The numba kernels (``dask-auc.numba``) change no result of any metric.
+
+    Blocks of every size take a compiled path here (its row threshold is
+    lowered): the unsorted split of rows (``UNSPLIT_MIN_ROWS``), or the
+    compiled hash of tied scores (``AGGREGATE_MIN_ROWS``: a block of a few
+    dozen rows then looks tied to the probe), for any cut, empty partitions
+    and one-class blocks included.
+    """
+    pytest.importorskip("numba")
+    from dask_auc._kernels import sort
+
+    columns, cut_rows, layout = data.draw(partitioned(metric))
+    inputs = dask_inputs(columns, cut_rows, layout)
+    with dask.config.set({"dask-auc.numba": False}):
+        expected = metric(inputs)
+    results = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sort, threshold, 1)
+        for compiled in (True, False):
+            with dask.config.set({"dask-auc.numba": compiled}):
+                results[compiled] = metric(inputs)
+    metric.compare(results[True], results[False], exact=_unweighted(columns))
+    metric.compare(results[True], expected, exact=_unweighted(columns))

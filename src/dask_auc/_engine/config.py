@@ -40,6 +40,10 @@ Keys (all under ``dask-auc``):
     input) so that they can be coalesced and
     their buckets sized; with fewer, each partition is one block and there
     is one bucket per block.
+``numba``
+    Use the compiled kernels of the optional ``numba`` extra where numba is
+    installed on the worker (default True); False keeps every kernel in
+    NumPy.  Either way the results are the same.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ DEFAULTS = {
         "p2p-above": 2500,
         "coalesce": True,
         "measure-above": 64,
+        "numba": True,
     }
 }
 dask.config.update_defaults(DEFAULTS)
@@ -95,6 +100,15 @@ def coalesce_enabled() -> bool:
 def measure_above() -> int:
     """Partition count above which unknown partition lengths are measured."""
     return int(dask.config.get("dask-auc.measure-above"))
+
+
+def compiled_kernels() -> bool:
+    """``dask-auc.numba``: whether tasks may use the compiled kernels (where numba is installed).
+
+    Read when the graph is built and passed to its tasks, so that workers
+    follow the client's setting.
+    """
+    return bool(dask.config.get("dask-auc.numba"))
 
 
 def _active_client() -> Any:

@@ -47,7 +47,7 @@ from dask.typing import Key
 
 from .._kernels.sort import assemble_bucket, block_meta, plan_sort, split_block
 from .._kernels.summary import merge_run
-from .config import exchange_method
+from .config import compiled_kernels, exchange_method
 from .inputs import Blocks, sizes_of
 from .lazy import LazyScore, _as_tuple
 from .sizing import bucket_layout
@@ -285,13 +285,16 @@ class SortedGraph(_Operations):
         layout = bucket_layout(sizes_of(blocks), len(self.blocks))
         self.n_buckets = n_buckets or layout.n_buckets
         samples = layout.samples if not n_buckets else (16 * n_buckets,) * len(self.blocks)
-        token = tokenize([b.key for b in self.blocks], self.n_buckets, samples, plan)
+        compiled = compiled_kernels()
+        token = tokenize([b.key for b in self.blocks], self.n_buckets, samples, plan, compiled)
         self.layer = TaskLayer(token, self.blocks)
         metas = [
             self.layer.add(("auc-meta", i), block_meta, block.key, n)
             for i, (block, n) in enumerate(zip(self.blocks, samples, strict=True))
         ]
-        self.plan_key = self.layer.add(("auc-plan", 0), plan, metas, self.n_buckets)
+        self.plan_key = self.layer.add(
+            ("auc-plan", 0), _planned, plan, metas, self.n_buckets, compiled
+        )
         splits = [
             self.layer.add(("auc-split", i), split_block, block.key, self.plan_key)
             for i, block in enumerate(self.blocks)
@@ -323,6 +326,11 @@ class SortedGraph(_Operations):
         the buckets that hold rows of the block, in bucket order).
         """
         return exchange(self.layer, kind, routed, len(self.blocks), _entries)
+
+
+def _planned(plan: Callable[..., Any], metas: list[Any], n_buckets: int, compiled: bool) -> Any:
+    """The metric's plan, telling the bucket kernels whether they may use compiled loops."""
+    return dataclasses.replace(plan(metas, n_buckets), compiled=compiled)
 
 
 def _entries(*entries: Any) -> list[Any]:

@@ -15,6 +15,7 @@ position, as in scikit-learn:
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -37,7 +38,7 @@ from .._kernels.validation import (
     check_declared_score_dtype,
     check_lengths,
 )
-from .config import measure_above
+from .config import compiled_kernels, measure_above
 from .sizing import BlockSizes, bucket_layout, coalesced_groups
 
 MIN_ROWS_PER_BLOCK = 1 << 18
@@ -79,7 +80,8 @@ def prepared_blocks(
     y_true, y_score, sample_weight
         The user's inputs, any of the accepted kinds.
     prepare : callable, default :func:`~dask_auc._kernels.sort.prepare_block`
-        The task run on each aligned block of the inputs.
+        The task run on each aligned block of the inputs; one that takes a
+        ``compiled`` keyword gets ``dask-auc.numba`` through it.
     names : tuple of str
         The caller's names of the three inputs, used in every error message.
     score_matrix : bool, default False
@@ -101,7 +103,10 @@ def prepared_blocks(
         check_declared_score_dtype(inputs[1])
     values_per_row = (score_column_count(y_score) or 1) if score_matrix else 1
     row_bytes = 8 * (values_per_row + len(inputs) - 2)
-    return _aligned_blocks(inputs, names, partial(prepare, names=names), chunk_rows, row_bytes)
+    bound = partial(prepare, names=names)
+    if "compiled" in inspect.signature(prepare).parameters:
+        bound = partial(prepare, names=names, compiled=compiled_kernels())
+    return _aligned_blocks(inputs, names, bound, chunk_rows, row_bytes)
 
 
 def _one_dimensional(x: Any, name: str) -> Any:

@@ -123,8 +123,11 @@ def prepare_curve_block(
     *,
     rule: LabelRule,
     names: tuple[str, ...] = ROW_INPUTS,
+    compiled: bool = False,
 ) -> PreparedBlock:
     """Validate one block and sort its scores, split into ``label == positive`` or not.
+
+    ``compiled`` as for :func:`~dask_auc._kernels.sort.prepare_block`.
 
     The result's ``by_label`` is keyed by ``True`` (positive rows) and
     ``False``; its ``classes`` are the block's original labels, which the
@@ -145,8 +148,8 @@ def prepare_curve_block(
     hits = label == rule.positive
     if np.ndim(hits) == 0:  # numpy declines to compare strings with numbers
         hits = np.full(len(label), bool(hits))
-    sorted_block = prepare_block(np.asarray(hits, dtype=bool), score, weight)
-    return PreparedBlock(lengths, labels, sorted_block.by_label)
+    sorted_block = prepare_block(np.asarray(hits, dtype=bool), score, weight, compiled=compiled)
+    return replace(sorted_block, lengths=lengths, classes=labels)
 
 
 def matrix_block_labels(

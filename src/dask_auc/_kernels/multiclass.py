@@ -261,7 +261,7 @@ def summarize_one_vs_rest(bucket: Bucket, column: int) -> PartialROC:
     tied: int | float = 0
     neg: int | float = 0
     for other in rest:
-        s, t = _pair_counts(pos, other, bucket.weight_exponent)
+        s, t = _pair_counts(pos, other, bucket.weight_exponent, bucket.compiled)
         strict, tied, neg = strict + s, tied + t, neg + other.total
     top = max(_edge(g, -1) for g in bucket.groups)
     bottom = min(_edge(g, 0) for g in bucket.groups)

@@ -16,6 +16,13 @@ The sort is a sample sort that never moves pandas rows:
 4. :func:`assemble_bucket` merges the pieces of one bucket, and
    :func:`summarize_bucket` reduces it to a :class:`~dask_auc._kernels.summary.PartialROC`.
 
+With the optional ``numba`` extra (:mod:`~dask_auc._kernels.compiled`), a
+continuous unweighted block is not sorted at all: :func:`prepare_block`
+keeps its rows as they are (:class:`UnsplitRows`), :func:`split_block` groups
+them by class and bucket in two compiled passes, and :func:`assemble_bucket`
+sorts each bucket's rows once, with one ``np.sort``.  Tied blocks are
+aggregated by a compiled hash, and bucket summaries count pairs by a merge.
+
 Buckets are numbered in descending score order: bucket 0 holds the highest
 scores.  A tie group heavy enough to fill several buckets is spread over them
 (ties never need to stay together: the merge corrects for a straddling group).
@@ -27,10 +34,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from . import compiled as _compiled
 from .footprint import SizedByArrays
 from .summary import PartialROC, TieGroup
 from .validation import (
@@ -103,12 +111,53 @@ class SortedScores(SizedByArrays):
 
 
 @dataclass(frozen=True)
+class UnsortedScores(SizedByArrays):
+    """Unweighted rows of one class in no order: a block's piece of a bucket, sorted there.
+
+    Made by the compiled split (:func:`split_block` of an :class:`UnsplitRows`
+    block); :func:`assemble_bucket` sorts them with the bucket's other rows,
+    so no kernel after it ever sees one.
+    """
+
+    scores: np.ndarray
+    weights: None = None
+    ids: None = None
+    counted = False
+
+    @property
+    def total(self) -> int:
+        return len(self.scores)
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+
+@dataclass(frozen=True)
+class UnsplitRows(SizedByArrays):
+    """A block's unweighted rows in input order, each with the code of its class.
+
+    The compiled path (``numba``) keeps a continuous block so: its split
+    groups the rows by class and score bucket in two passes
+    (:func:`~dask_auc._kernels.compiled.grouped_rows`) instead of a class
+    split and a sort, and each bucket sorts its rows once.
+    """
+
+    scores: np.ndarray
+    codes: np.ndarray  # uint8: the index in ``keys`` of each row's class
+    keys: tuple[Any, ...]  # the by_label key of each code
+
+
+@dataclass(frozen=True)
 class PreparedBlock(SizedByArrays):
-    """One validated input block, its rows sorted within each label."""
+    """One validated input block, its rows sorted within each label.
+
+    Or, on the compiled path, its rows ``unsplit`` (then ``by_label`` is empty).
+    """
 
     lengths: RowCounts
     classes: tuple[Any, ...]
     by_label: dict[Any, SortedScores]
+    unsplit: UnsplitRows | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +186,8 @@ class SortPlan(SizedByArrays):
     #: which part of a block goes to which group of a bucket, in order: for a
     #: binary target (negative label, positive label), a missing one ``ABSENT``
     group_keys: tuple[Any, ...] = ()
+    #: whether bucket kernels may use the compiled loops (``dask-auc.numba``)
+    compiled: bool = False
 
     @property
     def n_buckets(self) -> int:
@@ -157,10 +208,13 @@ class Bucket(SizedByArrays):
 
     groups: tuple[SortedScores, ...]
     weight_exponent: int = 0  # the plan's, for the pair counts of the summary
+    compiled: bool = False  # the plan's: may the summary use the compiled loops
 
     @classmethod
-    def binary(cls, pos: SortedScores, neg: SortedScores, weight_exponent: int = 0) -> Bucket:
-        return cls((neg, pos), weight_exponent)
+    def binary(
+        cls, pos: SortedScores, neg: SortedScores, weight_exponent: int = 0, compiled: bool = False
+    ) -> Bucket:
+        return cls((neg, pos), weight_exponent, compiled)
 
     @property
     def pos(self) -> SortedScores:
@@ -174,7 +228,12 @@ class Bucket(SizedByArrays):
 
 
 def prepare_block(
-    label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
+    label: Any,
+    score: Any,
+    weight: Any = None,
+    *,
+    names: tuple[str, ...] = ROW_INPUTS,
+    compiled: bool = False,
 ) -> PreparedBlock:
     """Validate one block and sort its scores within each label.
 
@@ -187,6 +246,10 @@ def prepare_block(
         scikit-learn does) after the labels were counted.
     names : tuple of str
         The caller's names of the three inputs, for error messages.
+    compiled : bool, default False
+        Use the compiled loops (numba) where they run here: a tied block is
+        aggregated by a compiled hash, and a continuous unweighted one is
+        kept :class:`UnsplitRows` for the compiled split.  Same results.
 
     Returns
     -------
@@ -213,8 +276,23 @@ def prepare_block(
         label, score, weights = label[keep], score[keep], weights[keep]
     if classes and few_distinct(score):
         positive = label == classes[-1] if len(classes) > 1 else None
-        parts = aggregated_rows(score, weights, positive)
+        parts = aggregated_rows(score, weights, positive, compiled=compiled)
         return PreparedBlock(lengths, classes, dict(zip(classes, parts, strict=True)))
+    if (
+        compiled
+        and weights is None
+        and 0 < len(classes) <= 2
+        and len(score) >= UNSPLIT_MIN_ROWS
+        and _compiled.supports(score.dtype)
+    ):
+        # no class split and no sort here: the split groups the rows by class
+        # and bucket in two passes, and each bucket sorts its rows once
+        codes = (
+            np.asarray(label == classes[-1]).view(np.uint8)
+            if len(classes) == 2
+            else np.zeros(len(score), np.uint8)
+        )
+        return PreparedBlock(lengths, classes, {}, UnsplitRows(score, codes, classes))
     by_label = {}
     for value in classes:
         # np.compress copies the selected rows about 1.7x faster than a boolean index
@@ -250,6 +328,8 @@ def _sort_owned(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
 
 #: blocks of fewer rows are never aggregated: their sort costs little either way
 AGGREGATE_MIN_ROWS = 1 << 16
+#: blocks of fewer rows are sorted even on the compiled path (same reason)
+UNSPLIT_MIN_ROWS = 1 << 16
 #: rows sampled to tell a block of few distinct scores
 _PROBE_ROWS = 4096
 #: at most this share of the sampled rows may hold a score seen once in the sample
@@ -280,12 +360,18 @@ def few_distinct(scores: np.ndarray) -> bool:
 
 
 def aggregated_rows(
-    scores: np.ndarray, weights: np.ndarray | None = None, positive: np.ndarray | None = None
+    scores: np.ndarray,
+    weights: np.ndarray | None = None,
+    positive: np.ndarray | None = None,
+    *,
+    compiled: bool = False,
 ) -> list[SortedScores]:
     """The rows as one entry per distinct score: its row count, or its summed weight.
 
     A hash aggregation (Arrow's ``group_by``, one thread: the scheduler runs
-    blocks in parallel already), then a sort of the distinct scores only.
+    blocks in parallel already; or, unweighted and ``compiled``, the compiled
+    hash of :func:`~dask_auc._kernels.compiled.aggregate`, about 1.4x faster),
+    then a sort of the distinct scores only.
     Row counts are int64 multiplicities (:attr:`SortedScores.counted`): every
     count made of them is exact, as it is of rows.  With ``positive`` (a
     boolean per row), returns ``[rows where not positive, rows where positive]``,
@@ -297,6 +383,15 @@ def aggregated_rows(
     >>> part.scores, part.weights
     (array([0.1, 0.5]), array([1, 3]))
     """
+    kinds = (0, 1) if positive is not None else (0,)
+    if weights is None:
+        found = _compiled.aggregate(scores, positive, len(scores) // _RUN_RATIO, compiled=compiled)
+        if found is not None:
+            values, counts = found
+            return [
+                _distinct_entries(values[counts[:, k] > 0], counts[counts[:, k] > 0, k])
+                for k in kinds
+            ]
     import pyarrow as pa  # a dependency; imported here, on the workers that aggregate
 
     # the class as an int8 key; a constant one without classes (Arrow's grouper
@@ -313,10 +408,7 @@ def aggregated_rows(
     totals = grouped["count_all" if weights is None else "weight_sum"].to_numpy()
     totals = totals.astype(np.int64 if weights is None else np.float64, copy=False)
     codes = grouped["code"].to_numpy()
-    return [
-        _distinct_entries(values[codes == k], totals[codes == k])
-        for k in ((0, 1) if positive is not None else (0,))
-    ]
+    return [_distinct_entries(values[codes == k], totals[codes == k]) for k in kinds]
 
 
 def _distinct_entries(values: np.ndarray, totals: np.ndarray) -> SortedScores:
@@ -350,6 +442,8 @@ def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
     Also the block's score dtype and range, and its largest weight, from which
     the plan picks a score dtype and a weight scale that are exact for all blocks.
     """
+    if block.unsplit is not None:
+        return _unsplit_meta(block, block.unsplit, samples_per_class)
     parts = [part for part in block.by_label.values() if len(part)]
     weights = [
         p.weights for p in block.by_label.values() if p.weights is not None and not p.counted
@@ -376,6 +470,30 @@ def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
         parts[0].scores.dtype,
         (low, high),
         max_weight_or_none,
+    )
+
+
+#: unsorted rows are sampled at spread positions rather than at equal steps
+#: of their order: this many times the sample of sorted rows keeps the
+#: buckets as even (the sample is a few thousand reads)
+_UNSORTED_OVERSAMPLE = 4
+
+
+def _unsplit_meta(block: PreparedBlock, rows: UnsplitRows, samples_per_class: int) -> BlockMeta:
+    n = len(rows.scores)
+    take = min(n, samples_per_class * len(rows.keys) * _UNSORTED_OVERSAMPLE)
+    positions = (np.arange(take) * _GOLDEN % 1.0 * n).astype(np.int64)
+    score_range: tuple[Any, Any] = (None, None)  # the plan reads integer ranges only
+    if rows.scores.dtype.kind in "iu":
+        score_range = (rows.scores.min().item(), rows.scores.max().item())
+    return BlockMeta(
+        block.lengths,
+        block.classes,
+        rows.scores[positions],
+        np.full(take, n / take),
+        rows.scores.dtype,
+        score_range,
+        None,
     )
 
 
@@ -542,7 +660,11 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
 
     Each piece holds one part per key of ``plan.group_keys``; a class the
     block lacks is an empty part, in the plan's dtype, with the block's payloads.
+    An :class:`UnsplitRows` block is grouped by the compiled loops into
+    :class:`UnsortedScores` pieces (sorted by the bucket).
     """
+    if block.unsplit is not None:
+        return _split_unsplit(block, block.unsplit, plan)
     parts = {key: part.in_plan(plan) for key, part in block.by_label.items()}
     empty = next(iter(parts.values())).empty() if parts else SortedScores(plan.splitters[:0])
     groups = [parts.get(key, empty) for key in plan.group_keys]
@@ -551,7 +673,37 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
         Bucket(
             tuple(g.slice(c[j], c[j + 1]) for g, c in zip(groups, cuts, strict=True)),
             plan.weight_exponent,
+            plan.compiled,
         )
+        for j in range(plan.n_buckets)
+    ]
+    return pieces[::-1]
+
+
+def _split_unsplit(block: PreparedBlock, rows: UnsplitRows, plan: SortPlan) -> list[Bucket]:
+    scores = rows.scores.astype(plan.splitters.dtype, copy=False)
+    n_codes = len(rows.keys)
+    found = _compiled.grouped_rows(scores, rows.codes, n_codes, plan.splitters)
+    if found is None:  # this worker cannot run the compiled loops: sort as NumPy does
+        by_label = {
+            key: _sort_owned(np.compress(rows.codes == code, scores), None)
+            for code, key in enumerate(rows.keys)
+        }
+        return split_block(PreparedBlock(block.lengths, block.classes, by_label), plan)
+    grouped, starts = found
+    code_of = {key: code for code, key in enumerate(rows.keys)}
+    none = UnsortedScores(grouped[:0])
+
+    def part(bucket: int, key: Any) -> SortedScores:
+        code = code_of.get(key)
+        if code is None:
+            return cast(SortedScores, none)
+        group = bucket * n_codes + code
+        # a piece is the one place a bucket holds unsorted rows: assemble_bucket sorts them
+        return cast(SortedScores, UnsortedScores(grouped[starts[group] : starts[group + 1]]))
+
+    pieces = [
+        Bucket(tuple(part(j, key) for key in plan.group_keys), plan.weight_exponent, plan.compiled)
         for j in range(plan.n_buckets)
     ]
     return pieces[::-1]
@@ -566,10 +718,13 @@ def assemble_bucket(*pieces: Bucket) -> Bucket:
     return Bucket(
         tuple(_merge_sorted([p.groups[k] for p in pieces]) for k in range(n_groups)),
         pieces[0].weight_exponent,
+        pieces[0].compiled,
     )
 
 
 def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
+    if any(isinstance(p, UnsortedScores) for p in parts):
+        return _sorted_with_unsorted(parts)
     filled = [p for p in parts if len(p)]
     if not filled:
         # empty, in the plan's dtype, weighted if any block is (an empty block
@@ -596,6 +751,21 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
         _payload([p.weights for p in parts], order),
         _payload([p.ids for p in parts], order),
     )
+
+
+def _sorted_with_unsorted(parts: list[SortedScores]) -> SortedScores:
+    """Unsorted pieces and the other blocks' rows sorted at once (one ``np.sort``).
+
+    Only unweighted, untraced rows are ever unsorted; aggregated parts of
+    other blocks join after, as :func:`_merge_counted` joins them to rows.
+    """
+    rows = [p for p in parts if not p.counted]
+    if any(p.weights is not None or p.ids is not None for p in rows):
+        raise ValueError("unsorted rows cannot be merged with weighted or traced rows")
+    scores = np.concatenate([p.scores for p in rows])
+    scores.sort()  # in place: the concatenation is a fresh array
+    counted = [p for p in parts if p.counted and len(p)]
+    return _merge_counted([SortedScores(scores), *counted]) if counted else SortedScores(scores)
 
 
 def _merge_counted(parts: list[SortedScores]) -> SortedScores:
@@ -646,7 +816,7 @@ def summarize_bucket(bucket: Bucket) -> PartialROC:
     pos, neg = bucket.pos, bucket.neg
     if len(pos) == 0 and len(neg) == 0:
         return PartialROC.empty()
-    strict, tied = _pair_counts(pos, neg, bucket.weight_exponent)
+    strict, tied = _pair_counts(pos, neg, bucket.weight_exponent, bucket.compiled)
     top = max(_edge(pos, -1), _edge(neg, -1))
     bottom = min(_edge(pos, 0), _edge(neg, 0))
     return PartialROC(
@@ -661,12 +831,13 @@ def summarize_bucket(bucket: Bucket) -> PartialROC:
 
 
 def _pair_counts(
-    pos: SortedScores, neg: SortedScores, weight_exponent: int = 0
+    pos: SortedScores, neg: SortedScores, weight_exponent: int = 0, compiled: bool = False
 ) -> tuple[int | float, int | float]:
     """(pairs with pos > neg, pairs with pos == neg), weighted when weights exist.
 
     Weighted pair counts are in the units of
     :func:`~dask_auc._kernels.summary.pair_product` for ``weight_exponent``.
+    Unweighted rows are counted by one compiled merge when ``compiled``.
     """
     if pos.counted or neg.counted:
         return _counted_pair_counts(pos, neg)
@@ -674,6 +845,10 @@ def _pair_counts(
     zero: int | float = 0.0 if weighted else 0
     if len(pos) == 0 or len(neg) == 0:
         return zero, zero
+    if not weighted:
+        merged = _compiled.pair_counts(pos.scores, neg.scores, compiled=compiled)
+        if merged is not None:
+            return merged
     if weighted and weight_exponent:
         pos, neg = _scaled(pos, weight_exponent), _scaled(neg, weight_exponent)
     if _looks_tied(pos.scores):

@@ -1,0 +1,267 @@
+"""The compiled loops of the optional ``numba`` extra (``pip install dask-auc[numba]``).
+
+Imported only through :mod:`dask_auc._kernels.compiled`, which falls back to
+NumPy when numba is missing.  Each loop does what NumPy has no single
+primitive for and would otherwise cost a sort or several passes:
+
+* :func:`group_of_rows` + :func:`scatter`: a counting partition of unsorted
+  rows by class and score bucket (a sample sort's "split" without sorting
+  the block, and without a separate pass per class);
+* :func:`merged_pair_counts`: the pair counts of two sorted arrays by one
+  merge, instead of two binary searches per positive;
+* :func:`aggregate_codes`: an open-addressing hash aggregation of
+  (score, class) keys, with their row counts.
+
+Every function is ``nogil`` so that the threaded scheduler runs them on all
+cores, and results are exact integers where the NumPy path's are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: nogil: the threaded scheduler runs the loops on all cores at once
+_compile = njit(nogil=True, cache=True, boundscheck=False)
+
+
+#: up to this many splitters a row's bucket is a count of the splitters below
+#: it, made one splitter at a time over a cache-sized run of rows (compiled to
+#: vector compares); above, a branch-free binary search per row
+_COUNTED_SPLITTERS = 32
+_RUN = 4096
+#: up to this many, a count per row; above, a binary search
+_LINEAR_SPLITTERS = 128
+
+
+@_compile
+def group_of_rows(scores, codes, n_codes, splitters, spread, groups):  # pragma: no cover
+    """Write every row's group ``bucket * n_codes + code`` into ``groups``; count each group.
+
+    ``codes`` are 0 or 1 (``n_codes`` 1 or 2).  A row goes to ascending
+    bucket ``j`` = the number of splitters below its score (a score equal to
+    a splitter goes below it, as ``searchsorted(..., "right")`` cuts a sorted
+    array).  ``spread[j]`` > 1 marks the first of ``spread[j]`` equal
+    splitters (a heavy tie): rows of exactly that score are dealt in turn to
+    the ``spread[j] + 1`` buckets from ``j`` on, so that the tie does not
+    fill one bucket.
+    """
+    n_splitters = len(splitters)
+    if n_splitters <= _COUNTED_SPLITTERS:
+        counts = _counted_groups(scores, codes, n_codes, splitters, groups)
+    else:
+        _searched_groups(scores, codes, n_codes, splitters, groups)
+        counts = np.zeros(0, np.int64)
+    if n_splitters and spread.max() > 1:
+        _deal_heavy_ties(scores, n_codes, splitters, spread, groups)
+        counts = np.zeros(0, np.int64)
+    if len(counts) == 0:
+        counts = _histogram(groups, (n_splitters + 1) * n_codes)
+    return counts
+
+
+@_compile
+def _counted_groups(scores, codes, n_codes, splitters, groups):  # pragma: no cover
+    """Buckets as counts of the splitters below, one splitter at a time over runs of rows.
+
+    The comparisons also give, per splitter, the rows of each code above it,
+    and so the rows of every group without a histogram.
+    """
+    n = len(scores)
+    n_splitters = len(splitters)
+    above = np.zeros((n_splitters + 1, 2), np.int64)  # rows of code c above splitter j
+    for start in range(0, n, _RUN):
+        run = groups[start : start + _RUN]
+        values = scores[start : start + _RUN]
+        run_codes = codes[start : start + _RUN]
+        for i in range(len(run)):
+            run[i] = 0
+        for j in range(n_splitters):
+            splitter = splitters[j]
+            total = 0
+            coded = 0
+            for i in range(len(run)):
+                up = splitter < values[i]
+                run[i] += up
+                total += up
+                coded += up & run_codes[i]
+            above[j, 0] += total - coded
+            above[j, 1] += coded
+        for i in range(len(run)):
+            run[i] = run[i] * n_codes + run_codes[i]
+    coded_rows = 0
+    for i in range(n):
+        coded_rows += codes[i]
+    counts = np.zeros((n_splitters + 1) * n_codes, np.int64)
+    previous = (n - coded_rows, coded_rows)
+    for j in range(n_splitters + 1):
+        counts[j * n_codes] += previous[0] - above[j, 0]
+        counts[j * n_codes + n_codes - 1] += previous[1] - above[j, 1]
+        previous = (above[j, 0], above[j, 1])
+    return counts
+
+
+@_compile
+def _searched_groups(scores, codes, n_codes, splitters, groups):  # pragma: no cover
+    n_splitters = len(splitters)
+    linear = n_splitters <= _LINEAR_SPLITTERS
+    for k in range(len(scores)):
+        value = scores[k]
+        bucket = 0
+        if linear:
+            for j in range(n_splitters):
+                bucket += splitters[j] < value
+        else:
+            size = n_splitters
+            while size > 0:  # branch-free lower bound
+                half = size >> 1
+                below = splitters[bucket + half] < value
+                bucket += (half + 1) * below
+                size = half + (size - 2 * half - 1) * below
+        groups[k] = bucket * n_codes + codes[k]
+
+
+@_compile
+def _deal_heavy_ties(scores, n_codes, splitters, spread, groups):  # pragma: no cover
+    n_splitters = len(splitters)
+    dealt = np.zeros(n_splitters + 1, np.int64)
+    for k in range(len(scores)):
+        bucket = np.int64(groups[k]) // n_codes
+        if bucket < n_splitters and spread[bucket] > 1 and splitters[bucket] == scores[k]:
+            turn = dealt[bucket]
+            dealt[bucket] = turn + 1
+            groups[k] += (turn % (spread[bucket] + 1)) * n_codes
+
+
+@_compile
+def _histogram(groups, n_groups):  # pragma: no cover
+    # 4 interleaved histograms: consecutive rows of one group do not wait on
+    # each other's increment
+    counts = np.zeros(4 * n_groups, np.int64)
+    for k in range(len(groups)):
+        counts[(k & 3) * n_groups + groups[k]] += 1
+    return counts.reshape(4, n_groups).sum(axis=0)
+
+
+@_compile
+def scatter(values, groups, starts, out):  # pragma: no cover - compiled
+    """``values`` ordered by group into ``out`` (input order within a group).
+
+    Group ``g`` starts at ``starts[g]``.
+
+    ``out`` is allocated by NumPy, whose large arrays ask the kernel for huge
+    pages: their first touch costs a third of numba's own allocation's.
+    """
+    cursor = starts[:-1].astype(np.uint64)
+    for k in range(len(values)):
+        g = np.uint64(groups[k])
+        at = cursor[g]
+        out[at] = values[k]
+        cursor[g] = at + np.uint64(1)
+
+
+@_compile
+def merged_pair_counts(pos, neg):  # pragma: no cover - compiled
+    """(pairs pos > neg, pairs pos == neg) of two ascending arrays, by one merge.
+
+    The caller makes sure ``len(pos) * len(neg)`` fits in int64.
+    """
+    n_neg = len(neg)
+    below = 0  # negatives strictly below the current positive
+    through = 0  # negatives at or below it
+    strict = 0
+    tied = 0
+    for k in range(len(pos)):
+        value = pos[k]
+        while below < n_neg and neg[below] < value:
+            below += 1
+        if through < below:
+            through = below
+        while through < n_neg and neg[through] <= value:
+            through += 1
+        strict += below
+        tied += through - below
+    return strict, tied
+
+
+_GOLDEN_64 = 0x9E3779B97F4A7C15
+
+
+@_compile
+def _insert_rows(bits, codes, start, negative_zero, table_bits, table_counts, shift, used):
+    """Count rows from ``start`` into the table until it is half full; returns (row, used).
+
+    A slot holds one score and a row count per code (``table_counts[2 * slot + code]``).
+    """
+    capacity = len(table_bits)
+    mask = capacity - 1
+    for k in range(start, len(bits)):
+        if 2 * used >= capacity:
+            return k, used
+        pattern = np.uint64(bits[k])
+        if pattern == negative_zero:  # -0.0 is the key 0.0
+            pattern = np.uint64(0)
+        slot = np.int64((pattern * np.uint64(_GOLDEN_64)) >> shift)
+        while True:
+            if table_counts[2 * slot] + table_counts[2 * slot + 1] == 0:
+                table_bits[slot] = pattern
+                used += 1
+                break
+            if table_bits[slot] == pattern:
+                break
+            slot = (slot + 1) & mask
+        table_counts[2 * slot + codes[k]] += 1
+    return len(bits), used
+
+
+@_compile
+def _rehashed(table_bits, table_counts, shift):  # pragma: no cover - compiled
+    """The table's keys in one twice its size (``shift`` one less)."""
+    capacity = 2 * len(table_bits)
+    mask = capacity - 1
+    new_bits = np.zeros(capacity, np.uint64)
+    new_counts = np.zeros(2 * capacity, np.int64)
+    for s in range(len(table_bits)):
+        if table_counts[2 * s] + table_counts[2 * s + 1] == 0:
+            continue
+        pattern = table_bits[s]
+        slot = np.int64((pattern * np.uint64(_GOLDEN_64)) >> shift)
+        while new_counts[2 * slot] + new_counts[2 * slot + 1] != 0:
+            slot = (slot + 1) & mask
+        new_bits[slot] = pattern
+        new_counts[2 * slot] = table_counts[2 * s]
+        new_counts[2 * slot + 1] = table_counts[2 * s + 1]
+    return new_bits, new_counts
+
+
+def aggregate_codes(bits, codes, negative_zero, limit):
+    """The distinct scores of the rows and each one's row count per code (0 or 1).
+
+    ``bits`` are the scores' bit patterns (an unsigned view of the same
+    width); ``negative_zero`` is the pattern of ``-0.0``, counted as ``0.0``,
+    which it equals (0 for integer scores).  Without NaN, equal scores are
+    then equal patterns.  Open addressing with linear probing (Fibonacci
+    hashing) in a table doubled whenever it is half full.
+
+    Returns ``(patterns, counts)`` with ``counts[i, code]``, or None as soon
+    as there are more than ``limit`` distinct scores (the rows are not
+    few-valued after all: the caller sorts them instead).
+    """
+    log_capacity = 12
+    table_bits = np.zeros(1 << log_capacity, np.uint64)
+    table_counts = np.zeros(2 << log_capacity, np.int64)
+    row, used = 0, 0
+    while True:
+        shift = np.uint64(64 - log_capacity)
+        row, used = _insert_rows(
+            bits, codes, row, negative_zero, table_bits, table_counts, shift, used
+        )
+        if used > limit:
+            return None
+        if row == len(bits):
+            break
+        log_capacity += 1
+        table_bits, table_counts = _rehashed(table_bits, table_counts, np.uint64(64 - log_capacity))
+    counts = table_counts.reshape(-1, 2)
+    filled = np.flatnonzero(counts.sum(axis=1))
+    return table_bits[filled], counts[filled]

@@ -1,0 +1,108 @@
+"""The optional compiled kernels, behind one door: each returns ``None`` when it cannot run.
+
+``pip install dask-auc[numba]`` installs numba; the loops live in
+:mod:`dask_auc._kernels._numba` and are compiled on first use in each
+process (cached on disk).  Without numba, or with the ``dask-auc.numba``
+setting False (the engine passes it to every task as ``compiled=False``),
+every caller takes its NumPy path, which gives the same numbers:
+the compiled path changes the time, never a result.
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+
+import numpy as np
+
+#: score dtypes the compiled loops are built for (others take the NumPy path)
+_SCORE_KINDS = frozenset("fiu")
+_UNSIGNED = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}
+
+
+@functools.cache
+def loops() -> ModuleType | None:
+    """The compiled loops, or None when numba cannot be imported here."""
+    try:
+        from . import _numba
+    except ImportError:
+        return None
+    return _numba
+
+
+def supports(dtype: np.dtype) -> bool:
+    """Whether the compiled loops take scores of this dtype (and numba is installed)."""
+    return dtype.kind in _SCORE_KINDS and dtype.itemsize in _UNSIGNED and loops() is not None
+
+
+def _usable(compiled: bool, *arrays: np.ndarray) -> ModuleType | None:
+    if not compiled or not all(supports(a.dtype) for a in arrays):
+        return None
+    return loops()
+
+
+def grouped_rows(
+    scores: np.ndarray, codes: np.ndarray, n_codes: int, splitters: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Unsorted rows grouped by (ascending score bucket, code), in two passes, or None.
+
+    ``codes`` (uint8, 0 or 1; ``n_codes`` 1 or 2) give each row's part.  Returns
+    ``(rows, starts)``: the scores ordered by group ``bucket * n_codes +
+    code`` (input order within one), group ``g`` being
+    ``rows[starts[g]:starts[g + 1]]``.  A score equal to a splitter goes to
+    the bucket below it; a splitter value repeated ``m`` times deals its rows
+    over ``m + 1`` buckets.
+    """
+    kernel = loops()
+    if kernel is None or scores.dtype != splitters.dtype or not 1 <= n_codes <= 2:
+        return None
+    spread = np.zeros(len(splitters), np.int64)
+    if len(splitters):
+        _, first, repeats = np.unique(splitters, return_index=True, return_counts=True)
+        spread[first] = repeats
+    n_groups = (len(splitters) + 1) * n_codes
+    group_dtype = np.uint8 if n_groups <= 1 << 8 else np.uint16 if n_groups <= 1 << 16 else np.int64
+    groups = np.empty(len(scores), group_dtype)
+    counts = kernel.group_of_rows(scores, codes, n_codes, splitters, spread, groups)
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    rows = np.empty_like(scores)
+    kernel.scatter(scores, groups, starts, rows)
+    return rows, starts
+
+
+def pair_counts(
+    pos: np.ndarray, neg: np.ndarray, *, compiled: bool = True
+) -> tuple[int, int] | None:
+    """(pairs pos > neg, pairs pos == neg) of two ascending arrays by one merge, or None."""
+    kernel = _usable(compiled, pos, neg)
+    if kernel is None or pos.dtype != neg.dtype or len(pos) * len(neg) >= 2**63:
+        return None
+    strict, tied = kernel.merged_pair_counts(pos, neg)
+    return int(strict), int(tied)
+
+
+def aggregate(
+    scores: np.ndarray, positive: np.ndarray | None, limit: int, *, compiled: bool = True
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct scores and their row counts per class, by hashing, or None.
+
+    Returns ``(values, counts)`` with ``counts[i]`` = (rows of ``values[i]``
+    not positive, positive); ``positive`` None: every row is of the first.
+    None also when the rows hold more than ``limit`` distinct scores.  Values
+    come in no particular order; ``-0.0`` and ``0.0`` are one value.
+    """
+    kernel = _usable(compiled, scores)
+    if kernel is None:
+        return None
+    bits = scores.view(_UNSIGNED[scores.dtype.itemsize])
+    negative_zero = (
+        int(np.array(-0.0, scores.dtype).view(bits.dtype)) if scores.dtype.kind == "f" else 0
+    )
+    codes = np.zeros(len(scores), np.uint8) if positive is None else positive.view(np.uint8)
+    found = kernel.aggregate_codes(bits, codes, np.uint64(negative_zero), limit)
+    if found is None:
+        return None
+    patterns, counts = found
+    return patterns.astype(bits.dtype).view(scores.dtype), counts

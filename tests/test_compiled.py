@@ -1,0 +1,186 @@
+"""The optional numba kernels against independent NumPy references (``dask-auc[numba]``).
+
+Each compiled loop must return exactly what a plain NumPy formulation
+returns, on random and adversarial inputs: ties on splitters (heavy ties
+dealt over buckets), every supported dtype, empty inputs, ``-0.0``, integers
+at the ends of their range, hash tables that grow.  The pipeline-level
+check (every registered metric, compiled vs NumPy) is
+``test_invariance.py::test_compiled_kernels_give_the_numpy_result``.
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import roc_auc_score as sklearn_auc
+
+pytest.importorskip("numba")
+
+import dask_auc  # noqa: E402
+from dask_auc._kernels import compiled, sort  # noqa: E402
+
+DTYPES = [np.float64, np.float32, np.int64, np.int32, np.uint64, np.uint8, np.int16]
+
+
+@st.composite
+def scored_rows(draw, max_rows: int = 400):
+    """Scores of one dtype drawn from a few values or many, with 0/1 codes."""
+    dtype = np.dtype(draw(st.sampled_from(DTYPES)))
+    n = draw(st.integers(0, max_rows))
+    distinct = draw(st.sampled_from([1, 3, 20, 10_000]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if dtype.kind == "f":
+        pool = rng.standard_normal(distinct).astype(dtype)
+        pool[: min(2, distinct)] = [-0.0, 0.0][: min(2, distinct)]
+    else:
+        info = np.iinfo(dtype)
+        pool = rng.integers(info.min, info.max, distinct, dtype=dtype, endpoint=True)
+        pool[0] = info.max
+    scores = pool[rng.integers(0, distinct, n)]
+    codes = (rng.random(n) < draw(st.sampled_from([0.0, 0.3, 1.0]))).astype(np.uint8)
+    return scores, codes, rng
+
+
+def _reference_groups(scores, codes, n_codes, splitters) -> np.ndarray:
+    """Each row's group as the compiled split defines it, row by row in Python."""
+    values, first, repeats = np.unique(splitters, return_index=True, return_counts=True)
+    spread = dict(zip(first.tolist(), repeats.tolist(), strict=True))
+    dealt: dict[int, int] = {}
+    groups = []
+    for score, code in zip(scores.tolist(), codes.tolist(), strict=True):
+        bucket = int(np.searchsorted(splitters, score, "left"))
+        m = spread.get(bucket, 1)
+        if m > 1 and splitters[bucket] == score:
+            turn = dealt.get(bucket, 0)
+            dealt[bucket] = turn + 1
+            bucket += turn % (m + 1)
+        groups.append(bucket * n_codes + code)
+    return np.array(groups, dtype=np.int64)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=scored_rows(), n_splitters=st.sampled_from([0, 1, 3, 7, 40, 200]), two=st.booleans())
+def test_grouped_rows_equal_a_row_by_row_reference(rows, n_splitters, two) -> None:
+    """Counting (<= 32 splitters), counted-per-row (<= 128) and searched splits alike."""
+    scores, codes, rng = rows
+    n_codes = 2 if two else 1
+    codes = codes if two else np.zeros_like(codes)
+    source = scores if len(scores) else np.zeros(1, scores.dtype)
+    splitters = np.sort(source[rng.integers(0, len(source), n_splitters)])
+    rows_by_group, starts = compiled.grouped_rows(scores, codes, n_codes, splitters)
+    groups = _reference_groups(scores, codes, n_codes, splitters)
+    order = np.argsort(groups, kind="stable")
+    np.testing.assert_array_equal(rows_by_group, scores[order])
+    counts = np.bincount(groups, minlength=(n_splitters + 1) * n_codes)
+    np.testing.assert_array_equal(np.diff(starts), counts)
+
+
+def test_a_heavy_tie_is_dealt_evenly_over_its_buckets() -> None:
+    scores = np.array([0.5] * 90 + [0.1, 0.9])
+    splitters = np.array([0.5, 0.5])  # the tie repeats: it may fill three buckets
+    _, starts = compiled.grouped_rows(scores, np.zeros(92, np.uint8), 1, splitters)
+    assert np.diff(starts).tolist() == [31, 30, 31]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=scored_rows(), other=scored_rows())
+def test_merged_pair_counts_equal_binary_searches(rows, other) -> None:
+    pos, _, _ = rows
+    neg = other[0].astype(pos.dtype) if len(other[0]) else pos[:0]
+    if pos.dtype.kind == "u" and other[0].dtype.kind in "if":
+        neg = np.abs(other[0]).astype(pos.dtype)
+    pos, neg = np.sort(pos), np.sort(neg)
+    below = np.searchsorted(neg, pos, "left")
+    through = np.searchsorted(neg, pos, "right")
+    expected = (int(below.sum()), int((through - below).sum()))
+    assert compiled.pair_counts(pos, neg) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=scored_rows(max_rows=3000), labelled=st.booleans())
+def test_hash_aggregation_equals_unique_counts(rows, labelled) -> None:
+    """Distinct scores and their counts per class; -0.0 joins 0.0; tables that grow."""
+    scores, codes, _ = rows
+    positive = codes.astype(bool) if labelled else None
+    values, counts = compiled.aggregate(scores, positive, len(scores) + 1)
+    order = np.argsort(values, kind="stable")
+    values, counts = values[order], counts[order]
+    expected_values = np.unique(scores)  # np.unique joins -0.0 and 0.0 too
+    np.testing.assert_array_equal(values, expected_values)
+    for code in (0, 1):
+        rows_of_code = scores[(codes == code) if labelled else np.full(len(scores), code == 0)]
+        expected = np.array([np.count_nonzero(rows_of_code == v) for v in expected_values])
+        np.testing.assert_array_equal(counts[:, code], expected.reshape(-1))
+
+
+def test_hash_aggregation_gives_up_past_its_limit() -> None:
+    scores = np.arange(10_000, dtype=np.float64)
+    assert compiled.aggregate(scores, None, 2_000) is None
+    assert compiled.aggregate(scores, None, 10_000) is not None
+
+
+def test_the_setting_off_keeps_every_kernel_in_numpy() -> None:
+    scores = np.linspace(0, 1, 1 << 17)
+    label = (np.arange(1 << 17) % 3 == 0).astype(np.int8)
+    on = sort.prepare_block(label, scores, compiled=True)
+    off = sort.prepare_block(label, scores, compiled=False)
+    assert on.unsplit is not None and not on.by_label
+    assert off.unsplit is None and set(off.by_label) == {0, 1}
+    assert compiled.pair_counts(scores, scores, compiled=False) is None
+
+
+def test_a_worker_without_numba_sorts_an_unsplit_block(monkeypatch) -> None:
+    """Prepared where numba runs, split where it does not: the NumPy split, same buckets."""
+    rng = np.random.default_rng(5)
+    scores = rng.random(1 << 17)
+    label = (rng.random(1 << 17) < 0.3).astype(np.int8)
+    block = sort.prepare_block(label, scores, compiled=True)
+    plan = sort.plan_sort([sort.block_meta(block, 64)], 4)
+    plan = type(plan)(plan.classes, plan.splitters, plan.weight_exponent, plan.group_keys, True)
+    with_numba = [sort.assemble_bucket(piece) for piece in sort.split_block(block, plan)]
+    monkeypatch.setattr(compiled, "loops", lambda: None)
+    without = [sort.assemble_bucket(piece) for piece in sort.split_block(block, plan)]
+    for a, b in zip(with_numba, without, strict=True):
+        for part_a, part_b in zip(a.groups, b.groups, strict=True):
+            np.testing.assert_array_equal(part_a.scores, part_b.scores)
+        assert sort.summarize_bucket(a) == sort.summarize_bucket(b)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "tied", "heavy tie"])
+def test_large_blocks_take_the_compiled_path_and_equal_sklearn(kind: str) -> None:
+    """Blocks of 2**17 rows (above the row threshold): the compiled path, sklearn's AUC."""
+    rng = np.random.default_rng(17)
+    n = 1 << 19
+    label = (rng.random(n) < 0.3).astype(np.int8)
+    score = rng.standard_normal(n) + label
+    if kind == "tied":
+        score = np.round(score, 2)
+    elif kind == "heavy tie":
+        score[rng.random(n) < 0.6] = 0.0  # one value, splitters repeat it
+    y, s = da.from_array(label, chunks=n // 4), da.from_array(score, chunks=n // 4)
+    results = {}
+    for flag in (True, False):
+        with dask.config.set({"dask-auc.numba": flag, "dask-auc.buckets": 6}):
+            results[flag] = dask_auc.roc_auc_score(y, s)
+    assert results[True] == results[False]
+    assert results[True] == pytest.approx(sklearn_auc(label, score), abs=1e-15)
+
+
+def test_compiled_path_on_a_process_cluster(client) -> None:
+    """Workers compile and run the loops; P2P moves the unsorted pieces; the answer is exact."""
+    rng = np.random.default_rng(3)
+    n = 1 << 19
+    label = (rng.random(n) < 0.4).astype(np.int8)
+    score = rng.random(n)
+    y, s = da.from_array(label, chunks=n // 4), da.from_array(score, chunks=n // 4)
+    expected = sklearn_auc(label, score)
+    for exchange in ("p2p", "tasks"):
+        settings = {"dask-auc.exchange": exchange, "dask-auc.buckets": 5}
+        with dask.config.set(settings):
+            assert dask_auc.roc_auc_score(y, s) == pytest.approx(expected, abs=1e-15)
+            fpr, tpr, _ = dask_auc.roc_curve(y, s)
+        assert len(fpr) == len(tpr) > 2
