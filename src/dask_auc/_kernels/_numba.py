@@ -188,6 +188,11 @@ _GOLDEN_64 = 0x9E3779B97F4A7C15
 
 
 @_compile
+def _occupied(table_counts, slot):  # pragma: no cover - compiled
+    return table_counts[2 * slot] + table_counts[2 * slot + 1] != 0
+
+
+@_compile
 def _insert_rows(bits, codes, start, negative_zero, table_bits, table_counts, shift, used):
     """Count rows from ``start`` into the table until it is half full; returns (row, used).
 
@@ -203,11 +208,14 @@ def _insert_rows(bits, codes, start, negative_zero, table_bits, table_counts, sh
             pattern = np.uint64(0)
         slot = np.int64((pattern * np.uint64(_GOLDEN_64)) >> shift)
         while True:
-            if table_counts[2 * slot] + table_counts[2 * slot + 1] == 0:
+            found = table_bits[slot]
+            # an empty slot holds pattern 0: a nonzero match is a hit without
+            # reading the counts (the common case, one load)
+            if found == pattern and (pattern != 0 or _occupied(table_counts, slot)):
+                break
+            if found == 0 and not _occupied(table_counts, slot):
                 table_bits[slot] = pattern
                 used += 1
-                break
-            if table_bits[slot] == pattern:
                 break
             slot = (slot + 1) & mask
         table_counts[2 * slot + codes[k]] += 1
