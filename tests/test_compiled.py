@@ -184,3 +184,31 @@ def test_compiled_path_on_a_process_cluster(client) -> None:
             assert dask_auc.roc_auc_score(y, s) == pytest.approx(expected, abs=1e-15)
             fpr, tpr, _ = dask_auc.roc_curve(y, s)
         assert len(fpr) == len(tpr) > 2
+
+
+@pytest.mark.parametrize("compiled_flag", [True, False])
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (np.nan, r"^Input contains NaN\.$"),
+        (np.inf, r"^Input contains infinity or a value too large for dtype\('float64'\)\.$"),
+    ],
+)
+def test_a_non_finite_score_in_an_aggregated_block_raises_sklearns_error(
+    compiled_flag: bool, bad: float, message: str
+) -> None:
+    """Tied blocks check finiteness on their distinct scores: the same error as on rows."""
+    rng = np.random.default_rng(11)
+    n = 1 << 17
+    scores = np.round(rng.random(n), 2)
+    scores[n // 3] = bad
+    label = (rng.random(n) < 0.5).astype(np.int8)
+    assert sort.few_distinct(scores)
+    with pytest.raises(ValueError, match=message):
+        sort.prepare_block(label, scores, compiled=compiled_flag)
+    y, s = da.from_array(label, chunks=n // 2), da.from_array(scores, chunks=n // 2)
+    with (
+        dask.config.set({"dask-auc.numba": compiled_flag}),
+        pytest.raises(ValueError, match=message),
+    ):
+        dask_auc.roc_auc_score(y, s)

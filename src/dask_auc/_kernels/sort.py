@@ -47,6 +47,7 @@ from .validation import (
     as_score_array,
     as_weight_array,
     check_aligned,
+    check_finite_scores,
     label_classes,
     to_numpy,
     union_of_classes,
@@ -269,7 +270,11 @@ def prepare_block(
     if not lengths.aligned:
         return PreparedBlock(lengths, (), {})
     classes = label_classes(label)
-    score = as_score_array(score)
+    # unweighted, the scores' finiteness is checked after the aggregation of a
+    # tied block, on its few distinct scores (every row's value is one of
+    # them); weights are checked after the scores, as scikit-learn does
+    deferred = weight is None
+    score = as_score_array(score, check_finite=not deferred)
     weights = None if weight is None else as_weight_array(weight)
     if weights is not None and not weights.all():
         keep = weights != 0
@@ -277,7 +282,11 @@ def prepare_block(
     if classes and few_distinct(score):
         positive = label == classes[-1] if len(classes) > 1 else None
         parts = aggregated_rows(score, weights, positive, compiled=compiled)
+        if deferred:
+            check_finite_scores(np.concatenate([part.scores for part in parts]))
         return PreparedBlock(lengths, classes, dict(zip(classes, parts, strict=True)))
+    if deferred:
+        check_finite_scores(score)
     if (
         compiled
         and weights is None

@@ -213,8 +213,13 @@ def check_declared_score_dtype(values: Any) -> None:
         check_score_dtype(np.dtype("U1"))
 
 
-def as_score_array(values: Any) -> np.ndarray:
-    """Scores as a finite numeric ndarray, raising sklearn's errors otherwise."""
+def as_score_array(values: Any, *, check_finite: bool = True) -> np.ndarray:
+    """Scores as a finite numeric ndarray, raising sklearn's errors otherwise.
+
+    ``check_finite=False`` leaves NaN and infinities to the caller, which
+    checks them with :func:`check_finite_scores` (on an aggregated block's
+    distinct scores, say: every value of the rows is among them).
+    """
     scores = to_numpy(values)
     check_score_dtype(scores.dtype)
     if scores.dtype.kind == "b":
@@ -229,9 +234,15 @@ def as_score_array(values: Any) -> np.ndarray:
             ) from None
     elif scores.dtype == np.float16:
         scores = scores.astype(np.float32)
+    if check_finite:
+        check_finite_scores(scores)
+    return scores
+
+
+def check_finite_scores(scores: np.ndarray) -> None:
+    """sklearn's error for NaN or infinite scores (a no-op for integers)."""
     if scores.dtype.kind == "f":
         _check_finite(scores, "")
-    return scores
 
 
 def _check_finite(values: np.ndarray, name: str) -> None:
