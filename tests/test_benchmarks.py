@@ -155,6 +155,26 @@ def test_tie_aggregation_script_prints_both_kernels():
     assert "(aggregated)" in done.stdout  # 1e5 tied rows: the probe aggregates them
 
 
+def test_numba_cost_script_prints_three_runs():
+    pytest.importorskip("numba")
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "numba_cost.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    _, rows = _table(done.stdout)
+    assert [row["run"] for row in rows] == [
+        "numba off",
+        "numba, empty cache",
+        "numba, cache filled",
+    ]
+    for row in rows:
+        assert float(row["RSS after MiB"]) > 0
+        assert len(row["continuous: 1st, 2nd call s"].split(" / ")) == 2
+
+
 def test_issue_14_references_print_beside_dask_auc():
     """The sort floor (sorting only, no answer) and DuckDB's ratio columns, in the same run."""
     methods = ["numpy-sort-2threads", "dask-auc-threads"]
