@@ -169,8 +169,9 @@ def test_tie_group_larger_than_a_workers_memory_gives_the_exact_auc(memory_limit
     frame = dd.from_map(clipped_block, range(BLOCKS), rows=rows_per_block, meta=meta)
     started = time.perf_counter()
     # numba (LLVM) takes 100-160 MiB of a worker process once loaded
-    # (benchmarks/numba_cost.py): with it, a 400 MiB worker passes distributed's pause threshold before
-    # holding any data.  The README says to switch it off on workers this small.
+    # (benchmarks/numba_cost.py): with it, a 400 MiB worker passes
+    # distributed's pause threshold before holding any data.  The README says
+    # to switch it off on workers this small.
     with dask.config.set({"dask-auc.numba": False}):
         got = dask_auc.roc_auc_score(frame["label"], frame["score"])
     seconds = time.perf_counter() - started
