@@ -20,6 +20,17 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 SCRIPT = BENCHMARKS / "bench_auc.py"
 
 
+def _run(script: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
+    """Run a benchmark script as a person would; its output, or an error if it fails."""
+    return subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=timeout,
+    )
+
+
 @pytest.fixture(scope="module")
 def bench_methods():
     sys.path.insert(0, str(BENCHMARKS))
@@ -43,23 +54,17 @@ def test_script_prints_one_table_with_same_answers(tmp_path):
     methods = ["sklearn", "numpy-floor", "dask-auc-threads"]
     methods += [m for m in ("polars", "duckdb") if importlib.util.find_spec(m) is not None]
     output = tmp_path / "report.md"
-    completed = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--rows",
-            "20000",
-            "--repeats",
-            "1",
-            "--methods",
-            ",".join(methods),
-            "--output",
-            str(output),
-        ],
-        capture_output=True,
-        text=True,
+    completed = _run(
+        SCRIPT,
+        "--rows",
+        "20000",
+        "--repeats",
+        "1",
+        "--methods",
+        ",".join(methods),
+        "--output",
+        str(output),
         timeout=120,
-        check=True,
     )
     header, rows = _table(completed.stdout)
     assert header[:4] == ["method", "rows", "score kind", "seconds (median)"]
@@ -74,25 +79,19 @@ def test_script_prints_one_table_with_same_answers(tmp_path):
 
 
 def test_sklearn_is_skipped_above_its_limit_with_a_note():
-    completed = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--rows",
-            "3000",
-            "--repeats",
-            "1",
-            "--kinds",
-            "tied",
-            "--methods",
-            "sklearn,numpy-floor",
-            "--sklearn-max-rows",
-            "1000",
-        ],
-        capture_output=True,
-        text=True,
+    completed = _run(
+        SCRIPT,
+        "--rows",
+        "3000",
+        "--repeats",
+        "1",
+        "--kinds",
+        "tied",
+        "--methods",
+        "sklearn,numpy-floor",
+        "--sklearn-max-rows",
+        "1000",
         timeout=60,
-        check=True,
     )
     _, rows = _table(completed.stdout)
     assert [r["method"] for r in rows] == ["numpy-floor"]
@@ -137,13 +136,7 @@ def test_curve_digest_is_the_area_under_the_curve(bench_methods, heavy_ties):
 
 
 def test_tie_aggregation_script_prints_both_kernels():
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "tie_aggregation.py"), "--rows", "1e5", "--repeats", "1"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
+    done = _run(BENCHMARKS / "tie_aggregation.py", "--rows", "1e5", "--repeats", "1", timeout=120)
     _, rows = _table(done.stdout)
     assert [row["kernel"] for row in rows] == [
         "prepare_block",
@@ -157,13 +150,7 @@ def test_tie_aggregation_script_prints_both_kernels():
 
 def test_numba_cost_script_prints_three_runs():
     pytest.importorskip("numba")
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "numba_cost.py")],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    )
+    done = _run(BENCHMARKS / "numba_cost.py", timeout=300)
     _, rows = _table(done.stdout)
     assert [row["run"] for row in rows] == [
         "numba off",
@@ -179,23 +166,17 @@ def test_issue_14_references_print_beside_dask_auc():
     """The sort floor (sorting only, no answer) and DuckDB's ratio columns, in the same run."""
     methods = ["numpy-sort-2threads", "dask-auc-threads"]
     methods += ["duckdb"] if importlib.util.find_spec("duckdb") is not None else []
-    completed = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--rows",
-            "20000",
-            "--repeats",
-            "1",
-            "--kinds",
-            "tied",
-            "--methods",
-            ",".join(methods),
-        ],
-        capture_output=True,
-        text=True,
+    completed = _run(
+        SCRIPT,
+        "--rows",
+        "20000",
+        "--repeats",
+        "1",
+        "--kinds",
+        "tied",
+        "--methods",
+        ",".join(methods),
         timeout=120,
-        check=True,
     )
     header, rows = _table(completed.stdout)
     assert {"x sort-2threads", "x duckdb"} <= set(header)

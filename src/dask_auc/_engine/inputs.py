@@ -103,10 +103,10 @@ def prepared_blocks(
         check_declared_score_dtype(inputs[1])
     values_per_row = (score_column_count(y_score) or 1) if score_matrix else 1
     row_bytes = 8 * (values_per_row + len(inputs) - 2)
-    bound = partial(prepare, names=names)
+    options: dict[str, Any] = {"names": names}
     if "compiled" in inspect.signature(prepare).parameters:
-        bound = partial(prepare, names=names, compiled=compiled_kernels())
-    return _aligned_blocks(inputs, names, bound, chunk_rows, row_bytes)
+        options["compiled"] = compiled_kernels()
+    return _aligned_blocks(inputs, names, partial(prepare, **options), chunk_rows, row_bytes)
 
 
 def _one_dimensional(x: Any, name: str) -> Any:

@@ -55,7 +55,7 @@ def grouped_rows(
     the bucket below it; a splitter value repeated ``m`` times deals its rows
     over ``m + 1`` buckets.
     """
-    kernel = loops()
+    kernel = _usable(True, scores)
     if kernel is None or scores.dtype != splitters.dtype or not 1 <= n_codes <= 2:
         return None
     spread = np.zeros(len(splitters), np.int64)
