@@ -99,6 +99,12 @@ class Metric:
         Absolute tolerance added to ``RTOL`` in the comparisons that are not bit for
         bit, for a field whose exact value can be 0 while float sums leave a few
         ulps (see the entry that sets it).
+    variants : tuple of dict
+        Options of ``run`` that give another result (or another graph of the same
+        result: ``split_every``), each overriding the entry's own: every pair of
+        requests of one input that differ there must not share a task
+        (``test_task_keys.py``).  The ``dask.config`` settings that shape a graph
+        are varied for every entry there.
     """
 
     name: str
@@ -113,6 +119,7 @@ class Metric:
     split_every: bool = False
     dyadic_weights: bool = False
     atol: float = 0.0
+    variants: tuple[dict[str, Any], ...] = ()
 
     @property
     def exact_unweighted(self) -> bool:
@@ -178,12 +185,12 @@ def _grouped_fields(result: Any) -> Fields:
 
 
 def _binary(function: Callable[..., Any], **fixed: Any) -> Callable[..., Any]:
-    """``function(y_true, y_score, sample_weight=..., **fixed, **options)``."""
+    """``function(y_true, y_score, sample_weight=..., **fixed, **options)``; options win."""
 
     def run(inputs: Mapping[str, Any], **options: Any) -> Any:
         weight = inputs.get("sample_weight")
         return function(
-            inputs["y_true"], inputs["y_score"], sample_weight=weight, **fixed, **options
+            inputs["y_true"], inputs["y_score"], sample_weight=weight, **{**fixed, **options}
         )
 
     return run
@@ -343,6 +350,7 @@ _ENTRIES = [
         exact_fields=("value",),
         reference_exact=True,
         split_every=True,
+        variants=({"max_fpr": 0.5}, {"split_every": 2}),
     ),
     Metric(
         name="roc_auc_score-max_fpr",
@@ -353,6 +361,7 @@ _ENTRIES = [
         exact_fields=("value",),
         reference_exact=False,  # scikit-learn interpolates and standardises in floats
         split_every=True,
+        variants=({"max_fpr": 0.7}, {"split_every": 2}),
     ),
     Metric(
         name="roc_curve",
@@ -363,6 +372,7 @@ _ENTRIES = [
         exact_fields=ROC_FIELDS,
         reference_exact=True,
         dyadic_weights=True,
+        variants=({"drop_intermediate": False}, {"max_points": 4}, {"pos_label": 0}),
     ),
     Metric(
         name="roc_curve-all_points",
@@ -372,6 +382,7 @@ _ENTRIES = [
         weighted=True,
         exact_fields=ROC_FIELDS,
         reference_exact=True,
+        variants=({"max_points": 3}, {"pos_label": 0}),
     ),
     Metric(
         name="precision_recall_curve",
@@ -381,6 +392,7 @@ _ENTRIES = [
         weighted=True,
         exact_fields=PR_FIELDS,
         reference_exact=True,
+        variants=({"drop_intermediate": True}, {"max_points": 3}, {"pos_label": 0}),
     ),
     Metric(
         name="precision_recall_curve-drop_intermediate",
@@ -390,6 +402,7 @@ _ENTRIES = [
         weighted=True,
         exact_fields=PR_FIELDS,
         reference_exact=True,
+        variants=({"drop_intermediate": False}, {"pos_label": 0}),
     ),
     Metric(
         name="average_precision_score",
@@ -399,6 +412,7 @@ _ENTRIES = [
         weighted=True,
         exact_fields=(),  # a float sum of the buckets' precision terms
         reference_exact=False,
+        variants=({"pos_label": 0},),
     ),
     Metric(
         name="ks_statistic",
@@ -411,6 +425,7 @@ _ENTRIES = [
         # a weighted statistic that is exactly 0 (every score tied) comes out as 2.2e-16:
         # pinned as a strict xfail in test_invariance.py
         atol=1e-15,
+        variants=({"pos_label": 0},),
     ),
     Metric(
         name="roc_auc_ci",
@@ -421,6 +436,7 @@ _ENTRIES = [
         exact_fields=("auc", "confidence_level"),
         reference_exact=True,
         split_every=True,
+        variants=({"confidence_level": 0.5}, {"split_every": 2}),
     ),
     Metric(
         name="delong_test",
@@ -442,6 +458,7 @@ _ENTRIES = [
         reference_exact=False,  # scikit-learn's per-class trapezoids are floats
         scores="proba",
         split_every=True,
+        variants=({"average": "weighted"}, {"split_every": 2}),
     ),
     Metric(
         name="roc_auc_score-ovo",
@@ -453,6 +470,7 @@ _ENTRIES = [
         reference_exact=False,
         scores="proba",
         split_every=True,
+        variants=({"average": "weighted"}, {"split_every": 2}),
     ),
     Metric(
         name="grouped_roc_auc_score",
@@ -464,6 +482,7 @@ _ENTRIES = [
         reference_exact=False,  # scikit-learn's per-group trapezoids are floats
         scores="grouped",
         layouts=("frame",),
+        variants=({"gauc_weight": "uniform"},),
     ),
 ]
 
@@ -494,6 +513,7 @@ _ENTRIES += [
         weighted=True,
         exact_fields=("value",),
         reference_exact=False,  # two float areas subtracted, then standardised in floats
+        variants=({"fpr_range": (0.2, 0.9)}, {"standardized": False}),
     ),
     Metric(
         name="partial_roc_auc_score-tpr_range",
@@ -503,6 +523,7 @@ _ENTRIES += [
         weighted=True,
         exact_fields=("value",),
         reference_exact=False,
+        variants=({"tpr_range": (0.1, 0.5)}, {"standardized": False}),
     ),
 ]
 
@@ -593,6 +614,7 @@ _ENTRIES += [
         exact_fields=CONFUSION_FIELDS,
         reference_exact=True,
         atol=WEIGHTED_ZERO,
+        variants=({"pos_label": 0}, {"max_points": 3}),
     ),
     Metric(
         name="det_curve",
@@ -603,6 +625,7 @@ _ENTRIES += [
         exact_fields=DET_FIELDS,
         reference_exact=True,
         atol=WEIGHTED_ZERO,
+        variants=({"pos_label": 0}, {"drop_intermediate": True}, {"max_points": 3}),
     ),
     Metric(
         name="det_curve-drop_intermediate",
@@ -613,6 +636,7 @@ _ENTRIES += [
         exact_fields=DET_FIELDS,
         reference_exact=True,
         atol=WEIGHTED_ZERO,
+        variants=({"drop_intermediate": False},),
     ),
     *(
         Metric(
@@ -625,12 +649,13 @@ _ENTRIES += [
             reference_exact=True,
             atol=WEIGHTED_ZERO,
             dyadic_weights=True,  # exact weight sums: see above
+            variants=({parameter: other}, {"pos_label": 0}),
         )
-        for target, parameter, value in [
-            ("fpr", "fpr", MAX_FPR),
-            ("recall", "recall", RECALL_TARGET),
-            ("youden", "criterion", "youden"),
-            ("cost", "cost", COSTS),
+        for target, parameter, value, other in [
+            ("fpr", "fpr", MAX_FPR, 0.6),
+            ("recall", "recall", RECALL_TARGET, 0.9),
+            ("youden", "criterion", "youden", "f1"),
+            ("cost", "cost", COSTS, COSTS[::-1]),
         ]
     ),
     Metric(
@@ -642,6 +667,7 @@ _ENTRIES += [
         exact_fields=("group", *GAINS_COLUMNS),
         reference_exact=True,
         atol=WEIGHTED_ZERO,
+        variants=({"n_bins": 3},),
     ),
 ]
 
@@ -690,8 +716,7 @@ def _multilabel(function: Callable[..., Any], **fixed: Any) -> Callable[..., Any
             _dask_multilabel_truth(inputs),
             inputs["y_score"],
             sample_weight=weight,
-            **fixed,
-            **options,
+            **{**fixed, **options},
         )
 
     return run
@@ -723,6 +748,7 @@ _ENTRIES += [
         exact_fields=(),  # float sums of the buckets' precision terms
         reference_exact=False,
         scores="proba",
+        variants=({"average": "weighted"},),
     ),
     Metric(
         name="roc_auc_score-multilabel",
@@ -734,6 +760,7 @@ _ENTRIES += [
         reference_exact=False,
         scores="proba",
         split_every=True,
+        variants=({"average": "micro"}, {"max_fpr": 0.5}, {"split_every": 2}),
     ),
     Metric(
         name="average_precision_score-multilabel-micro",
@@ -744,6 +771,7 @@ _ENTRIES += [
         exact_fields=(),
         reference_exact=False,
         scores="proba",
+        variants=({"average": "macro"},),
     ),
 ]
 

@@ -31,7 +31,6 @@ from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
-from dask.base import tokenize
 
 from ._engine import (
     LazyScore,
@@ -337,9 +336,13 @@ def lazy_curve(
     draw a thinned curve and report the exact score from one sort.
     """
     sorted_curve = _SortedCurve(y_true, y_score, sample_weight, LabelRule("curve", pos_label))
-    kind = f"curve-points-{tokenize(curve.name, drop_intermediate, max_points)}"
     parts = sorted_curve.graph.per_bucket(
-        kind, bucket_curve, curve, drop_intermediate, max_points, each=sorted_curve.contexts
+        "curve-points",
+        bucket_curve,
+        curve,
+        drop_intermediate,
+        max_points,
+        each=sorted_curve.contexts,
     )
     keys: list[Hashable] = [sorted_curve.contexts]
     if with_score:

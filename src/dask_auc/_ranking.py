@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from dask.base import tokenize
-
 from ._engine import (
     LazyScore,
     SortedGraph,
@@ -268,15 +266,11 @@ def partial_area_key(
 
     A scan of the summaries finds the buckets where the false (or, with
     ``swap``, true) positive rate passes each bound; only those buckets look at
-    their rows again.  The task kinds carry the bounds: two partial AUCs of
-    one input computed together are different tasks.
+    their rows again.
     """
-    token = tokenize(bounds, swap)
-    crossings = graph.task(f"auc-crossing-{token}", locate_crossings, summaries, bounds, swap)
-    cuts = graph.per_bucket(f"auc-cut-{token}", cut_bucket_at, swap, each=crossings)
-    return graph.task(
-        f"auc-partial-{token}", interval_area, summaries, crossings, cuts, bounds, swap
-    )
+    crossings = graph.task("auc-crossing", locate_crossings, summaries, bounds, swap)
+    cuts = graph.per_bucket("auc-cut", cut_bucket_at, swap, each=crossings)
+    return graph.task("auc-partial", interval_area, summaries, crossings, cuts, bounds, swap)
 
 
 def _finalize_auc(summary: PartialROC, plan: SortPlan) -> float:

@@ -15,7 +15,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from dask.base import tokenize
 
 from ._curves import SortedCurve, lazy_curve
 from ._engine import LazyScore
@@ -179,7 +178,7 @@ def det_curve(
         y_true, y_score, sample_weight, DetLabelRule("curve", checked["pos_label"])
     )
     lazy = sorted_curve.each_bucket(
-        f"det-points-{tokenize(drop_intermediate, max_points)}",
+        "det-points",
         bucket_det,
         drop_intermediate,
         max_points,
@@ -309,7 +308,7 @@ def operating_point(
         y_true, y_score, sample_weight, LabelRule("curve", checked["pos_label"])
     )
     lazy = sorted_curve.each_bucket(
-        f"operating-point-{tokenize(target)}",
+        "operating-point",
         bucket_operating_point,
         target,
         finish=partial(_finish_operating_point, target),

@@ -54,18 +54,37 @@ from .sizing import bucket_layout
 
 
 class TaskLayer:
-    """One graph layer of readable, deterministic keys ``(kind-token, index...)``."""
+    """One graph layer of readable, content-addressed keys ``(kind-token, index...)``.
+
+    Every task name is made by :meth:`name`, from the layer's token (its input
+    blocks and the sort's settings) and *everything else* that decides the
+    tasks' results: their function, its arguments (parameters and the keys
+    they read) and the shape of the operation (``split_every``, the
+    exchange).  So two requests that differ in any parameter or ``dask.config``
+    value never share a task name -- not in one ``dask.compute``, not with a
+    future another caller holds on the same cluster -- and equal requests
+    share their tasks, which dask then computes once.  :meth:`add` refuses a
+    name :meth:`name` did not make.
+    """
 
     def __init__(self, token: str, dependencies: Sequence[Any]):
         self.token = token
         self.dependencies = list(dependencies)
         self.dsk: dict[Key, Any] = {}
+        self._names: set[str] = set()
+
+    def name(self, kind: str, *determinants: Any) -> str:
+        """``kind-<token>``: the name of tasks whose results ``determinants`` decide."""
+        name = f"{kind}-{tokenize(self.token, kind, *determinants)}"
+        self._names.add(name)
+        return name
 
     def add(self, key: tuple, func: Callable, *args: Any) -> tuple:
-        """Add a task; ``key`` is ``(kind, index...)``, made unique by the token."""
-        full = (f"{key[0]}-{self.token}",) + tuple(key[1:])
-        self.dsk[full] = (func,) + args
-        return full
+        """Add the task ``func(*args)`` under ``key = (name, index...)``; returns ``key``."""
+        if key[0] not in self._names:
+            raise RuntimeError(f"task name {key[0]!r} was not made by TaskLayer.name")
+        self.dsk[key] = (func,) + args
+        return key
 
     def graph(self) -> HighLevelGraph:
         """The graph so far, as one layer named after the tasks it holds.
@@ -113,17 +132,19 @@ def exchange(
         than ``K`` times (``benchmarks/results/out-of-core-*.md``).
     """
     method = exchange_method(len(sources) * n_out)
+    name = layer.name(kind, method, combine, args, sources, n_out)
     if method == "p2p":
         from .p2p import p2p_exchange
 
-        return p2p_exchange(layer.dsk, kind, layer.token, sources, n_out, holds_rows, combine, args)
+        token = name.removeprefix(f"{kind}-")
+        return p2p_exchange(layer.dsk, kind, token, sources, n_out, holds_rows, combine, args)
     if method == "direct":
         return [
-            layer.add((kind, d), _combine_piece, d, combine, list(args), *sources)
+            layer.add((name, d), _combine_piece, d, combine, list(args), *sources)
             for d in range(n_out)
         ]
     pieces = _piece_tasks(layer, kind, sources, n_out)
-    return [layer.add((kind, d), combine, *args, *row) for d, row in enumerate(pieces)]
+    return [layer.add((name, d), combine, *args, *row) for d, row in enumerate(pieces)]
 
 
 def _combine_piece(d: int, combine: Callable[..., Any], args: list, *sources: Sequence[Any]) -> Any:
@@ -135,17 +156,16 @@ def _piece_tasks(
 ) -> list[list[tuple]]:
     """``pieces[d][i]``: the key of a task taking source ``i``'s piece ``d`` out."""
     per_run = math.isqrt(n_out - 1) + 1  # ceil(sqrt(K))
+    piece_name = layer.name(f"{kind}-piece", sources, n_out)
+    run_name = layer.name(f"{kind}-run", sources, n_out)
     by_source = []
     for i, source in enumerate(sources):
         if per_run >= n_out:
-            row = [
-                layer.add((f"{kind}-piece", i, d), operator.getitem, source, d)
-                for d in range(n_out)
-            ]
+            row = [layer.add((piece_name, i, d), operator.getitem, source, d) for d in range(n_out)]
         else:
             runs = [
                 layer.add(
-                    (f"{kind}-run", i, start),
+                    (run_name, i, start),
                     operator.getitem,
                     source,
                     slice(start, start + per_run),
@@ -153,9 +173,7 @@ def _piece_tasks(
                 for start in range(0, n_out, per_run)
             ]
             row = [
-                layer.add(
-                    (f"{kind}-piece", i, d), operator.getitem, runs[d // per_run], d % per_run
-                )
+                layer.add((piece_name, i, d), operator.getitem, runs[d // per_run], d % per_run)
                 for d in range(n_out)
             ]
         by_source.append(row)
@@ -188,7 +206,7 @@ class _Operations:
 
     def task(self, kind: str, func: Callable, *args: Any) -> tuple:
         """One task ``func(*args)``; lists of keys in ``args`` arrive as lists of results."""
-        return self.layer.add((kind, 0), func, *args)
+        return self.layer.add((self.layer.name(kind, func, args), 0), func, *args)
 
     def tree_reduce(
         self,
@@ -203,9 +221,10 @@ class _Operations:
         level below, so only neighbours in score order ever meet.
         """
         level, keys = 0, list(keys)
+        name = self.layer.name(kind, combine, keys, split_every)
         while True:
             runs = [keys[i : i + split_every] for i in range(0, len(keys), split_every)]
-            keys = [self.layer.add((kind, level, j), combine, run) for j, run in enumerate(runs)]
+            keys = [self.layer.add((name, level, j), combine, run) for j, run in enumerate(runs)]
             if len(keys) == 1:
                 return keys[0]
             level += 1
@@ -243,13 +262,12 @@ class HashedGraph(_Operations):
     def __init__(self, splits: Sequence[Delayed], n_buckets: int):
         self.n_buckets = n_buckets
         self.layer = TaskLayer(tokenize([s.key for s in splits], n_buckets), splits)
+        info, pieces = self.layer.name("auc-grouped-info"), self.layer.name("auc-grouped-pieces")
         self.infos = [
-            self.layer.add(("auc-grouped-info", i), operator.getitem, s.key, 0)
-            for i, s in enumerate(splits)
+            self.layer.add((info, i), operator.getitem, s.key, 0) for i, s in enumerate(splits)
         ]
         self.pieces = [
-            self.layer.add(("auc-grouped-pieces", i), operator.getitem, s.key, 1)
-            for i, s in enumerate(splits)
+            self.layer.add((pieces, i), operator.getitem, s.key, 1) for i, s in enumerate(splits)
         ]
 
     def per_bucket(self, kind: str, func: Callable, *args: Any) -> list[tuple]:
@@ -288,15 +306,15 @@ class SortedGraph(_Operations):
         compiled = compiled_kernels()
         token = tokenize([b.key for b in self.blocks], self.n_buckets, samples, plan, compiled)
         self.layer = TaskLayer(token, self.blocks)
+        meta = self.layer.name("auc-meta", block_meta)
         metas = [
-            self.layer.add(("auc-meta", i), block_meta, block.key, n)
+            self.layer.add((meta, i), block_meta, block.key, n)
             for i, (block, n) in enumerate(zip(self.blocks, samples, strict=True))
         ]
-        self.plan_key = self.layer.add(
-            ("auc-plan", 0), _planned, plan, metas, self.n_buckets, compiled
-        )
+        self.plan_key = self.task("auc-plan", _planned, plan, metas, self.n_buckets, compiled)
+        split = self.layer.name("auc-split", split_block, self.plan_key)
         splits = [
-            self.layer.add(("auc-split", i), split_block, block.key, self.plan_key)
+            self.layer.add((split, i), split_block, block.key, self.plan_key)
             for i, block in enumerate(self.blocks)
         ]
         self.bucket_keys = exchange(
@@ -311,12 +329,14 @@ class SortedGraph(_Operations):
         ``each`` is the key of a list with one entry per bucket (a scan's
         result): bucket ``b`` gets its own entry, taken out by a small task.
         """
+        name = self.layer.name(kind, func, args, each, self.bucket_keys)
+        picks = self.layer.name(f"{kind}-of", each, self.n_buckets)
         keys = []
         for b, bucket in enumerate(self.bucket_keys):
             picked: tuple = ()
             if each is not None:
-                picked = (self.layer.add((f"{kind}-of", b), operator.getitem, each, b),)
-            keys.append(self.layer.add((kind, b), func, bucket, *picked, *args))
+                picked = (self.layer.add((picks, b), operator.getitem, each, b),)
+            keys.append(self.layer.add((name, b), func, bucket, *picked, *args))
         return keys
 
     def to_blocks(self, kind: str, routed: Sequence[Hashable]) -> list[tuple]:

@@ -74,7 +74,8 @@ class LazyScore(DaskMethodsMixin):
         return tuple(self._graph.layers)
 
     def __dask_tokenize__(self) -> Any:
-        return (self._label, self._keys)
+        # the keys name everything computed; ``finalize`` is the rest of the result
+        return (self._label, self._keys, self._finalize)
 
     __dask_scheduler__ = staticmethod(dask.threaded.get)
 

@@ -1,0 +1,163 @@
+"""Task keys name everything that decides a task's result (issue 20, item 1).
+
+Two requests of one input that differ in a parameter, or in a ``dask.config``
+setting that shapes the graph, must never share a task name: computed together
+(``dask_auc.compute``), or one after the other on a cluster where another
+caller holds a future of the first, each must give its own answer.  Before the
+engine made every name from a hash of the task's function, arguments and
+operation, ``roc_auc_score(split_every=2)`` beside a default one returned the
+wrong AUC (or ``merge_adjacent: the left run must hold the higher scores``).
+
+Driven by the registry: every entry, every one of its ``variants``, and the
+graph-shaping settings below.
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+
+import dask_auc
+from metric_registry import N_CLASSES, REGISTRY, Metric, dask_inputs
+
+every_metric = pytest.mark.parametrize("metric", REGISTRY.values(), ids=REGISTRY.keys())
+
+#: dask.config settings that change a graph's shape (and, if keys forgot them, its answer)
+CONFIG_VARIANTS = (
+    {"dask-auc.split-every": 2},
+    {"dask-auc.buckets": 3},
+    {"dask-auc.numba": False},
+    {"dask-auc.exchange": "tasks"},
+)
+
+#: partition cuts of the 240 rows of a case: uneven, one empty partition
+CUTS = [0, 17, 60, 60, 101, 150, 199, 240]
+
+
+def _columns(metric: Metric) -> dict[str, np.ndarray]:
+    """240 unweighted rows with ties, both classes in every class column, no NaN results."""
+    rng = np.random.default_rng(20)
+    n = 240
+    if metric.scores == "proba":
+        y = rng.integers(0, N_CLASSES, n)
+        counts = rng.integers(1, 5, (n, N_CLASSES)).astype(float)
+        counts[np.arange(n), y] += 2
+        return {"y_true": y, "y_score": counts / counts.sum(axis=1, keepdims=True)}
+    y = (rng.random(n) < 0.4).astype(int)
+    columns = {"y_true": y, "y_score": np.round(rng.random(n) + 0.4 * y, 1)}
+    if metric.scores == "paired":
+        columns["score_b"] = np.round(rng.random(n) + 0.2 * y, 1)
+    elif metric.scores == "grouped":
+        columns["group"] = rng.integers(0, 6, n)
+    return columns
+
+
+def _requests(metric: Metric) -> list[tuple[dict, dict]]:
+    """(options, dask.config settings) of requests that differ from the entry's own."""
+    return [(options, {}) for options in metric.variants] + [
+        ({}, config) for config in CONFIG_VARIANTS
+    ]
+
+
+def _lazy(metric: Metric, inputs: dict, options: dict, config: dict) -> dask_auc.LazyScore:
+    with dask.config.set(config):
+        return metric.run(inputs, compute=False, **options)
+
+
+def _same(metric: Metric, got, want) -> None:
+    """The same result to the last bit: the same graph, computed alone or beside another."""
+    metric.compare(metric.plain(got), metric.plain(want), exact=True)
+    for name, values in metric.plain(got).items():
+        np.testing.assert_array_equal(values, metric.plain(want)[name], err_msg=name)
+
+
+def test_every_entry_names_variants_or_takes_no_options() -> None:
+    """A registry entry lists the options that change its result (DeLong's test has none)."""
+    without = [name for name, metric in REGISTRY.items() if not metric.variants]
+    assert without == ["delong_test"]
+
+
+@every_metric
+def test_requests_differing_in_one_parameter_computed_together(metric: Metric) -> None:
+    """Each request computed beside the entry's default gives what it gives alone, both orders."""
+    layout = metric.layouts[0]
+    inputs = dask_inputs(_columns(metric), CUTS, layout)
+    base = _lazy(metric, inputs, {}, {})
+    alone_base = base.compute()
+    for options, config in _requests(metric):
+        other = _lazy(metric, inputs, options, config)
+        with dask.config.set(config):
+            alone_other = other.compute()
+        together = dask_auc.compute(base, other)
+        _same(metric, together[0], alone_base)
+        _same(metric, together[1], alone_other)
+        reversed_order = dask_auc.compute(other, base)
+        _same(metric, reversed_order[0], alone_other)
+        _same(metric, reversed_order[1], alone_base)
+
+
+def test_the_reported_collision_gives_sklearns_auc() -> None:
+    """The issue's reproduction: a default and a ``split_every=2`` AUC of one filtered frame."""
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(0)
+    n = 3000
+    y = (rng.random(n) < 0.3).astype(int)
+    s = np.round(rng.random(n) + 0.4 * y, 3)
+    d = dd.from_pandas(pd.DataFrame({"y": y, "s": s}), npartitions=8)
+    d = d[d.s >= 0]
+    expected = sklearn_metrics.roc_auc_score(y, s)
+    a = dask_auc.roc_auc_score(d.y, d.s, compute=False)
+    b = dask_auc.roc_auc_score(d.y, d.s, split_every=2, compute=False)
+    assert dask_auc.compute(a, b) == (expected, expected)
+    assert dask_auc.compute(b, a) == (expected, expected)
+    assert set(a.__dask_keys__()) != set(b.__dask_keys__())
+
+
+def test_equal_requests_share_their_tasks() -> None:
+    """Content-addressed keys: the same request built twice is the same graph (one sort)."""
+    y = np.array([0, 1, 1, 0, 1, 0, 1, 1])
+    s = np.array([0.1, 0.9, 0.4, 0.4, 0.8, 0.2, 0.4, 0.7])
+    frame = dd.from_pandas(pd.DataFrame({"y": y, "s": s}), npartitions=3)
+    first = dask_auc.roc_auc_score(frame.y, frame.s, compute=False)
+    second = dask_auc.roc_auc_score(frame.y, frame.s, compute=False)
+    assert first.__dask_keys__() == second.__dask_keys__()
+    assert dict(first.__dask_graph__()).keys() == dict(second.__dask_graph__()).keys()
+
+
+@pytest.mark.cluster
+def test_a_held_future_does_not_answer_another_request() -> None:
+    """On a real cluster, a future of one request held by a caller never answers another.
+
+    Before, ``client.compute(lazy.parts())`` of a ``split_every=2`` AUC made a
+    later plain ``roc_auc_score`` on the same client return the wrong number
+    (the scheduler kept the held tasks and logged "Detected different run_spec").
+    Every registry entry: hold a future of each variant, then compute the
+    entry's own request on the cluster; it must equal its threaded result.
+    """
+    distributed = pytest.importorskip("distributed")
+    threaded = {}
+    built = {}
+    for name, metric in REGISTRY.items():
+        inputs = dask_inputs(_columns(metric), CUTS, metric.layouts[0])
+        built[name] = inputs
+        threaded[name] = metric.run(inputs, compute=False).compute(scheduler="threads")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        for name, metric in REGISTRY.items():
+            inputs = built[name]
+            held = []
+            for options, config in _requests(metric):
+                lazy = _lazy(metric, inputs, options, config)
+                future = client.compute(lazy.parts())
+                future.result()
+                held.append(future)
+            result = metric.run(inputs, compute=False).compute()
+            _same(metric, result, threaded[name])
+            client.cancel(held)
