@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dask_auc._kernels.binary import binary_bucket, choose_positive, plan_labels
 from dask_auc._kernels.curves import (
     PRECISION_RECALL,
     ROC,
@@ -19,24 +20,31 @@ from dask_auc._kernels.curves import (
     curve_contexts,
     grid_cells,
     grid_step,
-    plan_curve,
-    prepare_curve_block,
     thin_on_grid,
 )
-from dask_auc._kernels.sort import assemble_bucket, block_meta, split_block, summarize_bucket
+from dask_auc._kernels.sort import (
+    assemble_bucket,
+    block_meta,
+    prepare_block,
+    split_block,
+    summarize_bucket,
+)
 from strategies import scored_rows
 
 
 def _sorted_buckets(y, s, w, cuts, n_buckets):
-    """The kernels' sort, run by hand: blocks cut at ``cuts`` into ``n_buckets`` buckets."""
-    rule = LabelRule("curve", None)
+    """The ROC object's sort, run by hand: blocks cut at ``cuts`` into ``n_buckets`` buckets."""
     blocks = [
-        prepare_curve_block(y[a:b], s[a:b], None if w is None else w[a:b], rule=rule)
+        prepare_block(y[a:b], s[a:b], None if w is None else w[a:b], any_labels=True)
         for a, b in zip(cuts[:-1], cuts[1:], strict=True)
     ]
-    plan = plan_curve([block_meta(b, 4 * n_buckets) for b in blocks], n_buckets, rule=rule)
+    plan = plan_labels([block_meta(b, 4 * n_buckets) for b in blocks], n_buckets)
+    choice = choose_positive(plan, None)
     pieces = [split_block(block, plan) for block in blocks]
-    buckets = [assemble_bucket(*[p[b] for p in pieces]) for b in range(plan.n_buckets)]
+    buckets = [
+        binary_bucket(assemble_bucket(*[p[b] for p in pieces]), choice)
+        for b in range(plan.n_buckets)
+    ]
     return buckets, [summarize_bucket(b) for b in buckets]
 
 

@@ -152,12 +152,14 @@ def test_a_held_future_does_not_answer_another_request() -> None:
     ):
         for name, metric in REGISTRY.items():
             inputs = built[name]
-            held = []
-            for options, config in _requests(metric):
-                lazy = _lazy(metric, inputs, options, config)
-                future = client.compute(lazy.parts())
-                future.result()
-                held.append(future)
+            # every variant's parts held at once (one round trip), then the entry's own request
+            held = client.compute(
+                [
+                    _lazy(metric, inputs, options, config).parts()
+                    for options, config in _requests(metric)
+                ]
+            )
+            distributed.wait(held)
             result = metric.run(inputs, compute=False).compute()
             _same(metric, result, threaded[name])
             client.cancel(held)

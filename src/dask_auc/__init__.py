@@ -24,6 +24,7 @@ from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._kernels.summary import PartialROC, TieGroup, merge_adjacent
 from ._kernels.validation import InvalidParameterError, UndefinedMetricWarning
 from ._ranking import partial_roc_auc_score, roc_auc_score
+from ._roc import ROC, roc
 from ._thresholds import (
     OperatingPoint,
     confusion_matrix_at_thresholds,
@@ -47,6 +48,7 @@ __all__ = [
     "LazyScore",
     "OperatingPoint",
     "PartialROC",
+    "ROC",
     "TieGroup",
     "UndefinedMetricWarning",
     "__version__",
@@ -66,6 +68,7 @@ __all__ = [
     "plot_precision_recall",
     "plot_roc",
     "precision_recall_curve",
+    "roc",
     "roc_auc_ci",
     "roc_auc_score",
     "roc_curve",

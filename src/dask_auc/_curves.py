@@ -25,43 +25,14 @@ the exact AUC beside a thinned curve (as the plots do), not its area.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from fractions import Fraction
-from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from ._engine import (
-    LazyScore,
-    SortedGraph,
-    prepared_blocks,
-    score_column_count,
-    split_every_default,
-)
-from ._kernels.curves import (
-    NO_POSITIVE_CLASS_MESSAGE,
-    PRECISION_RECALL,
-    ROC,
-    CurveContext,
-    CurveKind,
-    CurvePoints,
-    LabelRule,
-    bucket_curve,
-    bucket_ks,
-    bucket_precision_sum,
-    concatenated,
-    curve_contexts,
-    grid_step,
-    plan_curve,
-    prepare_curve_block,
-    thin_on_grid,
-)
-from ._kernels.sort import summarize_bucket
-from ._kernels.summary import PartialROC
-from ._kernels.validation import defined_or_warn, warn_undefined
+from ._engine import LazyScore, score_column_count, split_every_default
 from ._multilabel import AVERAGE_PRECISION, multiclass_average_precision, multilabel_score
 from ._params import AtLeast, Boolean, Label, Options, check_params
+from ._roc import KSStatistic, roc
 
 _CURVE_PARAMETERS = {
     "pos_label": Label(),
@@ -136,9 +107,8 @@ def roc_curve(
         compute=compute,
         max_points=max_points,
     )
-    compute = checked.pop("compute")
-    lazy = lazy_curve(ROC, y_true, y_score, sample_weight=sample_weight, **checked)
-    return lazy.compute() if compute else lazy
+    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
+    return curve.roc_curve(**checked)
 
 
 def precision_recall_curve(
@@ -193,9 +163,8 @@ def precision_recall_curve(
         compute=compute,
         max_points=max_points,
     )
-    compute = checked.pop("compute")
-    lazy = lazy_curve(PRECISION_RECALL, y_true, y_score, sample_weight=sample_weight, **checked)
-    return lazy.compute() if compute else lazy
+    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
+    return curve.precision_recall_curve(**checked)
 
 
 def average_precision_score(
@@ -253,18 +222,8 @@ def average_precision_score(
             y_true, y_score, n_labels, n_columns, average, pos_label, sample_weight
         )
         return lazy.compute() if compute else lazy
-    rule = LabelRule("average_precision", pos_label)
-    sorted_curve = _SortedCurve(y_true, y_score, sample_weight, rule)
-    keys = [sorted_curve.contexts, sorted_curve.precision_sum()]
-    lazy = sorted_curve.graph.lazy(keys, _finalize_average_precision, name)
-    return lazy.compute() if compute else lazy
-
-
-class KSStatistic(NamedTuple):
-    """The Kolmogorov-Smirnov statistic of a scorer and the threshold where it is reached."""
-
-    statistic: float  # the largest |tpr - fpr| over the ROC points
-    threshold: Any  # the score of that point (the highest one, if several reach it)
+    curve = roc(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+    return curve.average_precision(compute=compute)
 
 
 def ks_statistic(
@@ -303,143 +262,8 @@ def ks_statistic(
     KSStatistic(statistic=0.5, threshold=0.8)
     """
     checked = check_params("ks_statistic", _KS_PARAMETERS, pos_label=pos_label, compute=compute)
-    rule = LabelRule("curve", checked["pos_label"])
-    sorted_curve = _SortedCurve(y_true, y_score, sample_weight, rule)
-    lazy = sorted_curve.each_bucket("curve-ks", bucket_ks, finish=_finish_ks, label="ks_statistic")
-    return lazy.compute() if compute else lazy
-
-
-def _finish_ks(contexts: list[CurveContext], *gaps: tuple[Any, Any]) -> KSStatistic:
-    total_pos, total_neg = contexts[0].total
-    if not defined_or_warn(2, total_pos, total_neg):
-        return KSStatistic(float("nan"), None)
-    gap, threshold = max(gaps, key=lambda found: found[0])  # the first of equal gaps
-    if isinstance(gap, int):  # exact: in units of 1 / (P * N)
-        return KSStatistic(float(Fraction(gap, int(total_pos) * int(total_neg))), threshold)
-    return KSStatistic(float(gap), threshold)
-
-
-def lazy_curve(
-    curve: CurveKind,
-    y_true: Any,
-    y_score: Any,
-    *,
-    pos_label: Any = None,
-    sample_weight: Any = None,
-    drop_intermediate: bool = False,
-    max_points: int | None = None,
-    with_score: bool = False,
-) -> LazyScore:
-    """The lazy curve; with ``with_score`` its exact AUC (ROC) or AP (precision-recall) too.
-
-    ``compute()`` then returns ``(curve arrays, score, prevalence)``: the plots
-    draw a thinned curve and report the exact score from one sort.
-    """
-    sorted_curve = _SortedCurve(y_true, y_score, sample_weight, LabelRule("curve", pos_label))
-    parts = sorted_curve.graph.per_bucket(
-        "curve-points",
-        bucket_curve,
-        curve,
-        drop_intermediate,
-        max_points,
-        each=sorted_curve.contexts,
-    )
-    keys: list[Hashable] = [sorted_curve.contexts]
-    if with_score:
-        keys.append(_SCORES[curve](sorted_curve))
-    finalize = _CurveFinalizer(curve, max_points, with_score)
-    return sorted_curve.graph.lazy(keys + parts, finalize, f"{curve.name}_curve")
-
-
-class _SortedCurve:
-    """The sorted buckets of a binary target split on ``label == positive``, and their scan.
-
-    The planning task checks the labels as scikit-learn does (``rule``) before
-    it plans the sort, so a bad ``pos_label`` fails before the data are sorted.
-    """
-
-    def __init__(self, y_true: Any, y_score: Any, sample_weight: Any, rule: LabelRule):
-        prepare = partial(prepare_curve_block, rule=rule)
-        blocks = prepared_blocks(y_true, y_score, sample_weight, prepare=prepare)
-        self.graph = SortedGraph(blocks, plan=partial(plan_curve, rule=rule))
-        self.summaries = self.graph.per_bucket("auc-summary", summarize_bucket)
-        self.contexts = self.graph.task("curve-contexts", curve_contexts, self.summaries)
-
-    def area(self) -> Hashable:
-        """Key of the merged :class:`~dask_auc.PartialROC` (the exact AUC)."""
-        return self.graph.tree_reduce(self.summaries, split_every_default())
-
-    def each_bucket(
-        self, kind: str, func: Callable, *args: Any, finish: Callable, label: str
-    ) -> LazyScore:
-        """``func(bucket, its context, *args)`` per bucket, ``finish(contexts, *results)`` lazily.
-
-        The shape of every threshold metric: a bucket finds its candidates
-        (curve points, KS gaps, operating points, gains cuts) knowing what
-        lies above it; the caller's process picks among them.
-        """
-        parts = self.graph.per_bucket(kind, func, *args, each=self.contexts)
-        return self.graph.lazy([self.contexts, *parts], finish, label)
-
-    def precision_sum(self) -> tuple:
-        """Key of ``sum(dtps * precision)`` over the whole curve."""
-        parts = self.graph.per_bucket("curve-precision", bucket_precision_sum, each=self.contexts)
-        return self.graph.task("curve-precision-sum", _total, parts)
-
-
-#: the name other metric modules compose on (the threshold metrics of ``_thresholds.py``)
-SortedCurve = _SortedCurve
-
-#: the exact score each curve kind reports beside itself
-_SCORES = {ROC: _SortedCurve.area, PRECISION_RECALL: _SortedCurve.precision_sum}
-
-
-def _total(parts: list[float]) -> float:
-    return float(sum(parts))
-
-
-class _CurveFinalizer:
-    """Join the buckets' points, thin once more, and make scikit-learn's arrays."""
-
-    def __init__(self, curve: CurveKind, max_points: int | None, with_score: bool):
-        self.curve, self.max_points, self.with_score = curve, max_points, with_score
-
-    def __call__(self, contexts: list[CurveContext], *results: Any) -> Any:
-        total = contexts[0].total
-        score, shipped = (results[0], results[1:]) if self.with_score else (None, results)
-        points = concatenated([part for part, _ in shipped])
-        exact = sum(count for _, count in shipped)
-        # the curve starts at (0, 0): ROC's first point, precision-recall's last
-        start = CurvePoints(
-            np.concatenate(([0], points.tps)),
-            np.concatenate(([0], points.fps)),
-            np.concatenate(([np.inf], points.thresholds.astype(np.float64))),
-        )
-        if self.max_points is not None and exact + 1 > self.max_points:
-            keep = thin_on_grid(start, total, grid_step(self.max_points))
-            start, points = start.take(keep), points.take(keep[1:])
-        arrays = self.curve.arrays(start, points)
-        if score is None:
-            return arrays
-        if isinstance(score, PartialROC):
-            value = score.auc()
-        else:
-            value = _average_precision(score, total[0])
-        prevalence = total[0] / (total[0] + total[1])
-        return arrays, value, prevalence
-
-
-def _average_precision(precision_sum: float, total_pos: float) -> float:
-    if total_pos == 0:
-        return 0.0  # scikit-learn: every recall set to one, precision 0 at the top
-    return max(0.0, precision_sum / total_pos)
-
-
-def _finalize_average_precision(contexts: list[CurveContext], precision_sum: float) -> float:
-    total_pos = contexts[0].total[0]
-    if total_pos == 0:
-        warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
-    return _average_precision(precision_sum, total_pos)
+    curve = roc(y_true, y_score, pos_label=checked["pos_label"], sample_weight=sample_weight)
+    return curve.ks(compute=compute)
 
 
 def _indicator_average_precision(

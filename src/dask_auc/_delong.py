@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from statistics import NormalDist
 from typing import Any, NamedTuple
 
 from ._engine import (
@@ -39,26 +38,23 @@ from ._engine import (
     lazy_of,
     map_indexed_blocks,
     prepared_blocks,
-    split_every_default,
     zip_blocks,
 )
 from ._kernels.delong import (
     PAIRED_INPUTS,
     BucketContext,
     CrossSums,
-    SquareSums,
     bucket_contexts,
     paired_sums,
-    placement_square_sums,
     prepare_paired_block,
     routed_placements,
     total_cross_sums,
-    total_square_sums,
     traced_block,
 )
 from ._kernels.sort import SortPlan, summarize_bucket
 from ._kernels.validation import defined_or_warn
 from ._params import AtLeast, Boolean, Interval, Options, check_params
+from ._roc import WEIGHTS_MESSAGE, AUCInterval, first_context, roc, sample_variance
 
 _INTERVAL_PARAMETERS = {
     "confidence_level": Interval(0, 1, closed="neither"),
@@ -66,21 +62,6 @@ _INTERVAL_PARAMETERS = {
     "compute": Boolean(),
     "split_every": AtLeast(2),
 }
-
-WEIGHTS_MESSAGE = (
-    "sample_weight is not supported for DeLong's variance: it is defined for "
-    "unweighted rows only (pass sample_weight=None)"
-)
-
-
-class AUCInterval(NamedTuple):
-    """The AUC with its DeLong standard error and confidence interval."""
-
-    auc: float
-    low: float
-    high: float
-    std_error: float
-    confidence_level: float
 
 
 class DeLongTest(NamedTuple):
@@ -142,7 +123,7 @@ def roc_auc_ci(
     (0.5809, 1.0)
     """
     name = "roc_auc_ci"
-    checked = check_params(
+    check_params(
         name,
         _INTERVAL_PARAMETERS,
         confidence_level=confidence_level,
@@ -150,16 +131,11 @@ def roc_auc_ci(
         compute=compute,
         split_every=split_every,
     )
-    level = checked["confidence_level"]
-    split_every = checked["split_every"] or split_every_default()
     if sample_weight is not None:
         raise ValueError(WEIGHTS_MESSAGE)
-    graph = SortedGraph(prepared_blocks(y_true, y_score))
-    contexts = _contexts(graph)
-    squares = graph.per_bucket("auc-delong-squares", placement_square_sums, each=contexts)
-    sums = graph.tree_reduce(squares, split_every, "auc-delong-sum", combine=total_square_sums)
-    lazy = graph.lazy([sums, contexts, graph.plan_key], _IntervalFinalizer(level), name)
-    return lazy.compute() if compute else lazy
+    return roc(y_true, y_score).ci(
+        confidence_level=confidence_level, method=method, split_every=split_every, compute=compute
+    )
 
 
 def _contexts(graph: SortedGraph) -> tuple:
@@ -222,39 +198,10 @@ def delong_test(
     return lazy.compute() if compute else lazy
 
 
-def _first_context(contexts: Sequence[BucketContext | None]) -> BucketContext | None:
-    return next((c for c in contexts if c is not None), None)
-
-
 def _defined(plan: SortPlan, context: BucketContext | None) -> bool:
     if context is None:
         return defined_or_warn(1, 0, 0)
     return defined_or_warn(len(plan.classes), context.total_pos, context.total_neg)
-
-
-def _sample_variance(square_sum: float, rows: int) -> float:
-    return square_sum / (rows - 1) if rows > 1 else float("nan")
-
-
-class _IntervalFinalizer:
-    def __init__(self, confidence_level: float):
-        self.confidence_level = confidence_level
-
-    def __call__(
-        self, sums: SquareSums, contexts: Sequence[BucketContext | None], plan: SortPlan
-    ) -> AUCInterval:
-        context = _first_context(contexts)
-        nan = float("nan")
-        if not _defined(plan, context):
-            return AUCInterval(nan, nan, nan, nan, self.confidence_level)
-        assert context is not None
-        m, n = context.total_pos, context.total_neg
-        variance = _sample_variance(sums.pos, m) / m + _sample_variance(sums.neg, n) / n
-        std_error = math.sqrt(variance)
-        z = NormalDist().inv_cdf(0.5 + self.confidence_level / 2)
-        low = max(0.0, context.auc - z * std_error)
-        high = min(1.0, context.auc + z * std_error)
-        return AUCInterval(context.auc, low, high, std_error, self.confidence_level)
 
 
 def _finalize_test(
@@ -263,7 +210,7 @@ def _finalize_test(
     contexts_b: Sequence[BucketContext | None],
     plan: SortPlan,
 ) -> DeLongTest:
-    a, b = _first_context(contexts_a), _first_context(contexts_b)
+    a, b = first_context(contexts_a), first_context(contexts_b)
     nan = float("nan")
     if not _defined(plan, a):
         return DeLongTest(nan, nan, nan, nan, nan, nan)
@@ -275,7 +222,7 @@ def _finalize_test(
         return float(sum(contrast[i] * matrix[i][j] * contrast[j] for i in (0, 1) for j in (0, 1)))
 
     variance = (
-        _sample_variance(quadratic(sums.pos), m) / m + _sample_variance(quadratic(sums.neg), n) / n
+        sample_variance(quadratic(sums.pos), m) / m + sample_variance(quadratic(sums.neg), n) / n
     )
     difference = a.auc - b.auc
     std_error = math.sqrt(max(variance, 0.0)) if variance == variance else nan

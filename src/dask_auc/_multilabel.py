@@ -68,6 +68,7 @@ from ._kernels.validation import (
     defined_or_warn,
     warn_undefined,
 )
+from ._roc import partial_area_key
 
 ROC_AUC = "roc_auc"
 AVERAGE_PRECISION = "average_precision"
@@ -207,7 +208,6 @@ def _score_key(
         return graph.task("ap-column", _precision_total, contexts, terms)
     if max_fpr is None or max_fpr == 1.0:
         return graph.tree_reduce(summaries, split_every)
-    from ._ranking import partial_area_key  # _ranking imports this module
 
     return partial_area_key(graph, summaries, (0.0, max_fpr))
 

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from typing import Any
 
-from ._engine import (
-    LazyScore,
-    SortedGraph,
-    prepared_blocks,
-    score_column_count,
-    split_every_default,
-)
-from ._kernels.partial import (
-    cut_bucket_at,
-    interval_area,
-    locate_crossings,
-    mcclish,
-    raw_area,
-)
-from ._kernels.sort import SortPlan, summarize_bucket
-from ._kernels.summary import PartialROC
-from ._kernels.validation import defined_or_warn
+from ._engine import LazyScore, score_column_count, split_every_default
 from ._multiclass import multiclass_roc_auc
 from ._multilabel import ROC_AUC, multilabel_score
 from ._params import AtLeast, Boolean, Interval, Options, Range, check_params
+from ._roc import roc
 
 _PARAMETERS = {
     "average": Options(("micro", "macro", "samples", "weighted", None)),
@@ -150,16 +134,8 @@ def roc_auc_score(
             split_every=split_every,
         )
         return lazy.compute() if compute else lazy
-    graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
-    summaries = graph.per_bucket("auc-summary", summarize_bucket)
-    if max_fpr is None or max_fpr == 1.0:
-        result = graph.tree_reduce(summaries, split_every)
-        finalize: Any = _finalize_auc
-    else:
-        result = partial_area_key(graph, summaries, (0.0, max_fpr))
-        finalize = _PartialFinalizer((0.0, max_fpr))
-    lazy = graph.lazy([result, graph.plan_key], finalize, name)
-    return lazy.compute() if compute else lazy
+    curve = roc(y_true, y_score, sample_weight=sample_weight)
+    return curve.auc(max_fpr=max_fpr, split_every=split_every, compute=compute)
 
 
 def partial_roc_auc_score(
@@ -237,66 +213,5 @@ def partial_roc_auc_score(
         standardized=standardized,
         compute=compute,
     )
-    fpr_range, tpr_range = checked["fpr_range"], checked["tpr_range"]
-    if (fpr_range is None) == (tpr_range is None):
-        given = "both" if fpr_range is not None else "neither"
-        raise ValueError(
-            f"{name} needs exactly one of fpr_range and tpr_range, got {given}: "
-            "fpr_range=(low, high) integrates the ROC curve over false positive rates, "
-            "tpr_range=(low, high) over true positive rates."
-        )
-    swap = tpr_range is not None
-    bounds = tpr_range if swap else fpr_range
-    graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
-    summaries = graph.per_bucket("auc-summary", summarize_bucket)
-    if bounds == (0.0, 1.0):  # the whole curve on either axis, standardised or not: the AUC
-        result = graph.tree_reduce(summaries, split_every_default())
-        finalize: Any = _finalize_auc
-    else:
-        result = partial_area_key(graph, summaries, bounds, swap=swap)
-        finalize = _PartialFinalizer(bounds, swap=swap, standardized=checked["standardized"])
-    lazy = graph.lazy([result, graph.plan_key], finalize, name)
-    return lazy.compute() if checked["compute"] else lazy
-
-
-def partial_area_key(
-    graph: SortedGraph, summaries: list, bounds: tuple[float, float], *, swap: bool = False
-) -> Hashable:
-    """Key of ``(raw partial AUC, P, N)`` over ``bounds``, see :mod:`dask_auc._kernels.partial`.
-
-    A scan of the summaries finds the buckets where the false (or, with
-    ``swap``, true) positive rate passes each bound; only those buckets look at
-    their rows again.
-    """
-    crossings = graph.task("auc-crossing", locate_crossings, summaries, bounds, swap)
-    cuts = graph.per_bucket("auc-cut", cut_bucket_at, swap, each=crossings)
-    return graph.task("auc-partial", interval_area, summaries, crossings, cuts, bounds, swap)
-
-
-def _finalize_auc(summary: PartialROC, plan: SortPlan) -> float:
-    if not defined_or_warn(len(plan.classes), summary.pos, summary.neg):
-        return float("nan")
-    return summary.auc()
-
-
-class _PartialFinalizer:
-    def __init__(
-        self, bounds: tuple[float, float], *, swap: bool = False, standardized: bool = True
-    ):
-        self.bounds, self.swap, self.standardized = bounds, swap, standardized
-
-    def __call__(self, partial: tuple[float, Any, Any], plan: SortPlan) -> float:
-        fraction, pos, neg = partial
-        if not self.swap and len(plan.classes) == 2 and neg == 0:
-            # Both labels are present but every negative weighs 0: scikit-learn's
-            # false positive rates are all NaN, its cut keeps a single point, and
-            # its ``auc`` raises this.
-            raise ValueError(
-                "At least 2 points are needed to compute area under curve, but x.shape = 1"
-            )
-        if not defined_or_warn(len(plan.classes), pos, neg):
-            return float("nan")
-        if not self.standardized:
-            return float(raw_area(fraction, self.bounds, self.swap))
-        low, high = self.bounds
-        return mcclish(fraction, high, low, swap=self.swap)
+    checked.pop("compute")
+    return roc(y_true, y_score, sample_weight=sample_weight).partial_auc(**checked, compute=compute)

@@ -10,32 +10,15 @@ partitioning (bit for bit on unweighted data) and lazy with ``compute=False``.
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._curves import SortedCurve, lazy_curve
 from ._engine import LazyScore
-from ._kernels.curves import CurveContext, LabelRule
-from ._kernels.summary import Number
-from ._kernels.thresholds import (
-    CONFUSION_MATRIX,
-    CRITERIA,
-    RATE_TARGETS,
-    Candidate,
-    DetLabelRule,
-    Target,
-    best_candidate,
-    bucket_det,
-    bucket_gains_cuts,
-    bucket_operating_point,
-    det_arrays,
-    gains_columns,
-)
-from ._kernels.validation import defined_or_warn, warn_undefined
+from ._kernels.thresholds import CRITERIA
 from ._params import AtLeast, Boolean, Interval, Label, NonNegativePair, Options, check_params
+from ._roc import OperatingPoint, roc
 
 _MAX_POINTS = AtLeast(2, why=" (a curve has two end points)")
 _CONFUSION_PARAMETERS = {"pos_label": Label(), "compute": Boolean(), "max_points": _MAX_POINTS}
@@ -111,9 +94,8 @@ def confusion_matrix_at_thresholds(
         compute=compute,
         max_points=max_points,
     )
-    compute = checked.pop("compute")
-    lazy = lazy_curve(CONFUSION_MATRIX, y_true, y_score, sample_weight=sample_weight, **checked)
-    return lazy.compute() if compute else lazy
+    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
+    return curve.confusion_matrix_at_thresholds(**checked)
 
 
 def det_curve(
@@ -173,39 +155,8 @@ def det_curve(
         compute=compute,
         max_points=max_points,
     )
-    drop_intermediate, max_points = checked["drop_intermediate"], checked["max_points"]
-    sorted_curve = SortedCurve(
-        y_true, y_score, sample_weight, DetLabelRule("curve", checked["pos_label"])
-    )
-    lazy = sorted_curve.each_bucket(
-        "det-points",
-        bucket_det,
-        drop_intermediate,
-        max_points,
-        finish=partial(_finish_det, max_points),
-        label="det_curve",
-    )
-    return lazy.compute() if checked["compute"] else lazy
-
-
-def _finish_det(max_points: int | None, contexts: list[CurveContext], *parts: Any) -> Any:
-    with np.errstate(divide="ignore", invalid="ignore"):  # one class of zero weight: NaN
-        return det_arrays(contexts[0].total, parts, max_points)
-
-
-class OperatingPoint(NamedTuple):
-    """A threshold and the confusion matrix and rates of predicting ``score >= threshold``."""
-
-    threshold: Any  # a score, inf (nothing predicted positive), or the threshold asked for
-    tp: Number
-    fp: Number
-    tn: Number
-    fn: Number
-    tpr: float
-    fpr: float
-    precision: float  # NaN where nothing is predicted positive
-    recall: float
-    f1: float
+    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
+    return curve.det_curve(**checked)
 
 
 def operating_point(
@@ -303,64 +254,8 @@ def operating_point(
         pos_label=pos_label,
         compute=compute,
     )
-    target = _one_target(checked)
-    sorted_curve = SortedCurve(
-        y_true, y_score, sample_weight, LabelRule("curve", checked["pos_label"])
-    )
-    lazy = sorted_curve.each_bucket(
-        "operating-point",
-        bucket_operating_point,
-        target,
-        finish=partial(_finish_operating_point, target),
-        label="operating_point",
-    )
-    return lazy.compute() if checked["compute"] else lazy
-
-
-def _one_target(checked: dict[str, Any]) -> Target:
-    names = (*RATE_TARGETS, "threshold", "criterion", "cost")
-    given = [name for name in names if checked[name] is not None]
-    if len(given) != 1:
-        shown = ", ".join(f"{name}={checked[name]!r}" for name in given) or "none"
-        raise ValueError(
-            "operating_point needs exactly one of fpr, tpr, precision, recall, threshold, "
-            f"criterion or cost; got {shown}."
-        )
-    (name,) = given
-    if name == "criterion":
-        return Target(checked["criterion"])
-    return Target(name, checked[name])
-
-
-def _finish_operating_point(
-    target: Target, contexts: list[CurveContext], *candidates: Candidate | None
-) -> OperatingPoint:
-    total = contexts[0].total
-    total_pos, total_neg = total
-    if not defined_or_warn(2, total_pos, total_neg):
-        nan = float("nan")
-        return OperatingPoint(None, nan, nan, nan, nan, nan, nan, nan, nan, nan)
-    best = best_candidate(total, candidates, target)
-    if best is None:
-        warn_undefined(
-            f"No threshold reaches precision >= {target.value}: the operating point is "
-            "the threshold inf, where nothing is predicted positive."
-        )
-        best = Candidate((0, 0), 0 * total_pos, 0 * total_neg, float("inf"))
-    tp, fp = best.tp, best.fp
-    predicted = tp + fp
-    return OperatingPoint(
-        threshold=target.value if target.kind == "threshold" else best.threshold,
-        tp=tp,
-        fp=fp,
-        tn=total_neg - fp,
-        fn=total_pos - tp,
-        tpr=tp / total_pos,
-        fpr=fp / total_neg,
-        precision=tp / predicted if predicted else float("nan"),
-        recall=tp / total_pos,
-        f1=2 * tp / (predicted + total_pos),
-    )
+    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
+    return curve.operating_point(**checked)
 
 
 def gains_table(
@@ -422,22 +317,5 @@ def gains_table(
     checked = check_params(
         "gains_table", _GAINS_PARAMETERS, n_bins=n_bins, pos_label=pos_label, compute=compute
     )
-    n_bins = checked["n_bins"]
-    sorted_curve = SortedCurve(
-        y_true, y_score, sample_weight, LabelRule("curve", checked["pos_label"])
-    )
-    lazy = sorted_curve.each_bucket(
-        f"gains-cuts-{n_bins}",
-        bucket_gains_cuts,
-        n_bins,
-        finish=partial(_finish_gains, n_bins),
-        label="gains_table",
-    )
-    return lazy.compute() if checked["compute"] else lazy
-
-
-def _finish_gains(n_bins: int, contexts: list[CurveContext], *cuts: Any) -> pd.DataFrame:
-    total = contexts[0].total
-    defined_or_warn(2, *total)
-    columns = gains_columns(total, cuts, n_bins)
-    return pd.DataFrame(columns).set_index("group")
+    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
+    return curve.gains_table(**checked)

@@ -17,11 +17,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from ._curves import lazy_curve
 from ._engine import LazyScore, lazy_of
 from ._kernels.curves import PRECISION_RECALL, ROC, CurveKind
 from ._params import AtLeast, Boolean, Label, Options, check_params
-from ._thresholds import det_curve, gains_table
+from ._roc import ROC as RocObject
+from ._roc import roc
 
 _PARAMETERS = {
     "max_points": AtLeast(2, why=" (a curve has two end points)"),
@@ -35,7 +35,7 @@ PLOT_EXTRA_MESSAGE = 'plotting needs matplotlib: pip install "dask-auc[plot]"'
 
 def plot_roc(
     y_true: Any,
-    y_score: Any,
+    y_score: Any = None,
     *,
     sample_weight: Any = None,
     name: str | None = None,
@@ -49,8 +49,10 @@ def plot_roc(
 
     Parameters
     ----------
-    y_true : dask Series or Array, pandas Series, ndarray or list
-        Binary labels, as in :func:`dask_auc.roc_curve`.
+    y_true : dask Series or Array, pandas Series, ndarray or list, or ROC
+        Binary labels, as in :func:`dask_auc.roc_curve`; or a
+        :class:`~dask_auc.ROC` (or a mapping ``{model name: ROC}``), which
+        holds its scores, ``pos_label`` and weights: ``y_score`` is not given.
     y_score : same kinds as ``y_true``, or a mapping ``{model name: scores}``
         One model's scores, or several models' scores to draw on one axes.
     sample_weight : same kinds as ``y_true``, optional
@@ -91,7 +93,7 @@ def plot_roc(
 
 def plot_precision_recall(
     y_true: Any,
-    y_score: Any,
+    y_score: Any = None,
     *,
     sample_weight: Any = None,
     name: str | None = None,
@@ -157,23 +159,45 @@ def _plot(
     )
     max_points, pos_label = checked["max_points"], checked["pos_label"]
     _pyplot()  # fail before any graph is built
-    models = _named_models(y_score, name)
+    models = _models(y_true, y_score, name, pos_label, sample_weight)
     lazies = [
-        lazy_curve(
-            curve,
-            y_true,
-            scores,
-            pos_label=pos_label,
-            sample_weight=sample_weight,
-            drop_intermediate=curve == ROC,
-            max_points=max_points,
-            with_score=True,
-        )
-        for scores in models.values()
+        source.curve(curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True)
+        for source in models.values()
     ]
     drawer = _Drawer(curve, list(models), lazies, ax, chance_level, pos_label)
     lazy = lazy_of(lazies, drawer, f"plot_{curve.name}")
     return lazy.compute() if compute else lazy
+
+
+def _models(
+    y_true: Any, y_score: Any, name: str | None, pos_label: Any, sample_weight: Any
+) -> dict[str, RocObject]:
+    """``{legend name: ROC}`` of the models to draw: ROC objects, or made from arrays.
+
+    ``y_true`` may be a :class:`~dask_auc.ROC` (or a mapping of names to
+    them): its labels, ``pos_label`` and weights are its own, and
+    ``y_score`` is not given.
+    """
+    given = y_true.values() if isinstance(y_true, Mapping) else [y_true]
+    if any(isinstance(r, RocObject) for r in given):
+        if y_score is not None or pos_label is not None or sample_weight is not None:
+            raise ValueError(
+                "y_true is a ROC object (made by dask_auc.roc, which holds the scores, "
+                "pos_label and sample_weight): do not pass y_score, pos_label or sample_weight"
+            )
+        if not all(isinstance(r, RocObject) for r in given):
+            raise TypeError("a mapping given as y_true must map model names to ROC objects")
+        if isinstance(y_true, Mapping):
+            if name is not None:
+                raise ValueError("name names a single model; with a mapping its keys do")
+            return {str(key): r for key, r in y_true.items()}
+        return {"Classifier" if name is None else name: y_true}
+    if y_score is None:
+        raise TypeError("y_score is required unless y_true is a ROC object (dask_auc.roc)")
+    return {
+        model: roc(y_true, scores, pos_label=pos_label, sample_weight=sample_weight)
+        for model, scores in _named_models(y_score, name).items()
+    }
 
 
 def _named_models(y_score: Any, name: str | None) -> dict[str, Any]:
@@ -256,7 +280,7 @@ _GAINS_KINDS = ("gains", "lift")
 
 def plot_det(
     y_true: Any,
-    y_score: Any,
+    y_score: Any = None,
     *,
     sample_weight: Any = None,
     name: str | None = None,
@@ -294,20 +318,10 @@ def plot_det(
         pos_label=pos_label,
     )
     _pyplot()
-    models = _named_models(y_score, name)
+    models = _models(y_true, y_score, name, checked["pos_label"], sample_weight)
     lazies = [
-        cast(
-            LazyScore,
-            det_curve(
-                y_true,
-                scores,
-                pos_label=checked["pos_label"],
-                sample_weight=sample_weight,
-                max_points=checked["max_points"],
-                compute=False,
-            ),
-        )
-        for scores in models.values()
+        cast(LazyScore, source.det_curve(max_points=checked["max_points"], compute=False))
+        for source in models.values()
     ]
     drawer = _FinishEach(lazies, partial(_draw_det, list(models), ax, checked["pos_label"]))
     lazy = lazy_of(lazies, drawer, "plot_det")
@@ -357,7 +371,7 @@ def _draw_det(names: list[str], ax: Any, pos_label: Any, *curves: Any) -> Any:
 
 def plot_gains(
     y_true: Any,
-    y_score: Any,
+    y_score: Any = None,
     *,
     kind: str = "gains",
     n_bins: int = 10,
@@ -418,20 +432,10 @@ def plot_gains(
         pos_label=pos_label,
     )
     _pyplot()
-    models = _named_models(y_score, name)
+    models = _models(y_true, y_score, name, checked["pos_label"], sample_weight)
     lazies = [
-        cast(
-            LazyScore,
-            gains_table(
-                y_true,
-                scores,
-                n_bins=checked["n_bins"],
-                pos_label=checked["pos_label"],
-                sample_weight=sample_weight,
-                compute=False,
-            ),
-        )
-        for scores in models.values()
+        cast(LazyScore, source.gains_table(n_bins=checked["n_bins"], compute=False))
+        for source in models.values()
     ]
     draw = partial(_draw_gains, checked["kind"], list(models), ax, checked["baseline"])
     lazy = lazy_of(lazies, _FinishEach(lazies, draw), "plot_gains")

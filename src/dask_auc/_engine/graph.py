@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import dask
@@ -85,6 +85,13 @@ class TaskLayer:
             raise RuntimeError(f"task name {key[0]!r} was not made by TaskLayer.name")
         self.dsk[key] = (func,) + args
         return key
+
+    def kept(self, results: Mapping[Key, Any]) -> TaskLayer:
+        """A layer of the same names holding ``results`` (computed tasks), and no dependency."""
+        layer = TaskLayer(self.token, [])
+        layer.dsk.update(results)
+        layer._names = set(self._names)
+        return layer
 
     def graph(self) -> HighLevelGraph:
         """The graph so far, as one layer named after the tasks it holds.
@@ -322,22 +329,42 @@ class SortedGraph(_Operations):
         )
 
     def per_bucket(
-        self, kind: str, func: Callable, *args: Any, each: Hashable | None = None
+        self,
+        kind: str,
+        func: Callable,
+        *args: Any,
+        each: Hashable | None = None,
+        on: Sequence[Hashable] | None = None,
     ) -> list[tuple]:
         """One task per bucket, ``func(bucket, [each[b]], *args)``; keys in score order.
 
         ``each`` is the key of a list with one entry per bucket (a scan's
         result): bucket ``b`` gets its own entry, taken out by a small task.
+        ``on`` are keys of one result per bucket to use instead of the sorted
+        buckets (another view of them, made by an earlier ``per_bucket``).
         """
-        name = self.layer.name(kind, func, args, each, self.bucket_keys)
+        buckets = self.bucket_keys if on is None else list(on)
+        name = self.layer.name(kind, func, args, each, buckets)
         picks = self.layer.name(f"{kind}-of", each, self.n_buckets)
         keys = []
-        for b, bucket in enumerate(self.bucket_keys):
+        for b, bucket in enumerate(buckets):
             picked: tuple = ()
             if each is not None:
                 picked = (self.layer.add((picks, b), operator.getitem, each, b),)
             keys.append(self.layer.add((name, b), func, bucket, *picked, *args))
         return keys
+
+    def persist(self, keys: Sequence[Hashable]) -> None:
+        """Compute ``keys`` now and keep their results; tasks added later read them.
+
+        On a ``distributed`` client the results stay on the workers, held as
+        futures (a lost worker's share is recomputed from the tasks that made
+        it, as for any persisted collection); on a local scheduler they stay
+        in this process.  The graph then holds only the kept results, so
+        nothing before them (the input, the sort) runs again.
+        """
+        (kept,) = dask.persist(LazyScore(self.graph(), list(keys), _as_tuple, "persist"))
+        self.layer = self.layer.kept(dict(kept.__dask_graph__()))
 
     def to_blocks(self, kind: str, routed: Sequence[Hashable]) -> list[tuple]:
         """The exchange backwards: ``routed[b]`` holds one entry per input block.

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .binary import is_default_binary
 from .footprint import SizedByArrays
-from .sort import Bucket, PreparedBlock, SortedScores, SortPlan, plan_sort, prepare_block
+from .sort import Bucket, SortedScores
 from .summary import Number, PartialROC, neighbourhoods
 from .validation import (
     NO_NEGATIVES_MESSAGE,
@@ -74,7 +75,7 @@ class LabelRule:
             self._check_average_precision(labels, n_rows, n_columns)
         elif len(labels) > 2 and self.pos_label is None:
             raise ValueError(MULTICLASS_FORMAT_MESSAGE)
-        elif self.pos_label is None and not _is_default_binary(labels):
+        elif self.pos_label is None and not is_default_binary(labels):
             shown = ", ".join(repr(c) for c in labels)
             raise ValueError(
                 f"y_true takes value in {{{shown}}} and pos_label is not specified: either "
@@ -110,48 +111,6 @@ class LabelRule:
             )
 
 
-def _is_default_binary(labels: tuple[Any, ...]) -> bool:
-    if any(isinstance(c, (str, bytes)) for c in labels):
-        return False
-    return set(labels) in ({0, 1}, {-1, 1}, {0}, {-1}, {1})
-
-
-def prepare_curve_block(
-    label: Any,
-    score: Any,
-    weight: Any = None,
-    *,
-    rule: LabelRule,
-    names: tuple[str, ...] = ROW_INPUTS,
-    compiled: bool = False,
-) -> PreparedBlock:
-    """Validate one block and sort its scores, split into ``label == positive`` or not.
-
-    ``compiled`` as for :func:`~dask_auc._kernels.sort.prepare_block`.
-
-    The result's ``by_label`` is keyed by ``True`` (positive rows) and
-    ``False``; its ``classes`` are the block's original labels, which the
-    planning task checks against scikit-learn's rules (:func:`plan_curve`).
-
-    Examples
-    --------
-    >>> block = prepare_curve_block(["a", "b", "b"], [0.2, 0.9, 0.4],
-    ...                             rule=LabelRule("curve", "b"))
-    >>> block.classes, block.by_label[True].scores
-    (('a', 'b'), array([0.4, 0.9]))
-    """
-    label = to_numpy(label)
-    lengths = RowCounts.of(names, label, score, weight)
-    if not lengths.aligned:
-        return PreparedBlock(lengths, (), {})
-    labels = distinct_labels(label)
-    hits = label == rule.positive
-    if np.ndim(hits) == 0:  # numpy declines to compare strings with numbers
-        hits = np.full(len(label), bool(hits))
-    sorted_block = prepare_block(np.asarray(hits, dtype=bool), score, weight, compiled=compiled)
-    return replace(sorted_block, lengths=lengths, classes=labels)
-
-
 def matrix_block_labels(
     label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
 ) -> tuple[RowCounts, tuple[Any, ...]]:
@@ -171,21 +130,6 @@ def check_matrix_labels(
     """
     n_rows = check_aligned([counts for counts, _ in blocks])
     rule.check(sorted_labels(labels for _, labels in blocks), n_rows, n_columns)
-
-
-def plan_curve(metas: Sequence[Any], n_buckets: int, *, rule: LabelRule) -> SortPlan:
-    """:func:`~dask_auc._kernels.sort.plan_sort` after scikit-learn's checks of the labels.
-
-    The plan's classes are ``(False, True)``: the blocks are split on
-    ``label == positive``.
-    """
-    labels = sorted_labels(meta.classes for meta in metas)
-    rows = sum(meta.lengths.rows for meta in metas)
-    split_on_positive = (False, True)
-    metas = [replace(meta, classes=()) for meta in metas]
-    plan = plan_sort(metas, n_buckets, group_keys=split_on_positive)
-    rule.check(labels, rows)
-    return replace(plan, classes=split_on_positive)
 
 
 @dataclass(frozen=True)

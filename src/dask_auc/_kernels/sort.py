@@ -48,6 +48,7 @@ from .validation import (
     as_weight_array,
     check_aligned,
     check_finite_scores,
+    distinct_labels,
     label_classes,
     to_numpy,
     union_of_classes,
@@ -189,6 +190,8 @@ class SortPlan(SizedByArrays):
     group_keys: tuple[Any, ...] = ()
     #: whether bucket kernels may use the compiled loops (``dask-auc.numba``)
     compiled: bool = False
+    #: rows of the input, when the plan counted them (:func:`~dask_auc._kernels.binary.plan_labels`)
+    n_rows: int = 0
 
     @property
     def n_buckets(self) -> int:
@@ -235,6 +238,7 @@ def prepare_block(
     *,
     names: tuple[str, ...] = ROW_INPUTS,
     compiled: bool = False,
+    any_labels: bool = False,
 ) -> PreparedBlock:
     """Validate one block and sort its scores within each label.
 
@@ -251,6 +255,10 @@ def prepare_block(
         Use the compiled loops (numba) where they run here: a tied block is
         aggregated by a compiled hash, and a continuous unweighted one is
         kept :class:`UnsplitRows` for the compiled split.  Same results.
+    any_labels : bool, default False
+        Keep any number of labels, one sorted part each (the ROC object's
+        sort, whose positive label is chosen later); else more than two
+        labels raise scikit-learn's multi-class error.
 
     Returns
     -------
@@ -269,7 +277,7 @@ def prepare_block(
     lengths = RowCounts.of(names, label, score, weight)
     if not lengths.aligned:
         return PreparedBlock(lengths, (), {})
-    classes = label_classes(label)
+    classes = distinct_labels(label) if any_labels else label_classes(label)
     # unweighted, the scores' finiteness is checked after the aggregation of a
     # tied block, on its few distinct scores (every row's value is one of
     # them); weights are checked after the scores, as scikit-learn does
@@ -279,7 +287,7 @@ def prepare_block(
     if weights is not None and not weights.all():
         keep = weights != 0
         label, score, weights = label[keep], score[keep], weights[keep]
-    if classes and few_distinct(score):
+    if 0 < len(classes) <= 2 and few_distinct(score):
         positive = label == classes[-1] if len(classes) > 1 else None
         parts = aggregated_rows(score, weights, positive, compiled=compiled)
         if deferred:
@@ -732,6 +740,11 @@ def assemble_bucket(*pieces: Bucket) -> Bucket:
         pieces[0].weight_exponent,
         pieces[0].compiled,
     )
+
+
+def merged_parts(parts: list[SortedScores]) -> SortedScores:
+    """Sorted parts (rows or counted entries, of one bucket) merged into one sorted part."""
+    return _merge_sorted(parts)
 
 
 def _merge_sorted(parts: list[SortedScores]) -> SortedScores:

@@ -7,7 +7,7 @@ scoring ``>= t``), each bucket its own, placed by the ordered scan of the
 bucket summaries (:class:`~dask_auc._kernels.curves.CurveContext`):
 
 * :data:`CONFUSION_MATRIX` -- scikit-learn's ``confusion_matrix_at_thresholds``
-  arrays, a curve kind of :func:`~dask_auc._curves.lazy_curve`;
+  arrays, a curve kind of :meth:`dask_auc.ROC.curve`;
 * :func:`bucket_det` and :func:`det_arrays` -- scikit-learn's ``det_curve``;
 * :class:`Target`, :func:`bucket_operating_point` and :func:`best_candidate`
   -- the best threshold for a target or a criterion;

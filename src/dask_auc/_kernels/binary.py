@@ -1,0 +1,139 @@
+"""Pure-NumPy kernels of the ROC object: one sort by label value, a positive class chosen after it.
+
+The sort keeps one part per *label value* in every bucket (every label, any
+number of them); which label is positive is decided afterwards, by one small
+task from the distinct labels (:func:`choose_positive`), and each bucket is
+then seen as (negatives, positives) by :func:`binary_bucket`.  So the sort
+of an input does not depend on ``pos_label`` nor on a metric's label rule:
+``roc_auc_score``, the curves (``pos_label``), ``average_precision_score``
+(``pos_label=1``) of one input share it.  scikit-learn's label errors, which
+differ by metric, are raised by each metric's finish from :class:`LabelChoice`
+-- before any number is returned, though after the sort has run.
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .sort import ABSENT, BlockMeta, Bucket, SortPlan, merged_parts, plan_sort
+from .validation import sorted_labels
+
+
+def plan_labels(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
+    """:func:`~dask_auc._kernels.sort.plan_sort` with one bucket part per label value.
+
+    The plan's ``classes`` and ``group_keys`` are every label found, sorted
+    (``ABSENT`` stands in when no block holds a row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dask_auc._kernels.sort import block_meta, prepare_block
+    >>> block = prepare_block(["b", "a", "c"], [0.3, 0.1, 0.2], any_labels=True)
+    >>> plan_labels([block_meta(block, 4)], 1).group_keys
+    ('a', 'b', 'c')
+    """
+    labels = sorted_labels(meta.classes for meta in metas)
+    rows = sum(meta.lengths.rows for meta in metas)
+    plain = [replace(meta, classes=()) for meta in metas]
+    plan = plan_sort(plain, n_buckets, group_keys=labels or (ABSENT,))
+    return replace(plan, classes=labels, n_rows=rows)
+
+
+@dataclass(frozen=True)
+class LabelChoice:
+    """Which label of one input is positive: the binary view of its sorted buckets.
+
+    Attributes
+    ----------
+    classes : tuple
+        Every label of ``y_true``, sorted.
+    n_rows : int
+        Rows of the input (before rows of weight zero are dropped).
+    pos_label : object
+        As given to :func:`dask_auc.roc` (None: scikit-learn's default rule).
+    positive : object
+        The positive label: ``pos_label``; by default 1 for {0, 1} and {-1, 1}
+        targets (scikit-learn's curves), else the greater of the labels
+        (scikit-learn's ``roc_auc_score``).  It may be absent from ``classes``.
+    index : int or None
+        The positive label's part in each bucket, None when it is absent.
+    """
+
+    classes: tuple[Any, ...]
+    n_rows: int
+    pos_label: Any
+    positive: Any
+    index: int | None
+
+    @property
+    def n_classes(self) -> int:
+        """Labels for scikit-learn's "only one class" rule: of ``y_true``, or the two sides.
+
+        With a ``pos_label`` the two sides (the positive label, any other) are
+        the classes; without, the labels of ``y_true`` are.
+        """
+        if self.pos_label is None:
+            return len(self.classes)
+        has_positive = self.index is not None
+        return int(has_positive) + int(len(self.classes) > int(has_positive))
+
+
+def choose_positive(plan: SortPlan, pos_label: Any) -> LabelChoice:
+    """The positive label of the planned sort, as :class:`LabelChoice` says; never raises.
+
+    Examples
+    --------
+    >>> from dask_auc._kernels.sort import SortPlan
+    >>> import numpy as np
+    >>> plan = SortPlan(("neg", "pos"), np.empty(0), group_keys=("neg", "pos"))
+    >>> choose_positive(plan, None).positive, choose_positive(plan, "neg").index
+    ('pos', 0)
+    """
+    classes = plan.classes
+    if pos_label is not None:
+        positive = pos_label
+    elif is_default_binary(classes):
+        positive = 1
+    else:
+        positive = classes[-1] if classes else None
+    index = next((i for i, c in enumerate(plan.group_keys) if _same_label(c, positive)), None)
+    return LabelChoice(classes, plan.n_rows, pos_label, positive, index)
+
+
+def binary_bucket(bucket: Bucket, choice: LabelChoice) -> Bucket:
+    """The bucket as (negatives, positives): every other label's rows are negatives.
+
+    Two labels: the parts as they are (views, nothing copied).  More (a
+    multi-class ``y_true`` with a ``pos_label``): the other labels' sorted
+    parts merged.
+    """
+    groups = bucket.groups
+    empty = groups[0].empty()
+    pos = groups[choice.index] if choice.index is not None else empty
+    others = [g for i, g in enumerate(groups) if i != choice.index]
+    if not others:
+        neg = empty
+    elif len(others) == 1:
+        neg = others[0]
+    else:
+        neg = merged_parts(others)
+    return Bucket.binary(pos, neg, bucket.weight_exponent, bucket.compiled)
+
+
+def is_default_binary(labels: tuple[Any, ...]) -> bool:
+    """{0, 1}, {-1, 1} or a subset: scikit-learn's curves take 1 as positive without pos_label."""
+    if any(isinstance(c, (str, bytes)) for c in labels):
+        return False
+    return set(labels) in ({0, 1}, {-1, 1}, {0}, {-1}, {1})
+
+
+def _same_label(label: Any, positive: Any) -> bool:
+    """``label == positive`` as ``y_true == pos_label`` compares them (a string is no number)."""
+    if label is ABSENT or isinstance(label, str) != isinstance(positive, str):
+        return False
+    return bool(label == positive)
