@@ -56,8 +56,8 @@ from ._kernels.delong import (
     total_square_sums,
     traced_block,
 )
-from ._kernels.sort import SortPlan, summarize_bucket
-from ._kernels.validation import defined_or_warn
+from ._kernels.sort import SHARED_BINARY_PLAN, SortPlan, summarize_bucket
+from ._kernels.validation import BinaryTarget, defined_or_warn
 from ._params import AtLeast, Boolean, Interval, Options, check_params
 
 _INTERVAL_PARAMETERS = {
@@ -154,11 +154,12 @@ def roc_auc_ci(
     split_every = checked["split_every"] or split_every_default()
     if sample_weight is not None:
         raise ValueError(WEIGHTS_MESSAGE)
-    graph = SortedGraph(prepared_blocks(y_true, y_score))
+    graph = SortedGraph(prepared_blocks(y_true, y_score), plan=SHARED_BINARY_PLAN)
     contexts = _contexts(graph)
     squares = graph.per_bucket("auc-delong-squares", placement_square_sums, each=contexts)
     sums = graph.tree_reduce(squares, split_every, "auc-delong-sum", combine=total_square_sums)
-    lazy = graph.lazy([sums, contexts, graph.plan_key], _IntervalFinalizer(level), name)
+    finalize = _IntervalFinalizer(level, BinaryTarget(name))
+    lazy = graph.lazy([sums, contexts, graph.plan_key], finalize, name)
     return lazy.compute() if compute else lazy
 
 
@@ -208,7 +209,9 @@ def delong_test(
     # two placements of a row meet
     contexts, plans, placements = [], [], []
     for model in (0, 1):
-        graph = SortedGraph(map_indexed_blocks(traced_block, blocks, model))
+        graph = SortedGraph(
+            map_indexed_blocks(traced_block, blocks, model), plan=SHARED_BINARY_PLAN
+        )
         context = _contexts(graph)
         routed = graph.per_bucket("auc-delong-route", routed_placements, len(blocks), each=context)
         by_block = graph.to_blocks("auc-delong-back", routed)
@@ -222,11 +225,15 @@ def delong_test(
     return lazy.compute() if compute else lazy
 
 
+_DELONG_TARGET = BinaryTarget("delong_test")
+
+
 def _first_context(contexts: Sequence[BucketContext | None]) -> BucketContext | None:
     return next((c for c in contexts if c is not None), None)
 
 
-def _defined(plan: SortPlan, context: BucketContext | None) -> bool:
+def _defined(plan: SortPlan, context: BucketContext | None, target: BinaryTarget) -> bool:
+    target.check(plan.classes, plan.rows)
     if context is None:
         return defined_or_warn(1, 0, 0)
     return defined_or_warn(len(plan.classes), context.total_pos, context.total_neg)
@@ -237,15 +244,16 @@ def _sample_variance(square_sum: float, rows: int) -> float:
 
 
 class _IntervalFinalizer:
-    def __init__(self, confidence_level: float):
+    def __init__(self, confidence_level: float, target: BinaryTarget):
         self.confidence_level = confidence_level
+        self.target = target
 
     def __call__(
         self, sums: SquareSums, contexts: Sequence[BucketContext | None], plan: SortPlan
     ) -> AUCInterval:
         context = _first_context(contexts)
         nan = float("nan")
-        if not _defined(plan, context):
+        if not _defined(plan, context, self.target):
             return AUCInterval(nan, nan, nan, nan, self.confidence_level)
         assert context is not None
         m, n = context.total_pos, context.total_neg
@@ -265,7 +273,7 @@ def _finalize_test(
 ) -> DeLongTest:
     a, b = _first_context(contexts_a), _first_context(contexts_b)
     nan = float("nan")
-    if not _defined(plan, a):
+    if not _defined(plan, a, _DELONG_TARGET):
         return DeLongTest(nan, nan, nan, nan, nan, nan)
     assert a is not None and b is not None
     m, n = a.total_pos, a.total_neg

@@ -21,9 +21,9 @@ from ._kernels.partial import (
     mcclish,
     raw_area,
 )
-from ._kernels.sort import SortPlan, summarize_bucket
+from ._kernels.sort import SHARED_BINARY_PLAN, SortPlan, summarize_bucket
 from ._kernels.summary import PartialROC
-from ._kernels.validation import defined_or_warn
+from ._kernels.validation import BinaryTarget, defined_or_warn
 from ._multiclass import multiclass_roc_auc
 from ._multilabel import ROC_AUC, multilabel_score
 from ._params import AtLeast, Boolean, Interval, Options, Range, check_params
@@ -152,14 +152,15 @@ def roc_auc_score(
             split_every=split_every,
         )
         return lazy.compute() if compute else lazy
-    graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
+    target = BinaryTarget(name, multi_class=multi_class, max_fpr=max_fpr)
+    graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight), plan=SHARED_BINARY_PLAN)
     summaries = graph.per_bucket("auc-summary", summarize_bucket)
     if max_fpr is None or max_fpr == 1.0:
         result = graph.tree_reduce(summaries, split_every)
-        finalize: Any = _finalize_auc
+        finalize: Any = _AUCFinalizer(target)
     else:
         result = partial_area_key(graph, summaries, (0.0, max_fpr))
-        finalize = _PartialFinalizer((0.0, max_fpr))
+        finalize = _PartialFinalizer(target, (0.0, max_fpr))
     lazy = graph.lazy([result, graph.plan_key], finalize, name)
     return lazy.compute() if compute else lazy
 
@@ -249,14 +250,17 @@ def partial_roc_auc_score(
         )
     swap = tpr_range is not None
     bounds = tpr_range if swap else fpr_range
-    graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight))
+    target = BinaryTarget(name)
+    graph = SortedGraph(prepared_blocks(y_true, y_score, sample_weight), plan=SHARED_BINARY_PLAN)
     summaries = graph.per_bucket("auc-summary", summarize_bucket)
     if bounds == (0.0, 1.0):  # the whole curve on either axis, standardised or not: the AUC
         result = graph.tree_reduce(summaries, split_every_default())
-        finalize: Any = _finalize_auc
+        finalize: Any = _AUCFinalizer(target)
     else:
         result = partial_area_key(graph, summaries, bounds, swap=swap)
-        finalize = _PartialFinalizer(bounds, swap=swap, standardized=checked["standardized"])
+        finalize = _PartialFinalizer(
+            target, bounds, swap=swap, standardized=checked["standardized"]
+        )
     lazy = graph.lazy([result, graph.plan_key], finalize, name)
     return lazy.compute() if checked["compute"] else lazy
 
@@ -279,19 +283,33 @@ def partial_area_key(
     )
 
 
-def _finalize_auc(summary: PartialROC, plan: SortPlan) -> float:
-    if not defined_or_warn(len(plan.classes), summary.pos, summary.neg):
-        return float("nan")
-    return summary.auc()
+class _AUCFinalizer:
+    """The AUC from the merged summary; ``target`` words a multi-class ``y_true``'s error."""
+
+    def __init__(self, target: BinaryTarget):
+        self.target = target
+
+    def __call__(self, summary: PartialROC, plan: SortPlan) -> float:
+        self.target.check(plan.classes, plan.rows)
+        if not defined_or_warn(len(plan.classes), summary.pos, summary.neg):
+            return float("nan")
+        return summary.auc()
 
 
 class _PartialFinalizer:
     def __init__(
-        self, bounds: tuple[float, float], *, swap: bool = False, standardized: bool = True
+        self,
+        target: BinaryTarget,
+        bounds: tuple[float, float],
+        *,
+        swap: bool = False,
+        standardized: bool = True,
     ):
+        self.target = target
         self.bounds, self.swap, self.standardized = bounds, swap, standardized
 
     def __call__(self, partial: tuple[float, Any, Any], plan: SortPlan) -> float:
+        self.target.check(plan.classes, plan.rows)
         fraction, pos, neg = partial
         if not self.swap and len(plan.classes) == 2 and neg == 0:
             # Both labels are present but every negative weighs 0: scikit-learn's

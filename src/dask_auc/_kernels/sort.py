@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, cast
 
 import numpy as np
@@ -43,12 +44,14 @@ from .footprint import SizedByArrays
 from .summary import PartialROC, TieGroup
 from .validation import (
     ROW_INPUTS,
+    BinaryTarget,
     RowCounts,
     as_score_array,
     as_weight_array,
     check_aligned,
     check_finite_scores,
-    label_classes,
+    distinct_labels,
+    sorted_labels,
     to_numpy,
     union_of_classes,
 )
@@ -189,6 +192,13 @@ class SortPlan(SizedByArrays):
     group_keys: tuple[Any, ...] = ()
     #: whether bucket kernels may use the compiled loops (``dask-auc.numba``)
     compiled: bool = False
+    #: rows of the input, for the error of a target of more than two classes
+    rows: int = 0
+
+    @property
+    def binary(self) -> bool:
+        """Whether the target has two classes at most: if not, no row was sorted."""
+        return len(self.classes) <= 2
 
     @property
     def n_buckets(self) -> int:
@@ -269,7 +279,12 @@ def prepare_block(
     lengths = RowCounts.of(names, label, score, weight)
     if not lengths.aligned:
         return PreparedBlock(lengths, (), {})
-    classes = label_classes(label)
+    classes = distinct_labels(label)
+    if len(classes) > 2:
+        # not a binary target: the metric raises its own error once the plan has
+        # every block's classes (plan_sort); scikit-learn checks y_score first
+        as_score_array(score)
+        return PreparedBlock(lengths, classes, {})
     # unweighted, the scores' finiteness is checked after the aggregation of a
     # tied block, on its few distinct scores (every row's value is one of
     # them); weights are checked after the scores, as scikit-learn does
@@ -546,7 +561,11 @@ def binary_group_keys(classes: tuple[Any, ...]) -> tuple[Any, Any]:
 
 
 def plan_sort(
-    metas: Sequence[BlockMeta], n_buckets: int, *, group_keys: tuple[Any, ...] | None = None
+    metas: Sequence[BlockMeta],
+    n_buckets: int,
+    *,
+    group_keys: tuple[Any, ...] | None = None,
+    finish_checks_classes: bool = False,
 ) -> SortPlan:
     """Check the blocks agree, pick the classes and ``n_buckets - 1`` splitters.
 
@@ -554,13 +573,26 @@ def plan_sort(
     about the same number of rows; a heavy tie value shows up several times.
     ``group_keys`` orders a bucket's parts (default: a binary target's
     negatives, then positives).
+
+    A target of more than two classes raises here, unless
+    ``finish_checks_classes``: then the plan holds every class and no row is
+    sorted (:func:`split_block` sends none), and each metric's finish step
+    raises its own error (:class:`~dask_auc._kernels.validation.BinaryTarget`).
+    Metrics that share one sort (``roc_auc_score``, ``partial_roc_auc_score``,
+    ``roc_auc_ci`` of one input) share this task, so it cannot word their errors.
     """
     n_rows = check_aligned([meta.lengths for meta in metas])
     if metas and n_rows == 0:
         raise ValueError(
             "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
         )
-    classes = union_of_classes([meta.classes for meta in metas])
+    if finish_checks_classes:
+        classes = sorted_labels(meta.classes for meta in metas)
+        if len(classes) > 2:
+            splitters = np.zeros(max(n_buckets - 1, 0))
+            return SortPlan(classes, splitters, 0, binary_group_keys(()), rows=n_rows)
+    else:
+        classes = union_of_classes([meta.classes for meta in metas], BinaryTarget(), n_rows)
     exponent = weight_exponent([meta.max_weight for meta in metas])
     dtype = common_score_dtype(metas)
     filled = [meta for meta in metas if meta.score_dtype is not None]
@@ -568,7 +600,13 @@ def plan_sort(
     rows = np.concatenate([m.sample_rows for m in filled] or [np.empty(0)])
     splitters = _splitters(sample.astype(dtype), rows, n_buckets)
     keys = binary_group_keys(classes) if group_keys is None else tuple(group_keys)
-    return SortPlan(classes, splitters, exponent, keys)
+    return SortPlan(classes, splitters, exponent, keys, rows=n_rows)
+
+
+#: the plan of the binary metrics that may share the sort of one input (the ROC AUC,
+#: partial AUC and its interval); each raises its own error for a multi-class target
+#: when it finishes (see :func:`plan_sort`)
+SHARED_BINARY_PLAN = partial(plan_sort, finish_checks_classes=True)
 
 
 #: weights whose largest lies in this range are used as they are
@@ -675,6 +713,8 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
     An :class:`UnsplitRows` block is grouped by the compiled loops into
     :class:`UnsortedScores` pieces (sorted by the bucket).
     """
+    if not plan.binary:  # the metric raises when it finishes: sort nothing meanwhile
+        block = PreparedBlock(block.lengths, block.classes, {})
     if block.unsplit is not None:
         return _split_unsplit(block, block.unsplit, plan)
     parts = {key: part.in_plan(plan) for key, part in block.by_label.items()}
