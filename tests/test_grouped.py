@@ -126,7 +126,10 @@ def test_two_key_columns_and_missing_keys_dropped_like_pandas():
     frame["country"] = rng.choice(["de", "fr", None], size=len(frame))
     frame.loc[::37, "user"] = np.nan
     ddf = dask_frame(frame.to_dict("series"), even_cuts(2500, 6))
-    result = dask_auc.grouped_roc_auc_score(ddf, by=["country", "user"], label="y", score="s")
+    dropped = int(frame[["country", "user"]].isna().any(axis=1).sum())
+    with pytest.warns(UserWarning, match=f"{dropped:,} of 2,500 rows have a missing key"):
+        result = dask_auc.grouped_roc_auc_score(ddf, by=["country", "user"], label="y", score="s")
+    assert result.rows_without_group == dropped
     assert result.per_group.index.names == ["country", "user"]
     assert len(result.per_group) == frame.groupby(["country", "user"]).ngroups
     check_against_references(result, frame, ["country", "user"])
@@ -211,7 +214,7 @@ def test_bad_arguments_raise_before_any_work(kwargs, error, message):
         ("s", [0.1, np.nan, 0.3, 0.4], "Input contains NaN"),
         ("s", [0.1, np.inf, 0.3, 0.4], "Input contains infinity"),
         ("w", [1.0, -2.0, 1.0, 1.0], "Negative values in data passed to `sample_weight`"),
-        ("y", [0, 1, 0, 2], "multi_class must be in"),
+        ("y", [0, 1, 0, 2], "grouped_roc_auc_score only supports binary classification"),
     ],
 )
 def test_bad_values_raise_sklearns_errors(column, values, message):

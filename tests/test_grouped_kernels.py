@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from dask_auc._kernels.grouped import (
+    GroupBlockInfo,
     GroupPlan,
     GroupSpec,
     bucket_table,
@@ -121,19 +122,20 @@ def test_hash_split_sends_a_key_to_the_same_bucket_from_every_block():
     second = _block(["e", "d", "c", "b", "a", "z"] * 7, 1)
     buckets = {}
     for block in (first, second):
-        classes, pieces = split_group_block(block, _SPEC, 4)
-        assert classes == (0, 1)
+        info, pieces = split_group_block(block, _SPEC, 4)
+        assert info.classes == (0, 1)
         assert sum(len(p.score) for p in pieces) == len(block)
         for b, piece in enumerate(pieces):
             for user in piece.keys["user"]:
                 assert buckets.setdefault(user, b) == b
 
 
-def test_split_drops_rows_with_a_missing_key():
+def test_split_drops_rows_with_a_missing_key_and_counts_them():
     block = _block(["a", None, "b", np.nan, "a"], 2)
-    _, pieces = split_group_block(block, _SPEC, 3)
+    info, pieces = split_group_block(block, _SPEC, 3)
     kept = pd.concat([p.keys for p in pieces])["user"]
     assert sorted(kept) == ["a", "a", "b"]
+    assert (info.rows, info.missing_keys) == (5, 2)
 
 
 @pytest.mark.parametrize(
@@ -142,7 +144,6 @@ def test_split_drops_rows_with_a_missing_key():
         ("s", np.nan, "Input contains NaN"),
         ("s", np.inf, "Input contains infinity"),
         ("w", -1.0, "Negative values in data passed to `sample_weight`"),
-        ("y", 5, "multi_class must be in"),
     ],
 )
 def test_split_validates_the_block_with_sklearns_messages(column, value, message):
@@ -157,7 +158,7 @@ def test_split_validates_the_block_with_sklearns_messages(column, value, message
     [((0, 1), 1), (("no", "yes"), "yes"), ((1,), 1), ((True,), True), ((0,), None), (("a",), None)],
 )
 def test_plan_picks_the_greater_class_and_a_lone_one_only(classes, positive):
-    plan = plan_groups([classes])
+    plan = plan_groups([GroupBlockInfo(classes)])
     if positive is None:
         assert all(plan.positive_label != c for c in classes)
     else:
@@ -165,8 +166,9 @@ def test_plan_picks_the_greater_class_and_a_lone_one_only(classes, positive):
 
 
 def test_plan_rejects_three_classes_spread_over_blocks():
-    with pytest.raises(ValueError, match="multi_class must be in"):
-        plan_groups([(0, 1), (1, 2)])
+    message = r"grouped_roc_auc_score only .* y_true holds 3 classes: \[0, 1, 2\]"
+    with pytest.raises(ValueError, match=message):
+        plan_groups([GroupBlockInfo((0, 1)), GroupBlockInfo((1, 2))])
 
 
 def test_bucket_table_with_two_key_columns_matches_pandas_groupby():

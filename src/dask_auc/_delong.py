@@ -51,8 +51,8 @@ from ._kernels.delong import (
     total_cross_sums,
     traced_block,
 )
-from ._kernels.sort import SortPlan, summarize_bucket
-from ._kernels.validation import defined_or_warn
+from ._kernels.sort import SHARED_BINARY_PLAN, SortPlan, summarize_bucket
+from ._kernels.validation import BinaryTarget, defined_or_warn
 from ._params import AtLeast, Boolean, Interval, Options, check_params
 from ._roc import WEIGHTS_MESSAGE, AUCInterval, first_context, roc, sample_variance
 
@@ -184,7 +184,9 @@ def delong_test(
     # two placements of a row meet
     contexts, plans, placements = [], [], []
     for model in (0, 1):
-        graph = SortedGraph(map_indexed_blocks(traced_block, blocks, model))
+        graph = SortedGraph(
+            map_indexed_blocks(traced_block, blocks, model), plan=SHARED_BINARY_PLAN
+        )
         context = _contexts(graph)
         routed = graph.per_bucket("auc-delong-route", routed_placements, len(blocks), each=context)
         by_block = graph.to_blocks("auc-delong-back", routed)
@@ -198,7 +200,11 @@ def delong_test(
     return lazy.compute() if compute else lazy
 
 
-def _defined(plan: SortPlan, context: BucketContext | None) -> bool:
+_DELONG_TARGET = BinaryTarget("delong_test")
+
+
+def _defined(plan: SortPlan, context: BucketContext | None, target: BinaryTarget) -> bool:
+    target.check(plan.classes, plan.rows)
     if context is None:
         return defined_or_warn(1, 0, 0)
     return defined_or_warn(len(plan.classes), context.total_pos, context.total_neg)
@@ -212,7 +218,7 @@ def _finalize_test(
 ) -> DeLongTest:
     a, b = first_context(contexts_a), first_context(contexts_b)
     nan = float("nan")
-    if not _defined(plan, a):
+    if not _defined(plan, a, _DELONG_TARGET):
         return DeLongTest(nan, nan, nan, nan, nan, nan)
     assert a is not None and b is not None
     m, n = a.total_pos, a.total_neg

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ from ._engine import MIN_ROWS_PER_BLOCK, HashedGraph, LazyScore, frame_bucket_co
 from ._kernels.grouped import (
     GAUC_WEIGHT_COLUMN,
     SAFE_EXPONENT,
+    GroupPlan,
     GroupSpec,
     bucket_table,
     concat_group_tables,
@@ -32,11 +32,19 @@ from ._kernels.grouped import (
 )
 from ._kernels.validation import (
     InvalidParameterError,
-    UndefinedMetricWarning,
     check_declared_score_dtype,
+    warn,
+    warn_undefined,
 )
 
 _GAUC_WEIGHTS = ("rows", "positives", "uniform")
+#: the warning that rows with a missing key were left out (the CLI reports their count)
+_MISSING_KEYS_MESSAGE = (
+    "grouped_roc_auc_score: {missing:,} of {rows:,} rows have a missing key in by={by!r} "
+    "and belong to no group: they are left out of every group's AUC and of gauc "
+    "(as DataFrame.groupby(dropna=True) does)."
+)
+MISSING_KEYS_PATTERN = r"grouped_roc_auc_score: [\d,]+ of [\d,]+ rows have a missing key"
 
 
 @dataclass(frozen=True)
@@ -55,10 +63,14 @@ class GroupedAUC:
     gauc : float
         The weighted mean of ``auc`` over the groups holding both classes; NaN
         when there is none.
+    rows_without_group : int
+        Rows left out of every group because a ``by`` column holds a missing
+        value (NaN, None, NA) in them.
     """
 
     per_group: pd.DataFrame
     gauc: float
+    rows_without_group: int = 0
 
 
 def grouped_roc_auc_score(
@@ -86,7 +98,8 @@ def grouped_roc_auc_score(
         One row per scored example.
     by : str or list of str
         Group key column(s).  Rows with a missing key (NaN, None, NA) in any of
-        them are dropped, as ``DataFrame.groupby(..., dropna=True)`` does.
+        them are dropped, as ``DataFrame.groupby(..., dropna=True)`` does, with
+        a ``UserWarning`` saying how many (``rows_without_group`` of the result).
         Keys are grouped by value, whatever dtype each partition gives the
         column (Parquet files written at different times: int64 in one,
         float64 after a null id in another; int32, uint64, nullable
@@ -178,7 +191,7 @@ def grouped_roc_auc_score(
 
 
 def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> LazyScore:
-    """The K bucket tables of a hash exchange by group key, ``finalize(*tables)`` its value.
+    """The K bucket tables of a hash exchange by group key, ``finalize(plan, *tables)`` its value.
 
     Every row of a group goes to the same bucket, so a group spread over all
     partitions is whole in its bucket; the tables are disjoint.  The bucket
@@ -191,7 +204,7 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
     )
     plan = graph.task("auc-grouped-plan", plan_groups, graph.infos)
     tables = graph.per_bucket("auc-grouped-table", bucket_table, plan, spec)
-    return graph.lazy(tables, finalize, "grouped_roc_auc_score")
+    return graph.lazy([plan, *tables], finalize, "grouped_roc_auc_score")
 
 
 def _as_dask_frame(df: Any) -> dd.DataFrame:
@@ -258,13 +271,16 @@ class _Finalizer:
         self.spec = spec
         self.gauc_weight = gauc_weight
 
-    def __call__(self, *tables: pd.DataFrame) -> GroupedAUC:
+    def __call__(self, plan: GroupPlan, *tables: pd.DataFrame) -> GroupedAUC:
+        if plan.missing_keys:
+            by = self.spec.by[0] if len(self.spec.by) == 1 else list(self.spec.by)
+            warn(_MISSING_KEYS_MESSAGE.format(missing=plan.missing_keys, rows=plan.rows, by=by))
         per_group = concat_group_tables(tables)
         if self.spec.gauc_column is not None:
             weights = per_group.pop(GAUC_WEIGHT_COLUMN).to_numpy()
         else:
             weights = _group_weights(per_group, self.gauc_weight)
-        return GroupedAUC(per_group, _weighted_mean(per_group, weights))
+        return GroupedAUC(per_group, _weighted_mean(per_group, weights), plan.missing_keys)
 
 
 def _group_weights(per_group: pd.DataFrame, gauc_weight: str) -> np.ndarray:
@@ -288,11 +304,7 @@ def _weighted_mean(per_group: pd.DataFrame, weights: np.ndarray) -> float:
             reason = "no group holds both classes"
             if "weight_pos" in per_group:  # every weight zero lands here: say so
                 reason += " with nonzero sample_weight"
-        warnings.warn(
-            f"GAUC is not defined: {reason}; gauc is NaN.",
-            UndefinedMetricWarning,
-            stacklevel=4,
-        )
+        warn_undefined(f"GAUC is not defined: {reason}; gauc is NaN.")
         return float("nan")
     auc = per_group["auc"].to_numpy()[both]
     return float(np.dot(weights, auc) / total)

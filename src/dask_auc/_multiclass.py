@@ -52,7 +52,11 @@ from ._kernels.multiclass import (
 )
 from ._kernels.sort import plan_sort, summarize_bucket
 from ._kernels.summary import PartialROC
-from ._kernels.validation import MULTICLASS_MESSAGE, defined_or_warn
+from ._kernels.validation import (
+    MULTICLASS_MESSAGE,
+    defined_or_warn,
+    partial_multiclass_message,
+)
 
 
 def check_multiclass_params(
@@ -65,10 +69,7 @@ def check_multiclass_params(
 ) -> None:
     """scikit-learn 1.9's checks of a multi-class call that need no data, in its order."""
     if max_fpr is not None and max_fpr != 1.0:
-        raise ValueError(
-            "Partial AUC computation not available in multiclass setting, 'max_fpr' "
-            f"must be set to `None`, received `max_fpr={max_fpr}` instead"
-        )
+        raise ValueError(partial_multiclass_message(max_fpr))
     if multi_class == "raise":
         raise ValueError(MULTICLASS_MESSAGE)
     options: tuple[str | None, ...] = ("macro", "weighted", None)

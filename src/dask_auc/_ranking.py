@@ -8,7 +8,7 @@ from ._engine import LazyScore, score_column_count, split_every_default
 from ._multiclass import multiclass_roc_auc
 from ._multilabel import ROC_AUC, multilabel_score
 from ._params import AtLeast, Boolean, Interval, Options, Range, check_params
-from ._roc import roc
+from ._roc import roc, roc_auc
 
 _PARAMETERS = {
     "average": Options(("micro", "macro", "samples", "weighted", None)),
@@ -135,7 +135,9 @@ def roc_auc_score(
         )
         return lazy.compute() if compute else lazy
     curve = roc(y_true, y_score, sample_weight=sample_weight)
-    return curve.auc(max_fpr=max_fpr, split_every=split_every, compute=compute)
+    return roc_auc(
+        curve, max_fpr=max_fpr, split_every=split_every, compute=compute, multi_class=multi_class
+    )
 
 
 def partial_roc_auc_score(

@@ -56,7 +56,7 @@ from ._kernels.delong import (
     total_square_sums,
 )
 from ._kernels.partial import cut_bucket_at, interval_area, locate_crossings, mcclish, raw_area
-from ._kernels.sort import prepare_block, summarize_bucket
+from ._kernels.sort import ZERO_WEIGHTS_MESSAGE, prepare_block, summarize_bucket
 from ._kernels.summary import Number, PartialROC
 from ._kernels.thresholds import (
     CONFUSION_MATRIX,
@@ -72,7 +72,7 @@ from ._kernels.thresholds import (
     det_arrays,
     gains_columns,
 )
-from ._kernels.validation import MULTICLASS_MESSAGE, defined_or_warn, warn_undefined
+from ._kernels.validation import BinaryTarget, defined_or_warn, warn_undefined
 from ._params import (
     AtLeast,
     Boolean,
@@ -315,20 +315,7 @@ class ROC:
         >>> dask_auc.roc(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8])).auc(max_fpr=0.5)
         0.6666666666666666
         """
-        checked = check_params(
-            "roc_auc_score",
-            _AUC_PARAMETERS,
-            max_fpr=max_fpr,
-            split_every=split_every,
-            compute=compute,
-        )
-        max_fpr = checked["max_fpr"]
-        if max_fpr is None or max_fpr == 1.0:
-            key, finish = self._area(checked["split_every"]), _Finish(_auc_of, "auc")
-        else:
-            bounds = (0.0, max_fpr)
-            key, finish = self._partial_area(bounds), _Finish(_PartialFinish(bounds), "auc")
-        return _returned(self._query([key], finish, "roc_auc_score"), checked["compute"])
+        return roc_auc(self, max_fpr=max_fpr, split_every=split_every, compute=compute)
 
     def partial_auc(
         self,
@@ -358,12 +345,13 @@ class ROC:
             )
         swap = tpr_range is not None
         bounds = tpr_range if swap else fpr_range
+        target = BinaryTarget(name)
         if bounds == (0.0, 1.0):  # the whole curve on either axis, standardised or not: the AUC
-            key, finish = self._area(None), _Finish(_auc_of, "binary")
+            key, finish = self._area(None), _Finish(_auc_of, target)
         else:
             key = self._partial_area(bounds, swap)
             partial = _PartialFinish(bounds, swap=swap, standardized=checked["standardized"])
-            finish = _Finish(partial, "binary")
+            finish = _Finish(partial, target)
         return _returned(self._query([key], finish, name), checked["compute"])
 
     def average_precision(self, *, compute: bool = True) -> float | LazyScore:
@@ -530,7 +518,7 @@ class ROC:
             "auc-delong-sum",
             combine=total_square_sums,
         )
-        finish = _Finish(_IntervalFinish(checked["confidence_level"]), "binary")
+        finish = _Finish(_IntervalFinish(checked["confidence_level"]), BinaryTarget("roc_auc_ci"))
         return _returned(self._query([sums, contexts], finish, "roc_auc_ci"), checked["compute"])
 
     # -- keeping it -------------------------------------------------------------------------
@@ -582,6 +570,36 @@ class ROC:
         )
 
 
+def roc_auc(
+    curve: ROC,
+    *,
+    max_fpr: float | None = None,
+    split_every: int | None = None,
+    compute: bool = True,
+    multi_class: str = "raise",
+) -> float | LazyScore:
+    """:meth:`ROC.auc`; ``multi_class`` words the error of a target of more than two classes.
+
+    :func:`dask_auc.roc_auc_score` passes its own ``multi_class``, as
+    scikit-learn's errors for a 1-D ``y_score`` depend on it.
+    """
+    checked = check_params(
+        "roc_auc_score",
+        _AUC_PARAMETERS,
+        max_fpr=max_fpr,
+        split_every=split_every,
+        compute=compute,
+    )
+    max_fpr = checked["max_fpr"]
+    target = BinaryTarget("roc_auc_score", multi_class=multi_class, max_fpr=max_fpr)
+    if max_fpr is None or max_fpr == 1.0:
+        key, finish = curve._area(checked["split_every"]), _Finish(_auc_of, target)
+    else:
+        bounds = (0.0, max_fpr)
+        key, finish = curve._partial_area(bounds), _Finish(_PartialFinish(bounds), target)
+    return _returned(curve._query([key], finish, "roc_auc_score"), checked["compute"])
+
+
 def _ready(value: Any) -> Any:
     """A kept result, or None if it is a future not finished yet (never waits)."""
     if hasattr(value, "done") and hasattr(value, "result"):
@@ -615,18 +633,19 @@ def partial_area_key(
 # -- finishing: scikit-learn's label checks, then the answer -----------------------------------
 
 
-def _check_labels(rule: str, choice: LabelChoice) -> None:
+def _check_labels(rule: str | BinaryTarget, choice: LabelChoice) -> None:
     """Raise the error scikit-learn's function of this kind raises for these labels.
 
-    ``"auc"`` and ``"binary"``: more than two labels without a ``pos_label``
-    (``roc_auc_score``'s multi-class error; the binary-only functions say so);
+    A :class:`~dask_auc._kernels.validation.BinaryTarget`: more than two
+    labels without a ``pos_label`` (``roc_auc_score``'s multi-class errors;
+    the binary-only functions name themselves and the classes);
     ``"curve"``, ``"det"``: the curves' ``pos_label`` rules;
     ``"average_precision"``: its ``pos_label`` must be one of two labels.
     """
     classes, rows = choice.classes, choice.n_rows
-    if rule in ("auc", "binary"):
-        if choice.pos_label is None and len(classes) > 2:
-            raise ValueError(MULTICLASS_MESSAGE)
+    if isinstance(rule, BinaryTarget):
+        if choice.pos_label is None:
+            rule.check(classes, rows)
     elif rule == "average_precision":
         # average_precision_score's default is pos_label=1, not roc_auc_score's greater label
         asked = 1 if choice.pos_label is None else choice.pos_label
@@ -650,11 +669,13 @@ def _same_positive(a: Any, b: Any) -> bool:
 class _Finish:
     """A query's finish: the label checks of ``rule``, then ``finish(choice, *parts)``."""
 
-    def __init__(self, finish: Callable[..., Any], rule: str):
+    def __init__(self, finish: Callable[..., Any], rule: str | BinaryTarget):
         self.finish, self.rule = finish, rule
 
     def __call__(self, choice: LabelChoice, *parts: Any) -> Any:
         _check_labels(self.rule, choice)
+        if choice.weights_all_zero:
+            raise ValueError(ZERO_WEIGHTS_MESSAGE)
         return self.finish(choice, *parts)
 
 

@@ -52,7 +52,7 @@ import pandas as pd
 
 from ._curves import average_precision_score, ks_statistic
 from ._engine import LazyScore
-from ._grouped import GroupedAUC, grouped_roc_auc_score
+from ._grouped import MISSING_KEYS_PATTERN, GroupedAUC, grouped_roc_auc_score
 from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning
 from ._params import Interval, check_params
 from ._ranking import roc_auc_score
@@ -65,6 +65,12 @@ DATA_ERROR = 1
 CLOSED_STDOUT = 1  # as the signal module docs' recipe for a reader that has gone
 _LOCAL_SCHEDULERS = ("threads", "synchronous")
 _GLOB_CHARACTERS = "*?["
+#: the files of a directory dask reads as Parquet (its default ``parquet_file_extension``;
+#: names starting with "." or "_" are skipped, as pyarrow's dataset discovery does)
+_PARQUET_EXTENSIONS = (".parq", ".parquet", ".pq")
+_HIDDEN = (".", "_")
+#: how many column names an error message lists
+_COLUMNS_SHOWN = 20
 _RATES = ("fpr", "tpr", "precision", "recall")
 _CRITERIA = ("youden", "f1", "closest_topleft")
 #: how the summary names each rate target
@@ -92,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _quiet_distributed_logs(), _scheduler(args) as where:
             report = _evaluate(args, where)
-    except (ValueError, TypeError, OSError, ImportError) as error:
+    except (ValueError, TypeError, KeyError, OSError, ImportError) as error:
         print(f"{PROG}: error: {_explain(error, args)}", file=sys.stderr)
         return DATA_ERROR
     except KeyboardInterrupt:
@@ -321,6 +327,7 @@ def _read(paths: Sequence[str], columns: dict[str, str]) -> tuple[dd.DataFrame, 
         raise ValueError(f"cannot mix Parquet and CSV inputs: {' '.join(paths)}")
     (kind,) = kinds
     targets = [_existing(path, kind) for path in paths]
+    _check_file_columns(targets, kind, list(dict.fromkeys(columns.values())), paths)
     if kind == "csv":
         numeric = {columns[r]: "float64" for r in ("score", "weight") if r in columns}
         frame = dd.read_csv(targets, dtype=numeric)
@@ -360,7 +367,95 @@ def _existing(path: str, kind: str) -> str:
         raise FileNotFoundError(f"no such file or directory: {path!r}")
     if kind == "csv" and os.path.isdir(path):
         return os.path.join(path, "*.csv*")
+    if os.path.isdir(path) and not _parquet_files(path)[0]:
+        raise FileNotFoundError(
+            f"no Parquet or CSV files found in {path!r} (Parquet files end in "
+            f"{', '.join(_PARQUET_EXTENSIONS)}; CSV files in .csv)"
+        )
     return path
+
+
+def _parquet_files(directory: str) -> tuple[list[str], set[str]]:
+    """The Parquet files dask reads in a local directory, and its hive partition columns.
+
+    A ``key=value`` directory level is a column of its files' rows that the
+    files themselves do not hold.
+    """
+    files: list[str] = []
+    partitions: set[str] = set()
+    for root, directories, names in os.walk(directory):
+        directories[:] = sorted(d for d in directories if not d.startswith(_HIDDEN))
+        partitions.update(d.partition("=")[0] for d in directories if "=" in d)
+        files.extend(
+            os.path.join(root, name)
+            for name in sorted(names)
+            if not name.startswith(_HIDDEN) and name.endswith(_PARQUET_EXTENSIONS)
+        )
+    return files, partitions
+
+
+def _local_files(targets: Sequence[str], kind: str) -> tuple[list[str], set[str]]:
+    """The local files behind ``targets`` (fsspec URLs left out), and partition columns."""
+    files: list[str] = []
+    partitions: set[str] = set()
+    for target in targets:
+        if "://" in target:
+            continue
+        matched = (
+            sorted(glob.glob(target)) if any(c in target for c in _GLOB_CHARACTERS) else [target]
+        )
+        for path in matched:
+            if kind == "parquet" and os.path.isdir(path):
+                found, levels = _parquet_files(path)
+                files.extend(found)
+                partitions |= levels
+            elif os.path.isfile(path):
+                files.append(path)
+    return files, partitions
+
+
+def _file_columns(path: str, kind: str) -> list[str]:
+    """The column names of one file: a Parquet footer's schema, or a CSV header line."""
+    try:
+        if kind == "csv":
+            # the header only, read with dd.read_csv's defaults (compression from the name)
+            return [str(name) for name in pd.read_csv(path, nrows=0).columns]
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    except (ValueError, OSError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ValueError(f"cannot read the columns of {path}: {reason}") from error
+
+
+def _check_file_columns(
+    targets: Sequence[str], kind: str, wanted: list[str], paths: Sequence[str]
+) -> None:
+    """Check every local file holds the wanted columns, from its schema or header alone.
+
+    dask reads the columns of the first file only; a later file lacking one
+    would fail in a task, mid-computation.  A column no file holds is left to
+    :func:`_read`'s message on the whole input (a typo in an option).
+    """
+    files, partitions = _local_files(targets, kind)
+    lacking: dict[str, tuple[str, list[str]]] = {}  # column -> first file without it
+    holding: dict[str, int] = dict.fromkeys(wanted, 0)
+    for path in files:
+        names = _file_columns(path, kind)
+        for column in wanted:
+            if column in names or column in partitions:
+                holding[column] += 1
+            else:
+                lacking.setdefault(column, (path, names))
+    for column, (path, names) in lacking.items():
+        if holding[column]:
+            shown = ", ".join(names[:_COLUMNS_SHOWN]) + (
+                ", ..." if len(names) > _COLUMNS_SHOWN else ""
+            )
+            raise ValueError(
+                f"column {column!r} not found in {path} ({holding[column]:,} of "
+                f"{len(files):,} files in {' '.join(paths)} have it); its columns: {shown}"
+            )
 
 
 def _lazy_counts(frame: dd.DataFrame, args: argparse.Namespace) -> dict[str, Any]:
@@ -548,6 +643,8 @@ def _compute(lazy: dict[str, Any], where: _Where, quiet: bool) -> dict[str, Any]
         # one-class labels were reported from the counts; groups lacking a class are
         # NaN in the per-group table, as documented, and need no warning here
         warnings.simplefilter("ignore", UndefinedMetricWarning)
+        # rows without a group are counted in the report instead
+        warnings.filterwarnings("ignore", MISSING_KEYS_PATTERN, UserWarning)
         return {
             n: lazy[n].finish(result) if isinstance(lazy[n], LazyScore) else result
             for n, result in zip(names, results, strict=True)
@@ -627,6 +724,8 @@ def _group_summary(grouped: GroupedAUC, by: str, weight: str | None) -> dict[str
         "gauc_weight": "rows" if weight is None else "sample_weight",
         "groups": len(grouped.per_group),
         "groups_with_both_classes": len(auc),
+        # left out of every group: a missing (NaN, empty) key
+        "rows_without_group": grouped.rows_without_group,
         "group_auc_quantiles": {
             name: float(auc.quantile(q)) if len(auc) else float("nan")
             for name, q in (
@@ -667,6 +766,7 @@ def _table(report: dict[str, Any]) -> str:
     if "gauc" in report:
         rows.append((f"groups ({report['by']})", f"{report['groups']:,}"))
         rows.append(("  with both classes", f"{report['groups_with_both_classes']:,}"))
+        rows.append(("  rows without a group (no key)", f"{report['rows_without_group']:,}"))
         weighting = "rows" if report["gauc_weight"] == "rows" else f"summed {report['weight']!r}"
         rows.append((f"  GAUC (groups weighted by {weighting})", f"{report['gauc']:.10f}"))
         quantiles = report["group_auc_quantiles"]
@@ -702,6 +802,10 @@ def _point_line(point: dict[str, Any]) -> tuple[str, str]:
 def _explain(error: BaseException, args: argparse.Namespace) -> str:
     """One line saying what went wrong, naming the column when the library could not."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, KeyError):
+        # pandas selecting a column a file lacks, in a task: the local files were
+        # checked before reading, so this is a remote (fsspec) dataset's
+        return f"a file lacks a column the options name: {error.args[0] if error.args else ''}"
     if isinstance(error, FileNotFoundError) and error.filename and not str(error).startswith("no "):
         return f"no such file or directory: {error.filename!r}"
     if message == MULTICLASS_MESSAGE:

@@ -39,9 +39,15 @@ def plan_labels(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
     """
     labels = sorted_labels(meta.classes for meta in metas)
     rows = sum(meta.lengths.rows for meta in metas)
-    plain = [replace(meta, classes=()) for meta in metas]
+    weights = [meta.max_weight for meta in metas if meta.max_weight is not None]
+    # every weight zero: each query raises scikit-learn's error after its label checks
+    weightless = bool(weights) and max(weights) == 0
+    plain = [
+        replace(meta, classes=(), max_weight=None if weightless else meta.max_weight)
+        for meta in metas
+    ]
     plan = plan_sort(plain, n_buckets, group_keys=labels or (ABSENT,))
-    return replace(plan, classes=labels, n_rows=rows)
+    return replace(plan, classes=labels, rows=rows, weights_all_zero=weightless)
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,8 @@ class LabelChoice:
         (scikit-learn's ``roc_auc_score``).  It may be absent from ``classes``.
     index : int or None
         The positive label's part in each bucket, None when it is absent.
+    weights_all_zero : bool
+        Every row weighs zero (scikit-learn's error, after its label checks).
     """
 
     classes: tuple[Any, ...]
@@ -69,6 +77,7 @@ class LabelChoice:
     pos_label: Any
     positive: Any
     index: int | None
+    weights_all_zero: bool = False
 
     @property
     def n_classes(self) -> int:
@@ -102,7 +111,7 @@ def choose_positive(plan: SortPlan, pos_label: Any) -> LabelChoice:
     else:
         positive = classes[-1] if classes else None
     index = next((i for i, c in enumerate(plan.group_keys) if _same_label(c, positive)), None)
-    return LabelChoice(classes, plan.n_rows, pos_label, positive, index)
+    return LabelChoice(classes, plan.rows, pos_label, positive, index, plan.weights_all_zero)
 
 
 def binary_bucket(bucket: Bucket, choice: LabelChoice) -> Bucket:

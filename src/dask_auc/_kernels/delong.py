@@ -32,7 +32,7 @@ import numpy as np
 from .footprint import SizedByArrays
 from .sort import Bucket, PreparedBlock, SortedScores, rows_through
 from .summary import PartialROC, merge_run, neighbourhoods
-from .validation import RowCounts, as_score_array, label_classes, to_numpy
+from .validation import RowCounts, as_score_array, distinct_labels, to_numpy
 
 #: the names of :func:`~dask_auc.delong_test`'s row inputs
 PAIRED_INPUTS = ("y_true", "score_a", "score_b")
@@ -203,7 +203,9 @@ def prepare_paired_block(
     lengths = RowCounts.of(names, label, a, b)
     if not lengths.aligned:
         return PairedBlock(lengths, (), label[:0], (a[:0], b[:0]))
-    classes = label_classes(label)
+    # any number of classes: a target of more than two is delong_test's error
+    # once every block's classes are known (its finish step)
+    classes = distinct_labels(label)
     return PairedBlock(lengths, classes, label, (as_score_array(a), as_score_array(b)))
 
 

@@ -48,10 +48,11 @@ import pandas as pd
 
 from .footprint import SizedByArrays
 from .validation import (
+    BinaryTarget,
     _check_finite,
     as_score_array,
     as_weight_array,
-    label_classes,
+    distinct_labels,
     to_numpy,
     union_of_classes,
 )
@@ -67,6 +68,8 @@ SAFE_EXPONENT = 256
 #: the negatives' running sum crosses group borders, and a group 2**56 times lighter
 #: than 2e6 rows before it loses 3e-10 of its AUC (2**32: 1e-16)
 SPREAD_EXPONENT = 32
+#: the function a target of more than two classes is told it does not fit
+_TARGET = BinaryTarget("grouped_roc_auc_score")
 
 
 @dataclass(frozen=True)
@@ -98,10 +101,25 @@ class GroupRows(SizedByArrays):
 
 
 @dataclass(frozen=True)
+class GroupBlockInfo:
+    """What the plan needs to know of one block."""
+
+    classes: tuple[Any, ...]  # the block's distinct labels, all rows'
+    rows: int = 0
+    missing_keys: int = 0  # rows left out: a key column holds a missing value
+
+
+@dataclass(frozen=True)
 class GroupPlan:
-    """The global decision made from all blocks: which label is the positive class."""
+    """The global decision made from all blocks: which label is the positive class.
+
+    Also the rows of the frame, and how many of them had a missing key (so
+    that the caller can say it left them out).
+    """
 
     classes: tuple[Any, ...]
+    rows: int = 0
+    missing_keys: int = 0
 
     @property
     def positive_label(self) -> Any:
@@ -166,7 +184,7 @@ class GroupSums(SizedByArrays):
 
 def split_group_block(
     frame: pd.DataFrame, spec: GroupSpec, n_buckets: int
-) -> tuple[tuple[Any, ...], list[GroupRows]]:
+) -> tuple[GroupBlockInfo, list[GroupRows]]:
     """Validate one block and cut it into one piece per bucket by the hash of its keys.
 
     Rows whose key has a missing value (NaN, None, NA) in any ``by`` column are
@@ -177,8 +195,9 @@ def split_group_block(
 
     Returns
     -------
-    classes : tuple
-        The block's distinct labels (checked binary here, over all blocks later).
+    info : GroupBlockInfo
+        The block's distinct labels (checked binary over all blocks by the
+        plan), its rows and how many of them were dropped for a missing key.
     pieces : list of GroupRows
         ``n_buckets`` pieces; piece ``b`` holds the rows whose key hash is ``b``
         modulo ``n_buckets``.
@@ -186,12 +205,12 @@ def split_group_block(
     Examples
     --------
     >>> frame = pd.DataFrame({"user": ["a", "b", "a"], "y": [0, 1, 1], "s": [0.2, 0.4, 0.9]})
-    >>> classes, pieces = split_group_block(frame, GroupSpec(("user",), "y", "s"), 2)
-    >>> classes, sum(len(p.score) for p in pieces)
+    >>> info, pieces = split_group_block(frame, GroupSpec(("user",), "y", "s"), 2)
+    >>> info.classes, sum(len(p.score) for p in pieces)
     ((0, 1), 3)
     """
     label = to_numpy(frame[spec.label])
-    classes = label_classes(label)
+    classes = distinct_labels(label)
     score = as_score_array(frame[spec.score])
     weight = None
     if spec.sample_weight is not None:
@@ -206,17 +225,18 @@ def split_group_block(
         label, score = label[present], score[present]
         weight = None if weight is None else weight[present]
         gauc_weight = None if gauc_weight is None else gauc_weight[present]
+    info = GroupBlockInfo(classes, len(present), int(len(present) - present.sum()))
     keys = canonical_keys(keys)
     rows = GroupRows(keys, label, score, weight, gauc_weight)
     if n_buckets == 1:
-        return classes, [rows]
+        return info, [rows]
     bucket = key_hash(keys) % np.uint64(n_buckets)
     if n_buckets <= 1 << 16:
         bucket = bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints is a radix sort
     order = np.argsort(bucket, kind="stable")
     cuts = np.searchsorted(bucket[order], np.arange(n_buckets + 1))
     ordered = _take(rows, order)
-    return classes, [_slice(ordered, cuts[b], cuts[b + 1]) for b in range(n_buckets)]
+    return info, [_slice(ordered, cuts[b], cuts[b + 1]) for b in range(n_buckets)]
 
 
 def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
@@ -469,9 +489,11 @@ def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return body.sort_index()
 
 
-def plan_groups(block_classes: list[tuple[Any, ...]]) -> GroupPlan:
-    """The classes of the whole frame: at most two, raising scikit-learn's error otherwise."""
-    return GroupPlan(union_of_classes(block_classes))
+def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
+    """The classes of the whole frame (at most two), its rows and those without a key."""
+    rows = sum(info.rows for info in infos)
+    classes = union_of_classes([info.classes for info in infos], _TARGET, rows)
+    return GroupPlan(classes, rows, sum(info.missing_keys for info in infos))
 
 
 def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.DataFrame:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, cast
 
 import numpy as np
@@ -43,13 +44,14 @@ from .footprint import SizedByArrays
 from .summary import PartialROC, TieGroup
 from .validation import (
     ROW_INPUTS,
+    BinaryTarget,
     RowCounts,
     as_score_array,
     as_weight_array,
     check_aligned,
     check_finite_scores,
     distinct_labels,
-    label_classes,
+    sorted_labels,
     to_numpy,
     union_of_classes,
 )
@@ -190,8 +192,10 @@ class SortPlan(SizedByArrays):
     group_keys: tuple[Any, ...] = ()
     #: whether bucket kernels may use the compiled loops (``dask-auc.numba``)
     compiled: bool = False
-    #: rows of the input, when the plan counted them (:func:`~dask_auc._kernels.binary.plan_labels`)
-    n_rows: int = 0
+    #: rows of the input, for the errors of a target of more than two classes
+    rows: int = 0
+    #: every weight is zero (:func:`~dask_auc._kernels.binary.plan_labels` defers the error)
+    weights_all_zero: bool = False
 
     @property
     def n_buckets(self) -> int:
@@ -277,7 +281,12 @@ def prepare_block(
     lengths = RowCounts.of(names, label, score, weight)
     if not lengths.aligned:
         return PreparedBlock(lengths, (), {})
-    classes = distinct_labels(label) if any_labels else label_classes(label)
+    classes = distinct_labels(label)
+    if len(classes) > 2 and not any_labels:
+        # not a binary target: the metric raises its own error once the plan has
+        # every block's classes (plan_sort); scikit-learn checks y_score first
+        as_score_array(score)
+        return PreparedBlock(lengths, classes, {})
     # unweighted, the scores' finiteness is checked after the aggregation of a
     # tied block, on its few distinct scores (every row's value is one of
     # them); weights are checked after the scores, as scikit-learn does
@@ -554,7 +563,11 @@ def binary_group_keys(classes: tuple[Any, ...]) -> tuple[Any, Any]:
 
 
 def plan_sort(
-    metas: Sequence[BlockMeta], n_buckets: int, *, group_keys: tuple[Any, ...] | None = None
+    metas: Sequence[BlockMeta],
+    n_buckets: int,
+    *,
+    group_keys: tuple[Any, ...] | None = None,
+    finish_checks_classes: bool = False,
 ) -> SortPlan:
     """Check the blocks agree, pick the classes and ``n_buckets - 1`` splitters.
 
@@ -562,13 +575,26 @@ def plan_sort(
     about the same number of rows; a heavy tie value shows up several times.
     ``group_keys`` orders a bucket's parts (default: a binary target's
     negatives, then positives).
+
+    A target of more than two classes raises here, unless
+    ``finish_checks_classes``: then the plan holds every class and no row is
+    sorted (:func:`split_block` sends none), and each metric's finish step
+    raises its own error (:class:`~dask_auc._kernels.validation.BinaryTarget`).
+    Metrics that share one sort (``roc_auc_score``, ``partial_roc_auc_score``,
+    ``roc_auc_ci`` of one input) share this task, so it cannot word their errors.
     """
     n_rows = check_aligned([meta.lengths for meta in metas])
     if metas and n_rows == 0:
         raise ValueError(
             "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
         )
-    classes = union_of_classes([meta.classes for meta in metas])
+    if finish_checks_classes:
+        classes = sorted_labels(meta.classes for meta in metas)
+        if len(classes) > 2:
+            splitters = np.zeros(max(n_buckets - 1, 0))
+            return SortPlan(classes, splitters, 0, binary_group_keys(()), rows=n_rows)
+    else:
+        classes = union_of_classes([meta.classes for meta in metas], BinaryTarget(), n_rows)
     exponent = weight_exponent([meta.max_weight for meta in metas])
     dtype = common_score_dtype(metas)
     filled = [meta for meta in metas if meta.score_dtype is not None]
@@ -576,11 +602,20 @@ def plan_sort(
     rows = np.concatenate([m.sample_rows for m in filled] or [np.empty(0)])
     splitters = _splitters(sample.astype(dtype), rows, n_buckets)
     keys = binary_group_keys(classes) if group_keys is None else tuple(group_keys)
-    return SortPlan(classes, splitters, exponent, keys)
+    return SortPlan(classes, splitters, exponent, keys, rows=n_rows)
+
+
+#: the plan of the binary metrics that may share the sort of one input (the ROC AUC,
+#: partial AUC and its interval); each raises its own error for a multi-class target
+#: when it finishes (see :func:`plan_sort`)
+SHARED_BINARY_PLAN = partial(plan_sort, finish_checks_classes=True)
 
 
 #: weights whose largest lies in this range are used as they are
 _SAFE_WEIGHT = (2.0**-256, 2.0**256)
+
+
+ZERO_WEIGHTS_MESSAGE = "Sample weights must contain at least one non-zero number."
 
 
 def weight_exponent(max_weights: Sequence[float | None]) -> int:
@@ -601,7 +636,7 @@ def weight_exponent(max_weights: Sequence[float | None]) -> int:
         return 0
     largest = max(given)
     if largest == 0:
-        raise ValueError("Sample weights must contain at least one non-zero number.")
+        raise ValueError(ZERO_WEIGHTS_MESSAGE)
     if _SAFE_WEIGHT[0] <= largest <= _SAFE_WEIGHT[1]:
         return 0
     return -int(np.frexp(largest)[1])

@@ -24,6 +24,66 @@ ONE_CLASS_MESSAGE = (
 )
 NO_NEGATIVES_MESSAGE = "No negative samples in y_true, false positive value should be meaningless"
 NO_POSITIVES_MESSAGE = "No positive samples in y_true, true positive value should be meaningless"
+#: scikit-learn's error for a multi-class ``y_true`` with a 1-D ``y_score`` and ``multi_class``
+#: 'ovr' or 'ovo' (a ``y_score`` of the wrong number of columns gets other messages)
+SCORE_SHAPE_MESSAGE = (
+    "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
+    "multiple classes. Got `y_score.shape={shape}`."
+)
+#: how many classes an error message lists before it elides the rest
+_CLASSES_SHOWN = 10
+
+
+def partial_multiclass_message(max_fpr: float) -> str:
+    """scikit-learn's error for ``max_fpr`` with a multi-class target."""
+    return (
+        "Partial AUC computation not available in multiclass setting, 'max_fpr' "
+        f"must be set to `None`, received `max_fpr={max_fpr}` instead"
+    )
+
+
+@dataclass(frozen=True)
+class BinaryTarget:
+    """The function that needs a binary ``y_true``, and so the error a target of more classes gets.
+
+    A binary-only function names itself and the classes found, as
+    scikit-learn's binary-only estimators and metrics do.  ``roc_auc_score``
+    (``multi_class`` given) raises what scikit-learn 1.9 raises for a 1-D
+    ``y_score``, in its order: the ``max_fpr`` error, then the ``multi_class``
+    one, then the shape of ``y_score`` for ``'ovr'`` and ``'ovo'``.
+
+    Examples
+    --------
+    >>> BinaryTarget("delong_test").check((0, 1), 10)  # binary: no error
+    >>> BinaryTarget("delong_test").check(("a", "b", "c"), 10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: delong_test only supports binary ...; y_true holds 3 classes: ['a', 'b', 'c']
+    >>> BinaryTarget("roc_auc_score", multi_class="ovr").check((0, 1, 2), 6)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: `y_score` needs to be of shape `(n_samples, n_classes)`, ... `y_score.shape=(6,)`.
+    """
+
+    function: str | None = None
+    multi_class: str | None = None  # roc_auc_score's option; None: the function has none
+    max_fpr: float | None = None
+
+    def check(self, classes: Sequence[Any], n_rows: int) -> None:
+        """Raise the function's error if ``classes`` (all of ``y_true``'s) are more than two."""
+        if len(classes) <= 2:
+            return
+        if self.multi_class is not None:
+            if self.max_fpr is not None and self.max_fpr != 1.0:
+                raise ValueError(partial_multiclass_message(self.max_fpr))
+            if self.multi_class == "raise":
+                raise ValueError(MULTICLASS_MESSAGE)
+            raise ValueError(SCORE_SHAPE_MESSAGE.format(shape=f"({n_rows},)"))
+        shown = ", ".join(repr(c) for c in classes[:_CLASSES_SHOWN])
+        shown += ", ..." if len(classes) > _CLASSES_SHOWN else ""
+        who = "this function" if self.function is None else self.function
+        raise ValueError(
+            f"{who} only supports binary classification (two classes in y_true); "
+            f"y_true holds {len(classes):,} classes: [{shown}]"
+        )
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -64,7 +124,22 @@ def warn_undefined(message: str, category: type[Warning] | None = None) -> None:
     overrides the class for the few messages scikit-learn emits as a plain
     ``UserWarning``.
     """
-    warnings.warn(message, category or _emitted_class(), stacklevel=_user_stacklevel())
+    warn(message, category or _emitted_class())
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """The one place dask-auc warns: at the caller's line outside dask-auc (and dask).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("a note")
+    >>> caught[0].category.__name__, str(caught[0].message)
+    ('UserWarning', 'a note')
+    """
+    warnings.warn(message, category, stacklevel=_user_stacklevel())
 
 
 def defined_or_warn(n_classes: int, pos: float, neg: float) -> bool:
@@ -278,9 +353,10 @@ BYTES_LABELS_MESSAGE = (
 def distinct_labels(labels: np.ndarray) -> tuple[Any, ...]:
     """The distinct labels of one block, sorted, as Python values; any number of them.
 
-    The one label discovery of dask-auc: every metric's block kernel calls it
-    (through :func:`label_classes` for binary targets), so every metric
-    rejects the same labels with scikit-learn's messages.
+    The one label discovery of dask-auc: every metric's block kernel calls it,
+    so every metric rejects the same labels with scikit-learn's messages.  A
+    binary-only metric checks the union of all blocks' labels later
+    (:class:`BinaryTarget`), where it knows every class.
 
     Examples
     --------
@@ -308,14 +384,6 @@ def distinct_labels(labels: np.ndarray) -> tuple[Any, ...]:
     else:
         found = np.unique(labels)
     return tuple(v.item() if hasattr(v, "item") else v for v in found)
-
-
-def label_classes(labels: np.ndarray) -> tuple[Any, ...]:
-    """The distinct labels of one block (sorted), raising for non-binary targets."""
-    found = distinct_labels(labels)
-    if len(found) > 2:
-        raise ValueError(MULTICLASS_MESSAGE)
-    return found
 
 
 def _check_finite_labels(labels: np.ndarray) -> None:
@@ -360,9 +428,13 @@ def sorted_labels(per_block: Any) -> tuple[Any, ...]:
         raise ValueError("Mix of label input types (string and number) in y_true") from None
 
 
-def union_of_classes(per_block: list[tuple[Any, ...]]) -> tuple[Any, ...]:
-    """The sorted union of per-block classes; the last one is the positive class."""
+def union_of_classes(
+    per_block: list[tuple[Any, ...]], target: BinaryTarget, n_rows: int
+) -> tuple[Any, ...]:
+    """The sorted union of per-block classes, at most two (``target``'s error otherwise).
+
+    The last class is the positive one.
+    """
     classes = sorted_labels(per_block)
-    if len(classes) > 2:
-        raise ValueError(MULTICLASS_MESSAGE)
+    target.check(classes, n_rows)
     return classes
