@@ -547,6 +547,11 @@ class ROC:
         return self
 
     @property
+    def pos_label(self) -> Any:
+        """The ``pos_label`` given to :func:`dask_auc.roc` (None: the default rule)."""
+        return self._pos_label
+
+    @property
     def persisted(self) -> bool:
         """Whether the sorted buckets are kept in memory (:meth:`persist`)."""
         return self._persisted

@@ -50,13 +50,11 @@ import dask
 import dask.dataframe as dd
 import pandas as pd
 
-from ._curves import average_precision_score, ks_statistic
 from ._engine import LazyScore
 from ._grouped import MISSING_KEYS_PATTERN, GroupedAUC, grouped_roc_auc_score
 from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning
 from ._params import Interval, check_params
-from ._ranking import roc_auc_score
-from ._thresholds import OperatingPoint, gains_table, operating_point
+from ._roc import OperatingPoint, roc
 from .plotting import PLOT_EXTRA_MESSAGE, plot_precision_recall, plot_roc
 
 PROG = "dask-auc"
@@ -540,37 +538,29 @@ def _lazy_metrics(
 ) -> dict[str, LazyScore]:
     """Every requested metric (and plot) as a lazy :class:`LazyScore`, to compute together.
 
-    The metrics see a boolean target, ``label == positive``: ``roc_auc_score``
-    (as scikit-learn's) has no ``pos_label`` and would take the greater label.
+    Every number and plot of the one input comes from one :func:`dask_auc.roc`
+    with ``pos_label=positive``: one sort, whatever is asked.  The grouped AUC
+    (its own hash exchange) sees a boolean target, ``label == positive``.
     """
-    hits = _unused_name(frame.columns, "positive")
-    frame = frame.assign(**{hits: frame[args.label] == positive})
-    target, score = frame[hits], frame[args.score]
+    score = frame[args.score]
     weight = None if args.weight is None else frame[args.weight]
+    curve = roc(frame[args.label], score, pos_label=positive, sample_weight=weight)
     lazy: dict[str, Any] = {
-        "roc_auc": roc_auc_score(target, score, sample_weight=weight, compute=False),
-        "average_precision": average_precision_score(
-            target, score, pos_label=True, sample_weight=weight, compute=False
-        ),
+        "roc_auc": curve.auc(compute=False),
+        "average_precision": curve.average_precision(compute=False),
+        "ks": curve.ks(compute=False),
     }
-    lazy["ks"] = ks_statistic(target, score, pos_label=True, sample_weight=weight, compute=False)
     for name, rate in args.threshold_at:
-        lazy[f"threshold_at:{name}={rate:g}"] = operating_point(
-            target, score, pos_label=True, sample_weight=weight, compute=False, **{name: rate}
-        )
+        lazy[f"threshold_at:{name}={rate:g}"] = curve.operating_point(compute=False, **{name: rate})
     for criterion in args.best:
-        lazy[f"best:{criterion}"] = operating_point(
-            target, score, criterion=criterion, pos_label=True, sample_weight=weight, compute=False
-        )
+        lazy[f"best:{criterion}"] = curve.operating_point(criterion=criterion, compute=False)
     if args.gains is not None:
-        lazy["gains"] = gains_table(
-            target, score, n_bins=args.gains, pos_label=True, sample_weight=weight, compute=False
-        )
+        lazy["gains"] = curve.gains_table(n_bins=args.gains, compute=False)
     if args.max_fpr is not None:
-        lazy["partial_auc"] = roc_auc_score(
-            target, score, sample_weight=weight, max_fpr=args.max_fpr, compute=False
-        )
+        lazy["partial_auc"] = curve.auc(max_fpr=args.max_fpr, compute=False)
     if args.by is not None:
+        hits = _unused_name(frame.columns, "positive")
+        frame = frame.assign(**{hits: frame[args.label] == positive})
         lazy["grouped"] = grouped_roc_auc_score(
             frame,
             by=args.by,
@@ -579,22 +569,13 @@ def _lazy_metrics(
             sample_weight=args.weight,
             compute=False,
         )
-    if figure is not None:  # the label column itself, so that the axes name the class
-        label = frame[args.label]
+    if figure is not None:  # the ROC's pos_label names the class on the axes
         roc_axes, precision_recall_axes = figure.axes
         for name, plot, ax in (
             ("roc_plot", plot_roc, roc_axes),
             ("precision_recall_plot", plot_precision_recall, precision_recall_axes),
         ):
-            lazy[name] = plot(
-                label,
-                score,
-                sample_weight=weight,
-                name=args.score,
-                ax=ax,
-                pos_label=positive,
-                compute=False,
-            )
+            lazy[name] = plot(curve, name=args.score, ax=ax, compute=False)
     return lazy
 
 

@@ -160,6 +160,8 @@ def _plot(
     max_points, pos_label = checked["max_points"], checked["pos_label"]
     _pyplot()  # fail before any graph is built
     models = _models(y_true, y_score, name, pos_label, sample_weight)
+    if pos_label is None:  # ROC objects given: the axes name their positive class
+        pos_label = next(iter(models.values())).pos_label
     lazies = [
         source.curve(curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True)
         for source in models.values()
