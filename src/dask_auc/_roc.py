@@ -44,6 +44,7 @@ from ._kernels.curves import (
     curve_contexts,
     grid_step,
     thin_on_grid,
+    with_points,
 )
 from ._kernels.curves import (
     ROC as ROC_CURVE,
@@ -239,13 +240,18 @@ class ROC:
         self._buckets = graph.per_bucket("auc-binary", binary_bucket, self._choice)
         self._summaries = self._per_bucket("auc-summary", summarize_bucket)
         self._contexts = graph.task("curve-contexts", curve_contexts, self._summaries)
+        # the buckets with their own curve points, made once for every curve query
+        self._pointed = self._per_bucket("curve-own-points", with_points)
         self._persisted = False
 
     # -- building blocks of the queries -----------------------------------------------------
 
-    def _per_bucket(self, kind: str, func: Callable, *args: Any, each: Hashable | None = None):
-        """``func(binary bucket, [each[b]], *args)`` per bucket."""
-        return self._graph.per_bucket(kind, func, *args, each=each, on=self._buckets)
+    def _per_bucket(
+        self, kind: str, func: Callable, *args: Any, each: Hashable | None = None, points=False
+    ) -> list[tuple]:
+        """``func(binary bucket, [each[b]], *args)`` per bucket (``points``: with its points)."""
+        on = self._pointed if points else self._buckets
+        return self._graph.per_bucket(kind, func, *args, each=each, on=on)
 
     def _area(self, split_every: int | None) -> Hashable:
         """Key of the merged :class:`~dask_auc.PartialROC` (the exact AUC)."""
@@ -255,7 +261,9 @@ class ROC:
         return partial_area_key(self._graph, self._summaries, bounds, swap=swap, on=self._buckets)
 
     def _precision_sum(self) -> Hashable:
-        parts = self._per_bucket("curve-precision", bucket_precision_sum, each=self._contexts)
+        parts = self._per_bucket(
+            "curve-precision", bucket_precision_sum, each=self._contexts, points=True
+        )
         return self._graph.task("curve-precision-sum", _total, parts)
 
     def _query(self, keys: Sequence[Hashable], finish: _Finish, label: str) -> LazyScore:
@@ -265,7 +273,7 @@ class ROC:
         self, kind: str, func: Callable, *args: Any, finish: _Finish, label: str
     ) -> LazyScore:
         """``func(bucket, its context, *args)`` per bucket; ``finish(contexts, *results)``."""
-        parts = self._per_bucket(kind, func, *args, each=self._contexts)
+        parts = self._per_bucket(kind, func, *args, each=self._contexts, points=True)
         return self._query([self._contexts, *parts], finish, label)
 
     def curve(
@@ -289,6 +297,7 @@ class ROC:
             drop_intermediate,
             max_points,
             each=self._contexts,
+            points=True,
         )
         keys: list[Hashable] = [self._contexts]
         if with_score:
@@ -526,7 +535,11 @@ class ROC:
     def persist(self) -> ROC:
         """Sort now and keep the sorted buckets and their summaries in memory; returns ``self``.
 
-        Under a ``distributed`` client they stay on the workers (a lost
+        Each bucket is kept with its curve points (its distinct scores and
+        the rows, or weight, of each class at or above each): up to four
+        times the memory of the sorted scores on continuous data, so that no
+        query merges a bucket's classes again.  Under a ``distributed``
+        client they stay on the workers (a lost
         worker's buckets are recomputed from the input, as for any persisted
         collection); on the threaded scheduler, in this process.  Every
         query after it reads them: O(buckets) small tasks, no sort.
@@ -541,8 +554,11 @@ class ROC:
         0.75
         """
         if not self._persisted:
-            keys = [self._choice, *self._buckets, *self._summaries, self._contexts]
+            # the buckets are kept with their curve points (a bucket's points hold its
+            # distinct scores and two counts each): every query reads them, none re-merges
+            keys = [self._choice, *self._pointed, *self._summaries, self._contexts]
             self._graph.persist(keys)
+            self._buckets = self._pointed
             self._persisted = True
         return self
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -221,6 +221,37 @@ class CurvePoints(SizedByArrays):
         return CurvePoints(self.tps[keep], self.fps[keep], self.thresholds[keep])
 
 
+def own_points(bucket: Bucket) -> CurvePoints:
+    """A bucket's distinct scores, descending, and its own rows (or weight) at or above each.
+
+    The part of the curve points a bucket knows alone: :func:`bucket_points`
+    places them with the bucket's context.  Made once per bucket and kept
+    (:func:`with_points`) when several curve queries read the same buckets.
+
+    Examples
+    --------
+    >>> bucket = Bucket.binary(SortedScores(np.array([0.4, 0.9])), SortedScores(np.array([0.4])))
+    >>> points = own_points(bucket)
+    >>> points.tps, points.fps, points.thresholds
+    (array([1, 2]), array([0, 1]), array([0.9, 0.4]))
+    """
+    pos, neg = bucket.pos, bucket.neg
+    merged = np.concatenate([pos.scores, neg.scores])
+    if merged.size == 0:
+        return CurvePoints(np.empty(0, np.int64), np.empty(0, np.int64), merged)
+    # two sorted runs: timsort ("stable") merges them in linear time
+    merged.sort(kind="stable")
+    distinct = merged[np.concatenate(([True], merged[1:] != merged[:-1]))][::-1]
+    return CurvePoints(
+        _count_at_or_above(pos, distinct), _count_at_or_above(neg, distinct), distinct
+    )
+
+
+def with_points(bucket: Bucket) -> Bucket:
+    """The bucket carrying its :func:`own_points`, so that curve queries do not remake them."""
+    return replace(bucket, points=own_points(bucket))
+
+
 def bucket_points(bucket: Bucket, context: CurveContext) -> CurvePoints:
     """The curve points of one bucket's distinct scores, in absolute counts.
 
@@ -233,18 +264,12 @@ def bucket_points(bucket: Bucket, context: CurveContext) -> CurvePoints:
     >>> points.tps, points.fps, points.thresholds
     (array([2, 3, 3]), array([0, 1, 2]), array([0.9, 0.4, 0.1]))
     """
-    pos, neg = bucket.pos, bucket.neg
-    merged = np.concatenate([pos.scores, neg.scores])
-    if merged.size == 0:
-        return CurvePoints(np.empty(0, np.int64), np.empty(0, np.int64), merged)
-    # two sorted runs: timsort ("stable") merges them in linear time
-    merged.sort(kind="stable")
-    distinct = merged[np.concatenate(([True], merged[1:] != merged[:-1]))][::-1]
-    if context.continues:
-        distinct = distinct[:-1]
-    tps = context.above[0] + _count_at_or_above(pos, distinct)
-    fps = context.above[1] + _count_at_or_above(neg, distinct)
-    return CurvePoints(tps, fps, distinct)
+    own = bucket.points if bucket.points is not None else own_points(bucket)
+    if len(own) == 0:
+        return own
+    end = len(own) - 1 if context.continues else len(own)  # the bottom point: the next bucket's
+    tps, fps = own.tps[:end], own.fps[:end]
+    return CurvePoints(context.above[0] + tps, context.above[1] + fps, own.thresholds[:end])
 
 
 def _count_at_or_above(part: SortedScores, thresholds: np.ndarray) -> np.ndarray:
