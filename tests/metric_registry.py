@@ -25,7 +25,7 @@ Only dask-auc's public API is used here, and the independent references of
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -775,8 +775,58 @@ _ENTRIES += [
     ),
 ]
 
+# -- the same binary metrics as queries of a persisted dask_auc.roc -----------------------------
+
+
+def _persisted_roc(method: str, **fixed: Any) -> Callable[..., Any]:
+    """``roc(y_true, y_score, pos_label=..., sample_weight=...).persist().<method>(...)``.
+
+    With ``compute=False`` the ROC is not persisted (persisting computes): the
+    query is then lazy on the ROC's lazy sort.
+    """
+
+    def run(inputs: Mapping[str, Any], **options: Any) -> Any:
+        options = {**fixed, **options}
+        pos_label = options.pop("pos_label", None)
+        weight = inputs.get("sample_weight")
+        curve = dask_auc.roc(
+            inputs["y_true"], inputs["y_score"], pos_label=pos_label, sample_weight=weight
+        )
+        if options.get("compute", True):
+            curve.persist()
+        return getattr(curve, method)(**options)
+
+    return run
+
+
+_ROC_QUERIES = {
+    "roc_auc_score": ("auc", {}),
+    "roc_auc_score-max_fpr": ("auc", {"max_fpr": MAX_FPR}),
+    "partial_roc_auc_score-fpr_range": ("partial_auc", {"fpr_range": FPR_RANGE}),
+    "roc_curve": ("roc_curve", {"drop_intermediate": True}),
+    "precision_recall_curve": ("precision_recall_curve", {"drop_intermediate": False}),
+    "average_precision_score": ("average_precision", {}),
+    "ks_statistic": ("ks", {}),
+    "roc_auc_ci": ("ci", {}),
+    "confusion_matrix_at_thresholds": ("confusion_matrix_at_thresholds", {}),
+    "det_curve-drop_intermediate": ("det_curve", {"drop_intermediate": True}),
+    "operating_point-fpr": ("operating_point", {"fpr": MAX_FPR}),
+    "gains_table": ("gains_table", {"n_bins": GAINS_BINS}),
+}
+PERSISTED_SUFFIX = "-persisted-roc"
+
+_ENTRIES += [
+    replace(
+        entry,
+        name=entry.name + PERSISTED_SUFFIX,
+        run=_persisted_roc(_ROC_QUERIES[entry.name][0], **_ROC_QUERIES[entry.name][1]),
+    )
+    for entry in _ENTRIES
+    if entry.name in _ROC_QUERIES
+]
+
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _ENTRIES}
-"""Every public metric, by test id."""
+"""Every public metric, by test id (and the binary ones again as persisted ROC queries)."""
 
 
 # -- cases: NumPy columns for an entry --------------------------------------------------------
