@@ -34,6 +34,17 @@ def _one_block_per_partition():
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _compiled_loops_ready():
+    """The numba loops compiled before any test, so that tests of the compiled paths take them.
+
+    (A user's process compiles them in the background and uses NumPy meanwhile.)
+    """
+    from dask_auc._kernels import compiled
+
+    compiled.compile_now()
+
+
 @pytest.fixture(scope="session")
 def process_cluster():
     """A LocalCluster of two worker *processes*, shared by the cluster tests."""

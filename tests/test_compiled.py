@@ -10,6 +10,8 @@ check (every registered metric, compiled vs NumPy) is
 
 from __future__ import annotations
 
+import os
+
 import dask
 import dask.array as da
 import numpy as np
@@ -212,3 +214,35 @@ def test_a_non_finite_score_in_an_aggregated_block_raises_sklearns_error(
         pytest.raises(ValueError, match=message),
     ):
         dask_auc.roc_auc_score(y, s)
+
+
+def test_a_first_call_takes_the_numpy_path_while_the_loops_compile(tmp_path):
+    """In a fresh process with an empty numba cache the first call does not wait for numba.
+
+    Its loops compile in a background thread (seconds, cold); the first AUC is
+    computed meanwhile on the NumPy path -- the same number -- and once the
+    thread is done the compiled paths are taken.
+    """
+    pytest.importorskip("numba")
+    import subprocess
+    import sys
+
+    child = r"""
+import time, numpy as np, dask.array as da, dask_auc
+from dask_auc._kernels import compiled
+rng = np.random.default_rng(0)
+n = 1 << 18
+y = da.from_array((rng.random(n) < 0.3).astype(np.int8), chunks=n // 2)
+s = da.from_array(rng.random(n), chunks=n // 2)
+first = dask_auc.roc_auc_score(y, s)
+during = compiled._compiled.is_set()
+assert compiled.compile_now(timeout=300)
+after = dask_auc.roc_auc_score(y, s)
+print(first == after, during, compiled.loops() is not None)
+"""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False", "True"]

@@ -1,11 +1,18 @@
 """The optional compiled kernels, behind one door: each returns ``None`` when it cannot run.
 
 ``pip install dask-auc[numba]`` installs numba; the loops live in
-:mod:`dask_auc._kernels._numba` and are compiled on first use in each
-process (cached on disk).  Without numba, or with the ``dask-auc.numba``
-setting False (the engine passes it to every task as ``compiled=False``),
-every caller takes its NumPy path, which gives the same numbers:
-the compiled path changes the time, never a result.
+:mod:`dask_auc._kernels._numba`.  They are compiled in the background: the
+first task of a process that could use them starts a thread that compiles
+(or loads from numba's disk cache) the loops for float64 and int64 scores,
+and every task takes its NumPy path until that thread is done -- so a
+process's first call is never slower than the NumPy path by the compile time
+(``benchmarks/numba_cost.py``).  Other score dtypes compile on their first
+use after that.  :func:`compile_now` waits for it (the tests do).
+
+Without numba, or with the ``dask-auc.numba`` setting False (the engine
+passes it to every task as ``compiled=False``), every caller takes its NumPy
+path, which gives the same numbers: the compiled path changes the time, never
+a result.
 
 Nothing here imports dask.
 """
@@ -13,6 +20,8 @@ Nothing here imports dask.
 from __future__ import annotations
 
 import functools
+import importlib.util
+import threading
 from types import ModuleType
 
 import numpy as np
@@ -23,8 +32,16 @@ _UNSIGNED = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}
 
 
 @functools.cache
-def loops() -> ModuleType | None:
-    """The compiled loops, or None when numba cannot be imported here."""
+def _available() -> bool:
+    """Whether numba is installed here (found, not imported: importing it takes ~0.2 s)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+@functools.cache
+def _module() -> ModuleType | None:
+    """The module of compiled loops (imports numba), or None when it cannot be imported."""
+    if not _available():
+        return None
     try:
         from . import _numba
     except ImportError:
@@ -32,9 +49,61 @@ def loops() -> ModuleType | None:
     return _numba
 
 
+_compiled = threading.Event()
+_start = threading.Lock()
+_compiler: list[threading.Thread] = []
+_warming = threading.local()
+
+
+def loops() -> ModuleType | None:
+    """The compiled loops once compiled in this process, else None (take the NumPy path).
+
+    The first call starts their compilation in a background thread.
+    """
+    if not _available():
+        return None
+    if _compiled.is_set() or getattr(_warming, "active", False):
+        return _module()
+    with _start:
+        if not _compiler:
+            thread = threading.Thread(target=_compile, name="dask-auc-numba", daemon=True)
+            _compiler.append(thread)
+            thread.start()
+    return None
+
+
+def compile_now(timeout: float | None = None) -> bool:
+    """Compile the loops now (or wait for the background compilation); whether they are ready."""
+    if not _available():
+        return False
+    loops()
+    _compiler[0].join(timeout)
+    return _compiled.is_set() and _module() is not None
+
+
+def _compile() -> None:
+    """Run every loop once on tiny float64 and int64 inputs: numba compiles (or loads) them."""
+    _warming.active = True
+    try:
+        if _module() is None:  # numba found but not importable: NumPy paths only
+            return
+        for dtype in (np.float64, np.int64):
+            scores = np.arange(300, dtype=dtype)[::-1].copy()
+            codes = (np.arange(300) % 2).astype(np.uint8)
+            for n_splitters in (3, 40, 300):  # uint8 and uint16 group codes, both split loops
+                splitters = np.sort(scores[:: max(1, 300 // n_splitters)])[:n_splitters]
+                grouped_rows(scores, codes, 2, splitters)
+            ascending = np.sort(scores)
+            pair_counts(ascending[::2].copy(), ascending[1::2].copy())
+            aggregate(scores % 7, codes.view(bool), 100)
+    finally:
+        _warming.active = False
+        _compiled.set()
+
+
 def supports(dtype: np.dtype) -> bool:
     """Whether the compiled loops take scores of this dtype (and numba is installed)."""
-    return dtype.kind in _SCORE_KINDS and dtype.itemsize in _UNSIGNED and loops() is not None
+    return dtype.kind in _SCORE_KINDS and dtype.itemsize in _UNSIGNED and _available()
 
 
 def _usable(compiled: bool, *arrays: np.ndarray) -> ModuleType | None:
