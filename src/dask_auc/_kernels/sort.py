@@ -40,6 +40,7 @@ import numpy as np
 
 from . import compiled as _compiled
 from .footprint import SizedByArrays
+from .order import stable_argsort
 from .summary import PartialROC, TieGroup
 from .validation import (
     ROW_INPUTS,
@@ -330,8 +331,9 @@ def _sort_owned(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
     if weights is None:
         scores.sort()  # in place: no second copy of the block at the peak
         return _as_runs(SortedScores(scores))
-    # Stability is not needed: rows of equal score are interchangeable.
-    order = np.argsort(scores)
+    # A stable order: the weights of tied rows are summed in it, so it must not
+    # depend on the CPU's sort (an unstable one differs with AVX-512, AVX2, none).
+    order = stable_argsort(scores)
     return _as_runs(SortedScores(scores[order], weights[order]))
 
 
