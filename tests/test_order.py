@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dask_auc._kernels.grouped import group_pair_sums
-from dask_auc._kernels.order import stable_argsort
+from dask_auc._kernels.order import stable_argsort, stable_sort
 from dask_auc._kernels.sort import prepare_block, sorted_rows
 
 # few distinct values, both zeros and NaN: many ties, some equal only under ==
@@ -31,7 +31,11 @@ _TIED_FLOATS = st.sampled_from([0.0, -0.0, 0.25, -1.5, 3.0, np.nan, np.inf, -np.
     | hnp.arrays(np.int64, st.integers(0, 300))
 )
 def test_stable_argsort_is_numpys_stable_sort(values):
-    assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))
+    expected = np.argsort(values, kind="stable")
+    assert np.array_equal(stable_argsort(values), expected)
+    order, ranked = stable_sort(values)
+    assert np.array_equal(order, expected)
+    assert ranked.tobytes() == values[expected].tobytes()  # bits: -0.0 and 0.0 where they were
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint16])

@@ -35,19 +35,25 @@ def stable_argsort(values: np.ndarray) -> np.ndarray:
     >>> stable_argsort(np.array([0.5, 0.1, 0.5, -0.0, 0.0, 0.5]))
     array([3, 4, 1, 0, 2, 5])
     """
+    return stable_sort(values)[0]
+
+
+def stable_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`stable_argsort`, and ``values`` in that order (one gather: the sort reads them)."""
     n = len(values)
     if n >= _PACKED_LIMIT:
-        return np.argsort(values, kind="stable")
+        order = np.argsort(values, kind="stable")
+        return order, values[order]
     order = np.argsort(values)
-    if n < 2:
-        return order
     ranked = values[order]
+    if n < 2:
+        return order, ranked
     equal = ranked[1:] == ranked[:-1]
     if ranked.dtype.kind in "fc" and np.isnan(ranked[-1]):  # NaNs sort last, unequal to all
         nan = np.isnan(ranked)
         equal |= nan[1:] & nan[:-1]
     if not equal.any():
-        return order
+        return order, ranked
     tied = np.zeros(n, dtype=bool)
     tied[1:] = equal
     tied[:-1] |= equal
@@ -57,4 +63,5 @@ def stable_argsort(values: np.ndarray) -> np.ndarray:
     key = run.astype(np.int64) * n + order[positions]  # unique, and below n * n < 2**62
     key.sort()
     order[positions] = key % n
-    return order
+    ranked[positions] = values[order[positions]]  # equal, but -0.0 and 0.0 (or NaNs) may differ
+    return order, ranked

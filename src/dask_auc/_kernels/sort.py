@@ -40,7 +40,7 @@ import numpy as np
 
 from . import compiled as _compiled
 from .footprint import SizedByArrays
-from .order import stable_argsort
+from .order import stable_sort
 from .summary import PartialROC, TieGroup
 from .validation import (
     ROW_INPUTS,
@@ -333,8 +333,8 @@ def _sort_owned(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
         return _as_runs(SortedScores(scores))
     # A stable order: the weights of tied rows are summed in it, so it must not
     # depend on the CPU's sort (an unstable one differs with AVX-512, AVX2, none).
-    order = stable_argsort(scores)
-    return _as_runs(SortedScores(scores[order], weights[order]))
+    order, ranked = stable_sort(scores)
+    return _as_runs(SortedScores(ranked, weights[order]))
 
 
 #: blocks of fewer rows are never aggregated: their sort costs little either way
