@@ -3,7 +3,7 @@
 # NumPy held to its baseline SIMD, numba compiling for a generic CPU, OpenBLAS on its oldest
 # kernels (.ci/baseline_simd.py says which and why).  A weighted result compared bit for bit
 # must be the same operations in the same order on every CPU; this pass catches one that is
-# equal only with AVX-512 (issue 20).  About 1.5 minutes on 2 cores.
+# equal only with AVX-512 (issue 20).  About 1.7 minutes of CPU (2.5 min on 2 busy cores).
 # Usage: bash .ci/baseline_tests.sh [PYTHON]   (default python3: the environment with the `test` extra)
 set -euo pipefail
 cd "$(dirname "$0")/.."
