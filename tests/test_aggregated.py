@@ -96,6 +96,7 @@ def test_aggregated_rows_count_each_score_and_class():
     assert (neg.total, pos.total) == (3, 3) and isinstance(pos.total, int)
     (weighted,) = aggregated_rows(scores, np.array([1.0, 2, 0.5, 0.25, 0.25, 4]))
     assert weighted.scores.tolist() == [0.0, 0.1, 0.5]
+    # dyadic weights: every sum exact, in any order
     assert weighted.weights.tolist() == [0.5, 2.0, 5.5] and not weighted.counted
 
 
@@ -204,7 +205,7 @@ def test_weights_with_zeros(mode):
     fpr, tpr, thr = dask_auc.roc_curve(*args[:2], sample_weight=args[2])
     ref = metrics.roc_curve(y, s, sample_weight=w)
     for a, b in zip((fpr, tpr, thr), ref, strict=True):
-        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, b)  # exact running sums, each rate divided once
     got_ap = dask_auc.average_precision_score(args[0], args[1], sample_weight=args[2])
     assert got_ap == pytest.approx(metrics.average_precision_score(y, s, sample_weight=w))
 

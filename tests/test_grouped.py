@@ -401,6 +401,8 @@ def test_a_power_of_two_scale_changes_no_auc_and_scales_the_weights_exactly():
         )  # fmt: skip
         for column in ("weight_pos", "weight_neg"):
             expected = np.ldexp(ordinary.per_group[column], exponent)
+            # bit for bit: same layout, same operations in the same order; a power of two
+            # scales every rounding exactly
             assert result.per_group[column].equals(expected)
         np.testing.assert_allclose(result.per_group["auc"], ordinary.per_group["auc"], rtol=1e-15)
         assert result.gauc == pytest.approx(ordinary.gauc, rel=1e-15)

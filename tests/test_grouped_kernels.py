@@ -259,7 +259,9 @@ def test_pair_sums_are_scale_safe_at_the_edges_of_float_range():
         sums = group_pair_sums(codes, n_groups, scores, positive, np.ldexp(weights, row_exponent))
         np.testing.assert_allclose(sums.auc(), ordinary.auc(), rtol=1e-14)
         pos, neg = sums.totals()
-        assert np.array_equal(pos, np.ldexp(ordinary.pos, pos_exponent))  # bit for bit
+        # bit for bit: the same rows in the same (stable) order, summed by the same operations,
+        # each term scaled by one power of two, so each rounding is too (on any CPU)
+        assert np.array_equal(pos, np.ldexp(ordinary.pos, pos_exponent))
         assert np.array_equal(neg, np.ldexp(ordinary.neg, neg_exponent))
 
 
@@ -307,4 +309,6 @@ def test_a_light_group_after_a_heavy_one_keeps_its_digits_at_any_ratio(exponent)
     weights[:heavy] = np.ldexp(weights[:heavy], exponent)
     sums = group_pair_sums(codes, 2, scores, positive, weights)
     assert sums.auc()[1] == pytest.approx(alone.auc()[0], abs=1e-15)
+    # bit for bit: the light group's rows in their own order (a stable sort) and the same
+    # reduceat over its runs, alone or beside the heavy group, on any CPU
     assert sums.totals()[1][1] == alone.neg[0]

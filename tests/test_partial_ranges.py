@@ -184,6 +184,8 @@ def test_fpr_range_from_zero_is_max_fpr_to_the_last_bit(rows, max_fpr, weighted,
     w = w if weighted else None
     yd, sd, wd = _dask("frame", data.draw(boundaries(len(y))), y, s, w)
     got = dask_auc.partial_roc_auc_score(yd, sd, sample_weight=wd, fpr_range=(0, max_fpr))
+    # bit for bit even weighted: max_fpr is the range (0, max_fpr), the same tasks and float
+    # operations in the same order (on any CPU)
     assert got == dask_auc.roc_auc_score(yd, sd, sample_weight=wd, max_fpr=max_fpr)
     assert got == pytest.approx(sklearn_auc(y, s, sample_weight=w, max_fpr=max_fpr), abs=1e-12)
 

@@ -389,6 +389,8 @@ def test_weight_scale_never_changes_the_answer(exponent, seed, buckets):
                 _series(y, cuts), _series(s, cuts), sample_weight=_series(weights, cuts)
             ),
         ):
+            # bit for bit on any CPU: the same partitions and buckets give the same operations
+            # in the same order, and a power of two scales every rounding exactly
             assert metric(scaled) == metric(w)
     assert dask_auc.roc_auc_score(y, s, sample_weight=w) == pytest.approx(
         skm.roc_auc_score(y, s, sample_weight=w), rel=1e-12

@@ -205,7 +205,7 @@ def test_all_negative_weight_zero_warns_like_sklearn():
 
 def test_zero_weight_rows_are_ignored():
     weights = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0])
-    keep = weights > 0
+    keep = weights > 0  # weights 0 and 1: integer sums, exact in any order
     assert dask_auc.roc_auc_score(GOOD_Y, GOOD_S, sample_weight=weights) == sklearn_auc(
         GOOD_Y[keep], GOOD_S[keep]
     )

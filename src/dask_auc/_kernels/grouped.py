@@ -20,7 +20,8 @@ of its groups in one vectorized pass:
    :func:`concat_group_tables` joins the buckets' tables the same way.
 
 :func:`group_pair_sums` is the heart, pure NumPy with no loop over groups:
-``np.lexsort`` by (group, score); runs of equal (group, score) are the tie
+a stable sort by (group, score) (:func:`~dask_auc._kernels.order.stable_sort`:
+tied rows are summed in their own order on every CPU); runs of equal (group, score) are the tie
 groups; ``np.add.reduceat`` gives each run's positive and negative totals, an
 exclusive prefix sum restarted at every group start gives the negatives
 ranked below each run, and a run contributes ``pos * (2 * below + neg)`` to
@@ -47,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from .footprint import SizedByArrays
+from .order import stable_sort
 from .validation import (
     BinaryTarget,
     _check_finite,
@@ -620,8 +622,10 @@ def group_pair_sums(
         pos_row = packed & 1
         neg_row = 1 - pos_row
     else:
-        order = np.argsort(tie_key)
-        tie_key, positive, weights = tie_key[order], positive[order], weights[order]
+        # rows of one (group, score) keep their order: their weights are summed in
+        # it, the same on every CPU and whatever other groups share the bucket
+        order, tie_key = stable_sort(tie_key)
+        positive, weights = positive[order], weights[order]
         pos_row = np.where(positive, weights, 0.0)
         neg_row = np.where(positive, 0.0, weights)
     # a run is a tie group: rows of equal (group, score), adjacent after the sort

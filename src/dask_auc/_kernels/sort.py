@@ -41,6 +41,7 @@ import numpy as np
 
 from . import compiled as _compiled
 from .footprint import SizedByArrays
+from .order import stable_sort
 from .summary import PartialROC, TieGroup
 from .validation import (
     ROW_INPUTS,
@@ -349,9 +350,10 @@ def _sort_owned(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
     if weights is None:
         scores.sort()  # in place: no second copy of the block at the peak
         return _as_runs(SortedScores(scores))
-    # Stability is not needed: rows of equal score are interchangeable.
-    order = np.argsort(scores)
-    return _as_runs(SortedScores(scores[order], weights[order]))
+    # A stable order: the weights of tied rows are summed in it, so it must not
+    # depend on the CPU's sort (an unstable one differs with AVX-512, AVX2, none).
+    order, ranked = stable_sort(scores)
+    return _as_runs(SortedScores(ranked, weights[order]))
 
 
 #: blocks of fewer rows are never aggregated: their sort costs little either way
