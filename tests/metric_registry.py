@@ -99,6 +99,10 @@ class Metric:
         Absolute tolerance added to ``RTOL`` in the comparisons that are not bit for
         bit, for a field whose exact value can be 0 while float sums leave a few
         ulps (see the entry that sets it).
+    sorts : bool
+        The metric sorts rows across blocks (its graph depends on ``dask-auc.buckets``
+        and its blocks go through the sort's kernels).  False for the per-sample
+        metrics, which rank each row's columns within its block.
     """
 
     name: str
@@ -113,6 +117,7 @@ class Metric:
     split_every: bool = False
     dyadic_weights: bool = False
     atol: float = 0.0
+    sorts: bool = True
 
     @property
     def exact_unweighted(self) -> bool:
@@ -744,6 +749,85 @@ _ENTRIES += [
         exact_fields=(),
         reference_exact=False,
         scores="proba",
+    ),
+]
+
+# -- per-sample ranking metrics, and metrics at every threshold --------------------------------
+
+
+def _at_thresholds(metric_func: Callable[..., Any]) -> Callable[..., Any]:
+    def run(inputs: Mapping[str, Any], **options: Any) -> Any:
+        weight = inputs.get("sample_weight")
+        return dask_auc.metric_at_thresholds(
+            inputs["y_true"], inputs["y_score"], metric_func, sample_weight=weight, **options
+        )
+
+    return run
+
+
+AT_THRESHOLDS_FIELDS = ("values", "thresholds")
+
+# The per-sample metrics rank each row's columns in its block and sum the rows' values
+# exactly: the same bits for any partitioning, weighted or not (sorts=False: no bucket).
+_ENTRIES += [
+    Metric(
+        name="top_k_accuracy_score",
+        run=_binary(dask_auc.top_k_accuracy_score, k=2),
+        plain=_value,
+        reference=_sklearn_value(skm.top_k_accuracy_score, k=2),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=True,  # a count of hits over the row count
+        scores="proba",
+        split_every=True,
+        sorts=False,
+    ),
+    Metric(
+        name="coverage_error",
+        run=_multilabel(dask_auc.coverage_error),
+        plain=_value,
+        reference=_sklearn_multilabel(skm.coverage_error),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=True,  # a sum of integers over the row count
+        scores="proba",
+        split_every=True,
+        sorts=False,
+    ),
+    *(
+        Metric(
+            name=name,
+            run=_multilabel(getattr(dask_auc, name)),
+            plain=_value,
+            reference=_sklearn_multilabel(getattr(skm, name)),
+            weighted=True,
+            exact_fields=("value",),
+            reference_exact=False,  # scikit-learn sums the row values in floats
+            scores="proba",
+            split_every=True,
+            sorts=False,
+        )
+        for name in (
+            "label_ranking_average_precision_score",
+            "label_ranking_loss",
+            "dcg_score",
+            "ndcg_score",
+        )
+    ),
+    *(
+        Metric(
+            name=f"metric_at_thresholds-{metric_func.__name__}",
+            run=_at_thresholds(metric_func),
+            plain=_arrays(AT_THRESHOLDS_FIELDS),
+            reference=_sklearn_arrays(
+                skm.metric_at_thresholds, AT_THRESHOLDS_FIELDS, metric_func=metric_func
+            ),
+            weighted=True,
+            exact_fields=AT_THRESHOLDS_FIELDS,
+            reference_exact=True,  # scikit-learn's arithmetic on the same integer counts
+            atol=WEIGHTED_ZERO,  # a weighted correlation near 0 from float counts
+        )
+        for metric_func in (skm.f1_score, skm.matthews_corrcoef)
     ),
 ]
 
