@@ -46,11 +46,13 @@ from __future__ import annotations
 
 import numbers
 from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 
 from ._engine import LazyScore, gather, lazy_of, map_blocks, prepared_blocks, split_every_default
 from ._kernels.sample_ranking import (
@@ -77,7 +79,7 @@ from ._kernels.sample_ranking import (
     trapezoid_area,
     weighted_mean,
 )
-from ._kernels.validation import warn_undefined
+from ._kernels.validation import check_declared_score_dtype, warn_undefined
 from ._multilabel import _side_by_side
 from ._params import AtLeast, Boolean, Constraint, Interval, check_params
 
@@ -283,7 +285,8 @@ def label_ranking_average_precision_score(
     ----------
     y_true, y_score, sample_weight, compute, split_every
         As in :func:`coverage_error`.  A one-column ``y_true`` of two classes is
-        accepted (every row then scores 1), as in scikit-learn.
+        accepted (every row then scores 1), as in scikit-learn; so is a SciPy
+        sparse ``y_true`` (made dense: it is in memory already).
 
     Returns
     -------
@@ -322,7 +325,8 @@ def label_ranking_loss(
     Parameters
     ----------
     y_true, y_score, sample_weight, compute, split_every
-        As in :func:`coverage_error`.
+        As in :func:`coverage_error`; a SciPy sparse ``y_true`` is accepted, as
+        in scikit-learn (made dense: it is in memory already).
 
     Returns
     -------
@@ -518,8 +522,12 @@ def _sample_metric(
     if metric not in (DCG, NDCG):
         checked = check_params(metric, _COMMON, compute=compute, split_every=split_every)
         compute, split_every = checked["compute"], checked["split_every"]
+    if metric in (LRAP, RANKING_LOSS) and hasattr(y_true, "tocsr"):
+        y_true = y_true.toarray()  # a SciPy sparse matrix, in memory: scikit-learn takes it too
     true_dims, n_columns = _dimensions(y_true)
     score_dims, score_columns = _dimensions(y_score)
+    for x in (y_true, y_score):  # strings: scikit-learn's check_array message, before any join
+        _check_numeric(x)
     _check_shapes(metric, y_true, y_score, (true_dims, n_columns), (score_dims, score_columns))
     if true_dims == 2:
         first, matrix = _side_by_side(y_true, y_score, n_columns)
@@ -575,6 +583,16 @@ def _dimensions(x: Any) -> tuple[int, int | None]:
             "`.compute_chunk_sizes()` on it first."
         )
     return x.ndim, int(columns)
+
+
+def _check_numeric(x: Any) -> None:
+    """scikit-learn's error for a string or complex input, from its declared dtypes."""
+    if isinstance(x, (dd.DataFrame, pd.DataFrame)):
+        dtypes = list(x.dtypes)
+    else:
+        dtypes = [getattr(x, "dtype", None) if hasattr(x, "dtype") else np.asarray(x).dtype]
+    for dtype in dtypes:
+        check_declared_score_dtype(SimpleNamespace(dtype=dtype))
 
 
 def _check_shapes(

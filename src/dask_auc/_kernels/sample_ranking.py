@@ -116,8 +116,8 @@ def as_float(total: int) -> float:
     """
     try:
         return total / (1 << UNIT_BITS)  # int / int: correctly rounded
-    except OverflowError:
-        return math.copysign(math.inf, total)
+    except OverflowError:  # beyond the largest float, as float sums overflow
+        return math.inf if total > 0 else -math.inf
 
 
 @dataclass(frozen=True)
