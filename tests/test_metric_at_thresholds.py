@@ -120,13 +120,15 @@ def test_equals_sklearn(variant, data) -> None:
     """scikit-learn's arrays and warnings, on dask inputs of any partitioning."""
     metric_func, params = VARIANTS[variant]
     y, s, w = data.draw(binary_rows())
-    expected = _run(skm.metric_at_thresholds, y, s, metric_func, sample_weight=w,
-                    metric_params=params)
+    expected = _run(
+        skm.metric_at_thresholds, y, s, metric_func, sample_weight=w, metric_params=params
+    )
     cuts = data.draw(boundaries(len(y)))
     layout = data.draw(st.sampled_from(["array", "frame"]))
     dy, ds, dw = _as_dask(layout, cuts, y, s, w)
-    got = _run(dask_auc.metric_at_thresholds, dy, ds, metric_func, sample_weight=dw,
-               metric_params=params)
+    got = _run(
+        dask_auc.metric_at_thresholds, dy, ds, metric_func, sample_weight=dw, metric_params=params
+    )
     _assert_same(got, expected, exact=w is None)
 
 
@@ -147,12 +149,19 @@ def test_adversarial_inputs_equal_sklearn(variant, y, s, weights) -> None:
     w = None if weights == "none" else np.resize([2.0, 0.0, 0.5], len(y))
     if w is not None and w.sum() == 0:
         w[0] = 1.0
-    expected = _run(skm.metric_at_thresholds, y, s, metric_func, sample_weight=w,
-                    metric_params=params)
+    expected = _run(
+        skm.metric_at_thresholds, y, s, metric_func, sample_weight=w, metric_params=params
+    )
     for cuts in ([0, len(y)], [0, 0, 1, len(y), len(y)]):
         dy, ds, dw = _as_dask("frame", cuts, y, s, w)
-        got = _run(dask_auc.metric_at_thresholds, dy, ds, metric_func, sample_weight=dw,
-                   metric_params=params)
+        got = _run(
+            dask_auc.metric_at_thresholds,
+            dy,
+            ds,
+            metric_func,
+            sample_weight=dw,
+            metric_params=params,
+        )
         _assert_same(got, expected, exact=w is None)
 
 
@@ -203,11 +212,11 @@ def _rates(tp, fp, tn, fn):
 def test_confusion_metric_equals_sklearn_calling_it_per_threshold(metric, params, data) -> None:
     """A confusion_metric is a scikit-learn metric too: the same arrays either way."""
     y, s, w = data.draw(binary_rows())
-    expected = _run(skm.metric_at_thresholds, y, s, metric, sample_weight=w,
-                    metric_params=params)
+    expected = _run(skm.metric_at_thresholds, y, s, metric, sample_weight=w, metric_params=params)
     dy, ds, dw = _as_dask("array", data.draw(boundaries(len(y))), y, s, w)
-    got = _run(dask_auc.metric_at_thresholds, dy, ds, metric, sample_weight=dw,
-               metric_params=params)
+    got = _run(
+        dask_auc.metric_at_thresholds, dy, ds, metric, sample_weight=dw, metric_params=params
+    )
     _assert_same(got, expected, exact=False)  # per-threshold sums of weights: ulps
 
 
@@ -225,8 +234,10 @@ def test_confusion_metric_that_is_not_elementwise_is_refused() -> None:
     [skm.roc_auc_score, skm.confusion_matrix, skm.log_loss, lambda y, p: 0.0, np.mean],
 )
 def test_other_callables_say_why_they_cannot_scale(metric_func) -> None:
-    with pytest.raises(TypeError, match="cannot compute .* at scale: it computes a metric from "
-                       "the confusion counts"):
+    with pytest.raises(
+        TypeError,
+        match="cannot compute .* at scale: it computes a metric from the confusion counts",
+    ):
         dask_auc.metric_at_thresholds([0, 1], [0.2, 0.4], metric_func)
 
 
@@ -313,10 +324,16 @@ def test_labels_are_checked_before_the_sort_is_planned(monkeypatch) -> None:
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"metric_func": 3}, "The 'metric_func' parameter of metric_at_thresholds must be a "
-         "callable. Got 3 instead."),
-        ({"metric_func": skm.f1_score, "metric_params": [1]}, "The 'metric_params' parameter "
-         "of metric_at_thresholds must be an instance of 'dict' or None. Got [1] instead."),
+        (
+            {"metric_func": 3},
+            "The 'metric_func' parameter of metric_at_thresholds must be a "
+            "callable. Got 3 instead.",
+        ),
+        (
+            {"metric_func": skm.f1_score, "metric_params": [1]},
+            "The 'metric_params' parameter "
+            "of metric_at_thresholds must be an instance of 'dict' or None. Got [1] instead.",
+        ),
     ],
 )
 def test_parameter_errors_are_sklearns(options, message) -> None:
@@ -362,8 +379,10 @@ _UNSUPPORTED = (
 
 def _pinned(name, kwargs):
     func = kwargs.get("metric_func")
-    if name == "test_metric_at_thresholds" and func not in (skm.accuracy_score,
-                                                             skm.precision_score):
+    if name == "test_metric_at_thresholds" and func not in (
+        skm.accuracy_score,
+        skm.precision_score,
+    ):
         return _UNSUPPORTED
     if name in (
         "test_metric_at_thresholds_sample_weight_error",

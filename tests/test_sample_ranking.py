@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import warnings
 from fractions import Fraction
 
@@ -268,8 +267,7 @@ def _brute_force(name, truth, scores):
                 values.append(Fraction(1))
                 continue
             ratios = [
-                Fraction(int((s[relevant] >= s[j]).sum()), int((s >= s[j]).sum()))
-                for j in relevant
+                Fraction(int((s[relevant] >= s[j]).sum()), int((s >= s[j]).sum())) for j in relevant
             ]
             values.append(sum(ratios) / len(relevant))
         else:
@@ -281,8 +279,9 @@ def _brute_force(name, truth, scores):
     return values
 
 
-@pytest.mark.parametrize("name", ["coverage_error", "label_ranking_average_precision_score",
-                                  "label_ranking_loss"])
+@pytest.mark.parametrize(
+    "name", ["coverage_error", "label_ranking_average_precision_score", "label_ranking_loss"]
+)
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_multilabel_rows_equal_brute_force_definitions(name, data) -> None:
@@ -362,7 +361,7 @@ def test_adversarial_inputs_equal_sklearn(case, name, weights) -> None:
 
 
 def test_ignore_ties_with_ties_is_numpys_order_as_in_sklearn() -> None:
-    """With tied scores ``ignore_ties=True`` follows ``np.argsort``, as scikit-learn (documented)."""
+    """With ties, ``ignore_ties=True`` follows ``np.argsort`` as scikit-learn does (documented)."""
     y, s = np.array([[10, 0, 0, 1, 5]]), np.array([[1, 0, 0, 0, 1]])
     for name in ("dcg_score", "ndcg_score"):
         for k in (None, 1, 2):
@@ -422,7 +421,9 @@ def top_k_cases(draw):
     p = rng.integers(0, distinct, (n, n_classes)) / distinct
     given_labels = draw(st.booleans())
     kind = draw(st.sampled_from(["int", "str"]))
-    classes = np.arange(n_classes) if kind == "int" else np.array([f"c{i}" for i in range(n_classes)])
+    classes = (
+        np.arange(n_classes) if kind == "int" else np.array([f"c{i}" for i in range(n_classes)])
+    )
     y = classes[y]
     if not given_labels and len(np.unique(y)) < n_classes:
         y[:n_classes] = classes[: min(n, n_classes)]
@@ -833,7 +834,8 @@ def upstream_cases(module_name: str, tests: list[str], xfail=None) -> list:
             rows = []
             for value in argvalues:
                 value = value.values if hasattr(value, "values") else value
-                rows.append(dict(zip(argnames, value if len(argnames) > 1 else [value])))
+                values = value if len(argnames) > 1 else [value]
+                rows.append(dict(zip(argnames, values, strict=True)))
             grids.append(rows)
         for i, combination in enumerate(itertools.product(*grids)):
             kwargs = {k: v for part in combination for k, v in part.items()}
@@ -904,4 +906,3 @@ def test_every_public_function_of_sklearns_ranking_module_exists_with_its_signat
             assert mine.default == parameter.default or (
                 mine.default is None and parameter.default is None
             ), (name, parameter)
-

@@ -103,7 +103,9 @@ class ConfusionMetric:
         self.func = func
         functools.update_wrapper(self, func)
 
-    def __call__(self, y_true: Any, y_pred: Any, *, sample_weight: Any = None, **params: Any) -> Any:
+    def __call__(
+        self, y_true: Any, y_pred: Any, *, sample_weight: Any = None, **params: Any
+    ) -> Any:
         truth = np.asarray(y_true) == 1
         predicted = np.asarray(y_pred) == 1
         weights = np.ones(len(truth)) if sample_weight is None else np.asarray(sample_weight)
@@ -223,7 +225,7 @@ def _checked_labels(y_true: Any) -> Any:
     if isinstance(y_true, (dd.Series, dd.DataFrame)):
         return y_true.map_partitions(binary_target, meta=y_true._meta)
     if isinstance(y_true, da.Array):
-        return y_true.map_blocks(binary_target, dtype=y_true.dtype, meta=y_true._meta)
+        return da.map_blocks(binary_target, y_true, dtype=y_true.dtype, meta=y_true._meta)
     binary_target(y_true)
     return y_true
 

@@ -96,7 +96,7 @@ class _Integral(Constraint):
     def accepts(self, value: Any) -> bool:
         if value is None:
             return self.none
-        return isinstance(value, numbers.Integral) and value >= self.low
+        return isinstance(value, numbers.Integral) and int(value) >= self.low
 
     def convert(self, value: Any) -> Any:
         return None if value is None else int(value)
@@ -530,6 +530,7 @@ def _sample_metric(
         _check_numeric(x)
     _check_shapes(metric, y_true, y_score, (true_dims, n_columns), (score_dims, score_columns))
     if true_dims == 2:
+        assert n_columns is not None
         first, matrix = _side_by_side(y_true, y_score, n_columns)
         prepare = partial(prepare_ranking_block, n_labels=n_columns)
         blocks = prepared_blocks(first, matrix, sample_weight, prepare=prepare, score_matrix=True)

@@ -787,9 +787,7 @@ def trapezoid_area(x: Any, y: Any) -> float:
     x_values, y_values = np.asarray(x), np.asarray(y)
     lengths = [len(v) if v.ndim else 0 for v in (x_values, y_values)]
     if lengths[0] != lengths[1]:
-        raise ValueError(
-            f"Found input variables with inconsistent numbers of samples: {lengths}"
-        )
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: {lengths}")
     x_values, y_values = _column_or_1d(x_values), _column_or_1d(y_values)
     if x_values.shape[0] < 2:
         raise ValueError(
