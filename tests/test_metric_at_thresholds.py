@@ -220,6 +220,12 @@ def test_confusion_metric_equals_sklearn_calling_it_per_threshold(metric, params
     _assert_same(got, expected, exact=False)  # per-threshold sums of weights: ulps
 
 
+def test_confusion_metric_parameter_errors_come_before_any_work() -> None:
+    y = da.from_array(np.array([0, 1, 1]), chunks=1)
+    with dask.config.set(scheduler=_refuse), pytest.raises(TypeError, match="unexpected keyword"):
+        dask_auc.metric_at_thresholds(y, y, _net_benefit, metric_params={"odd": 2})
+
+
 def test_confusion_metric_that_is_not_elementwise_is_refused() -> None:
     summed = dask_auc.confusion_metric(lambda tp, fp, tn, fn: np.sum(tp))
     with pytest.raises(ValueError, match=r"returned an array of shape \(\) for counts of shape"):

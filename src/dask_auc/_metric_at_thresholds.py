@@ -265,7 +265,11 @@ def _formula(metric_func: Any, metric_params: dict[str, Any]) -> Any:
             "to the metric with the rows of weight zero dropped, as scikit-learn does."
         )
     if isinstance(func, ConfusionMetric):
-        return _UserFormula(func.func, params)
+        formula = _UserFormula(func.func, params)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            formula(Counts(*[np.ones(2)] * 4, 2.0, 2.0))  # its parameters' errors, before the sort
+        return formula
     name = _sklearn_name(func)
     if name is None:
         shown = getattr(func, "__name__", repr(func))
