@@ -268,7 +268,8 @@ def _formula(metric_func: Any, metric_params: dict[str, Any]) -> Any:
         formula = _UserFormula(func.func, params)
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            formula(Counts(*[np.ones(2)] * 4, 2.0, 2.0))  # its parameters' errors, before the sort
+            ones = np.ones(2)
+            formula(Counts(ones, ones, ones, ones, 2.0, 2.0))  # its parameters' errors, now
         return formula
     name = _sklearn_name(func)
     if name is None:
