@@ -105,6 +105,10 @@ class Metric:
         requests of one input that differ there must not share a task
         (``test_task_keys.py``).  The ``dask.config`` settings that shape a graph
         are varied for every entry there.
+    sorts : bool
+        The metric sorts rows across blocks (its graph depends on ``dask-auc.buckets``
+        and its blocks go through the sort's kernels).  False for the per-sample
+        metrics, which rank each row's columns within its block.
     """
 
     name: str
@@ -120,6 +124,7 @@ class Metric:
     dyadic_weights: bool = False
     atol: float = 0.0
     variants: tuple[dict[str, Any], ...] = ()
+    sorts: bool = True
 
     @property
     def exact_unweighted(self) -> bool:
@@ -772,6 +777,92 @@ _ENTRIES += [
         reference_exact=False,
         scores="proba",
         variants=({"average": "macro"},),
+    ),
+]
+
+# -- per-sample ranking metrics, and metrics at every threshold --------------------------------
+
+
+def _at_thresholds(metric_func: Callable[..., Any]) -> Callable[..., Any]:
+    def run(inputs: Mapping[str, Any], **options: Any) -> Any:
+        weight = inputs.get("sample_weight")
+        return dask_auc.metric_at_thresholds(
+            inputs["y_true"], inputs["y_score"], metric_func, sample_weight=weight, **options
+        )
+
+    return run
+
+
+AT_THRESHOLDS_FIELDS = ("values", "thresholds")
+
+# The per-sample metrics rank each row's columns in its block and sum the rows' values
+# exactly: the same bits for any partitioning, weighted or not (sorts=False: no bucket).
+_ENTRIES += [
+    Metric(
+        name="top_k_accuracy_score",
+        run=_binary(dask_auc.top_k_accuracy_score, k=2),
+        plain=_value,
+        reference=_sklearn_value(skm.top_k_accuracy_score, k=2),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=True,  # a count of hits over the row count
+        scores="proba",
+        split_every=True,
+        sorts=False,
+        variants=({"k": 1}, {"split_every": 2}),
+    ),
+    Metric(
+        name="coverage_error",
+        run=_multilabel(dask_auc.coverage_error),
+        plain=_value,
+        reference=_sklearn_multilabel(skm.coverage_error),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=True,  # a sum of integers over the row count
+        scores="proba",
+        split_every=True,
+        sorts=False,
+        variants=({"split_every": 2},),
+    ),
+    *(
+        Metric(
+            name=name,
+            run=_multilabel(getattr(dask_auc, name)),
+            plain=_value,
+            reference=_sklearn_multilabel(getattr(skm, name)),
+            weighted=True,
+            exact_fields=("value",),
+            reference_exact=False,  # scikit-learn sums the row values in floats
+            scores="proba",
+            split_every=True,
+            sorts=False,
+            variants=({"split_every": 2},),
+        )
+        for name in (
+            "label_ranking_average_precision_score",
+            "label_ranking_loss",
+            "dcg_score",
+            "ndcg_score",
+        )
+    ),
+    *(
+        Metric(
+            name=f"metric_at_thresholds-{metric_func.__name__}",
+            run=_at_thresholds(metric_func),
+            plain=_arrays(AT_THRESHOLDS_FIELDS),
+            reference=_sklearn_arrays(
+                skm.metric_at_thresholds, AT_THRESHOLDS_FIELDS, metric_func=metric_func
+            ),
+            weighted=True,
+            exact_fields=AT_THRESHOLDS_FIELDS,
+            reference_exact=True,  # scikit-learn's arithmetic on the same integer counts
+            atol=WEIGHTED_ZERO,  # a weighted correlation near 0 from float counts
+            variants=({"metric_params": params},) if params else (),
+        )
+        for metric_func, params in (
+            (skm.f1_score, {"zero_division": 1.0}),
+            (skm.matthews_corrcoef, None),
+        )
     ),
 ]
 

@@ -28,6 +28,10 @@ every_metric = pytest.mark.parametrize("metric", REGISTRY.values(), ids=REGISTRY
 
 TAKES_SPLIT_EVERY = {name: metric for name, metric in REGISTRY.items() if metric.split_every}
 
+# the metrics that sort rows across blocks: the bucket count and the sort's kernels apply
+SORTING = {name: metric for name, metric in REGISTRY.items() if metric.sorts}
+every_sorting_metric = pytest.mark.parametrize("metric", SORTING.values(), ids=SORTING.keys())
+
 BUCKET_COUNTS = (1, 2, 7)
 
 
@@ -126,7 +130,7 @@ def test_any_partitioning_gives_the_same_result(metric: Metric, data) -> None:
     metric.compare(result, whole, exact=_unweighted(columns))
 
 
-@every_metric
+@every_sorting_metric
 @settings(max_examples=6, deadline=None)
 @given(data=st.data())
 def test_bucket_count_does_not_change_the_result(metric: Metric, data) -> None:
@@ -285,7 +289,7 @@ def test_coalesced_partitions_and_every_exchange_give_the_same_result(
         metric.compare(metric(inputs), expected, exact=_unweighted(columns))
 
 
-@every_metric
+@every_sorting_metric
 @pytest.mark.parametrize("threshold", ["UNSPLIT_MIN_ROWS", "AGGREGATE_MIN_ROWS"])
 @settings(max_examples=5, deadline=None)
 @given(data=st.data())

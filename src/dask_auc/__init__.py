@@ -23,8 +23,18 @@ from ._engine import LazyScore, compute
 from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._kernels.summary import PartialROC, TieGroup, merge_adjacent
 from ._kernels.validation import InvalidParameterError, UndefinedMetricWarning
+from ._metric_at_thresholds import ConfusionMetric, confusion_metric, metric_at_thresholds
 from ._ranking import partial_roc_auc_score, roc_auc_score
 from ._roc import ROC, roc
+from ._sample_ranking import (
+    auc,
+    coverage_error,
+    dcg_score,
+    label_ranking_average_precision_score,
+    label_ranking_loss,
+    ndcg_score,
+    top_k_accuracy_score,
+)
 from ._thresholds import (
     OperatingPoint,
     confusion_matrix_at_thresholds,
@@ -41,6 +51,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "AUCInterval",
+    "ConfusionMetric",
     "DeLongTest",
     "GroupedAUC",
     "InvalidParameterError",
@@ -52,15 +63,23 @@ __all__ = [
     "TieGroup",
     "UndefinedMetricWarning",
     "__version__",
+    "auc",
     "average_precision_score",
     "compute",
     "confusion_matrix_at_thresholds",
+    "confusion_metric",
+    "coverage_error",
+    "dcg_score",
     "delong_test",
     "det_curve",
     "gains_table",
     "grouped_roc_auc_score",
     "ks_statistic",
+    "label_ranking_average_precision_score",
+    "label_ranking_loss",
     "merge_adjacent",
+    "metric_at_thresholds",
+    "ndcg_score",
     "operating_point",
     "partial_roc_auc_score",
     "plot_det",
@@ -72,6 +91,7 @@ __all__ = [
     "roc_auc_ci",
     "roc_auc_score",
     "roc_curve",
+    "top_k_accuracy_score",
 ]
 
 
