@@ -19,7 +19,6 @@ from ._kernels.partial import (
     interval_area,
     locate_crossings,
     mcclish,
-    raw_area,
 )
 from ._kernels.sort import SortPlan, summarize_bucket
 from ._kernels.summary import PartialROC
@@ -303,6 +302,6 @@ class _PartialFinalizer:
         if not defined_or_warn(len(plan.classes), pos, neg):
             return float("nan")
         if not self.standardized:
-            return float(raw_area(fraction, self.bounds, self.swap))
+            return float(fraction)
         low, high = self.bounds
         return mcclish(fraction, high, low, swap=self.swap)

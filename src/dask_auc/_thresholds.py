@@ -347,15 +347,15 @@ def _finish_operating_point(
             f"No threshold reaches precision >= {target.value}: the operating point is "
             "the threshold inf, where nothing is predicted positive."
         )
-        best = Candidate((0, 0), 0 * total_pos, 0 * total_neg, float("inf"))
+        best = Candidate((0, 0), 0 * total_pos, 0 * total_neg, float("inf"), total_pos, total_neg)
     tp, fp = best.tp, best.fp
     predicted = tp + fp
     return OperatingPoint(
         threshold=target.value if target.kind == "threshold" else best.threshold,
         tp=tp,
         fp=fp,
-        tn=total_neg - fp,
-        fn=total_pos - tp,
+        tn=best.tn,  # the rows below the threshold, summed: 0 where none is left
+        fn=best.fn,
         tpr=tp / total_pos,
         fpr=fp / total_neg,
         precision=tp / predicted if predicted else float("nan"),
