@@ -341,6 +341,20 @@ def test_thinned_weighted_curves_keep_the_same_points_for_every_layout(max_point
                 np.testing.assert_array_equal(got, whole, err_msg=f"{name} {layout} {buckets}")
 
 
+def test_one_weighted_tie_group_has_tpr_and_fpr_exactly_one_in_any_layout():
+    """Every row on one score: the curve's one point is (1, 1) exactly, its KS gap exactly 0."""
+    rng = np.random.default_rng(4)
+    y = (rng.random(500) < 0.3).astype(int)
+    s = np.full(500, 0.5)
+    w = np.round(rng.random(500) + 0.1, 3)
+    for name, cuts in LAYOUTS.items():
+        for buckets in (None, 3, 7):
+            fpr, tpr, _ = on_dask(dask_auc.roc_curve, y, s, w, cuts, "frame", buckets)
+            assert (fpr[-1], tpr[-1]) == (1.0, 1.0), (name, buckets)
+            ks = on_dask(dask_auc.ks_statistic, y, s, w, cuts, "array", buckets)
+            assert ks.statistic == 0.0, (name, buckets)
+
+
 # -- item 4: the partial AUC inside a narrow range --------------------------------------------
 
 
@@ -497,3 +511,22 @@ def test_weighted_narrow_ranges_keep_their_digits(interval, axis):
                 standardized=False, **{axis: interval},
             )  # fmt: skip
             assert_close_to_exact(got, expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("scale", [2.0**-1000, 2.0**1000])
+@pytest.mark.parametrize("axis", ["fpr_range", "tpr_range"])
+def test_weights_scaled_by_a_power_of_two_give_the_same_bits(scale, axis):
+    """Weights near 1e-301 or 1e301 (pair counts kept in scaled units): the same exact area."""
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 300)
+    s = np.round(rng.random(300) + 0.2 * y, 2)
+    w = rng.integers(1, 64, 300) / 8
+    interval = (0.3, 0.3 + 1e-7)
+    expected = float(partial_auc_reference(y, s, w, standardized=False, **{axis: interval}))
+    for cuts in ([0, 300], [0, 0, 120, 120, 300]):
+        for buckets in (None, 4):
+            got = on_dask(
+                dask_auc.partial_roc_auc_score, y, s, w * scale, cuts, "array", buckets,
+                standardized=False, **{axis: interval},
+            )  # fmt: skip
+            assert got == expected

@@ -375,11 +375,12 @@ def _running_counts(
     * Where all of the part's rows are counted (a row count, ``rows ==
       len(part)``), the sum is the bucket summary's own total ``own``, not the
       running sum (rounded in another order).  The offset the scan gives the
-      next bucket is ``above + own``, and the curve's end is ``above + own``
-      of the last bucket holding the class: so two points with no row of a
-      class between them have bit-identical counts even across a bucket edge
-      (an ``fpr`` target's tie-break on equal TP), and TPR is exactly 1 from
-      the last positive on (``tpr=1``), as the remainder is exactly 0 there.
+      next bucket is ``above + own`` (``below + own`` the one above, for
+      remainders), and the curve's total is ``above + own`` of the last
+      bucket holding the class: so two points with no row of a class between
+      them have bit-identical counts even across a bucket edge (an ``fpr``
+      target's tie-break on equal TP), TPR is exactly 1 from the last positive
+      on (``tpr=1``), and a remainder with no row left is exactly 0.
     * No running sum exceeds ``own`` (it could by an ulp): counts stay
       monotone, and a count short of all rows never passes the total.
     """
@@ -556,16 +557,15 @@ def bucket_precision_sum(bucket: Bucket, context: CurveContext) -> float:
 def concatenated(parts: Sequence[CurvePoints]) -> CurvePoints:
     """The bucket parts joined in score order (empty buckets dropped)."""
     kept = [p for p in parts if len(p)] or list(parts[:1])
-    fns = tns = None
-    if all(p.fns is not None and p.tns is not None for p in kept):
-        fns = np.concatenate([p.fns for p in kept])  # type: ignore[misc]
-        tns = np.concatenate([p.tns for p in kept])  # type: ignore[misc]
+    fns = [p.fns for p in kept if p.fns is not None]
+    tns = [p.tns for p in kept if p.tns is not None]
+    remainders = len(fns) == len(tns) == len(kept)
     return CurvePoints(
         np.concatenate([p.tps for p in kept]),
         np.concatenate([p.fps for p in kept]),
         np.concatenate([p.thresholds for p in kept]),
-        fns,
-        tns,
+        np.concatenate(fns) if remainders else None,
+        np.concatenate(tns) if remainders else None,
     )
 
 

@@ -46,22 +46,42 @@ import numpy as np
 from .sort import Bucket, SortedScores, summarize_bucket
 from .summary import Number, PartialROC
 
-#: an exact count or area: an int (unweighted rows) or the rational a float sum is
+#: an exact count or area: an int (see :func:`_fixed`), or a rational between them
 Exact = int | Fraction
 
+#: weighted counts are kept as integers in units of ``2 ** -FIXED_BITS``: every finite
+#: float64 is a multiple of ``2 ** -1074``, so each weight sum is an exact integer there,
+#: and each pair count (in units of ``2 ** (2 * weight_exponent)``, |exponent| < 1100) an
+#: exact integer in units of ``2 ** (-2 * FIXED_BITS)``; Python ints add them exactly and
+#: far faster than fractions
+FIXED_BITS = 2200
 
-def _exact(value: Any) -> Exact:
+
+def _bits(summaries: Sequence[PartialROC]) -> int:
+    """The units of the counts: 0 (rows, exact ints) unless the summaries sum float weights."""
+    exact = all(isinstance(s.pos, (int, np.integer)) for s in summaries)
+    exact = exact and all(isinstance(s.neg, (int, np.integer)) for s in summaries)
+    return 0 if exact else FIXED_BITS
+
+
+def _fixed(value: Any, bits: int) -> int:
+    """``value * 2 ** bits``, exactly, for an int or a float and ``bits`` of :func:`_bits`."""
     if isinstance(value, (int, np.integer)):
-        return int(value)
-    return Fraction(value)
+        return int(value) << bits
+    numerator, denominator = float(value).as_integer_ratio()  # a power of two <= 2 ** 1074
+    return numerator << (bits - denominator.bit_length() + 1)
 
 
 class Edge(NamedTuple):
     """A run's first (or last) tie group in the direction of travel: its score and counts."""
 
     score: Any
-    x: Exact
-    y: Exact
+    x: int
+    y: int
+
+    @classmethod
+    def of(cls, score: Any, x: Number, y: Number, bits: int) -> Edge:
+        return cls(score, _fixed(x, bits), _fixed(y, bits))
 
 
 @dataclass(frozen=True)
@@ -72,9 +92,9 @@ class Run:
     ``y`` row met strictly before an ``x`` row counts 2, each tied pair 1.
     """
 
-    x: Exact
-    y: Exact
-    area2: Exact
+    x: int
+    y: int
+    area2: int
     first: Edge
     last: Edge
 
@@ -84,34 +104,28 @@ class Run:
         return self.first.score == self.last.score
 
     @classmethod
-    def of(cls, summary: PartialROC, swap: bool) -> Run:
-        """The run of a (non-empty) summary, from the top score down, or from the bottom up."""
+    def of(cls, summary: PartialROC, swap: bool, bits: int) -> Run:
+        """The run of a (non-empty) summary, from the top score down, or from the bottom up.
+
+        Counts in units of ``2 ** -bits``, ``area2`` in their squares.
+        """
         assert summary.top is not None and summary.bottom is not None
-        area2 = 2 * _exact(summary.strict) + _exact(summary.tied)
-        if summary.weight_exponent:  # pair counts in units of 2 ** (2 * exponent): pair_product
-            area2 *= Fraction(2) ** (-2 * summary.weight_exponent)
+        # pair counts are in units of 2 ** (2 * weight_exponent): see pair_product
+        pair_bits = 2 * bits - 2 * summary.weight_exponent
+        area2 = 2 * _fixed(summary.strict, pair_bits) + _fixed(summary.tied, pair_bits)
         top, bottom = summary.top, summary.bottom
+        pos, neg = _fixed(summary.pos, bits), _fixed(summary.neg, bits)
         if swap:  # from the bottom up: the pairs a negative meets first are the same pairs
-            return cls(
-                _exact(summary.pos),
-                _exact(summary.neg),
-                area2,
-                Edge(bottom.score, _exact(bottom.pos), _exact(bottom.neg)),
-                Edge(top.score, _exact(top.pos), _exact(top.neg)),
-            )
-        return cls(
-            _exact(summary.neg),
-            _exact(summary.pos),
-            area2,
-            Edge(top.score, _exact(top.neg), _exact(top.pos)),
-            Edge(bottom.score, _exact(bottom.neg), _exact(bottom.pos)),
-        )
+            first, last = Edge.of(bottom.score, bottom.pos, bottom.neg, bits), top
+            return cls(pos, neg, area2, first, Edge.of(last.score, last.pos, last.neg, bits))
+        first, last = Edge.of(top.score, top.neg, top.pos, bits), bottom
+        return cls(neg, pos, area2, first, Edge.of(last.score, last.neg, last.pos, bits))
 
     @classmethod
-    def group(cls, score: Any, x: Number, y: Number) -> Run:
+    def group(cls, score: Any, x: Number, y: Number, bits: int) -> Run:
         """A tie group: every pair in it is tied."""
-        ex, ey = _exact(x), _exact(y)
-        return cls(ex, ey, ex * ey, Edge(score, ex, ey), Edge(score, ex, ey))
+        edge = Edge.of(score, x, y, bits)
+        return cls(edge.x, edge.y, edge.x * edge.y, edge, edge)
 
 
 def _travel(summaries: Sequence[PartialROC], swap: bool) -> list[int]:
@@ -132,12 +146,14 @@ class CutRequest:
 
     ``budgets[i]``: end ``i``'s crossing row is the first ``x`` row of this
     bucket (in the direction of travel) after whose weight the bucket's rows
-    pass the budget; None if that row is in another bucket.  ``splits``:
-    scores of edge tie groups to cut out, which an end's group may continue.
+    pass the budget (in units of ``2 ** -bits``, :func:`_bits`); None if that
+    row is in another bucket.  ``splits``: scores of edge tie groups to cut
+    out, which an end's group may continue.
     """
 
     budgets: tuple[Exact | None, ...]
-    splits: tuple[Any, ...] = ()
+    splits: tuple[Any, ...]
+    bits: int
 
 
 def locate_crossings(
@@ -151,8 +167,9 @@ def locate_crossings(
     no cut.  One entry per bucket, None for most; None everywhere when the
     curve is undefined (a class of no weight).
     """
+    bits = _bits(summaries)
     runs = [
-        (b, Run.of(summaries[b], swap))
+        (b, Run.of(summaries[b], swap, bits))
         for b in _travel(summaries, swap)
         if not summaries[b].is_empty
     ]
@@ -184,7 +201,8 @@ def locate_crossings(
                     break
                 k += step  # a bucket all in the group is the group: its summary says so
     for b in set(budgets) | set(splits):
-        found[b] = CutRequest(tuple(budgets.get(b, [None, None])), tuple(sorted(splits.get(b, ()))))
+        end_budgets = tuple(budgets.get(b, [None, None]))
+        found[b] = CutRequest(end_budgets, tuple(sorted(splits.get(b, ()))), bits)
     return found
 
 
@@ -211,33 +229,35 @@ def cut_bucket_at(
     scores: list[Any] = []
     cuts = set(request.splits)
     for budget in request.budgets:
-        score = None if budget is None else _crossing_score(x_part, budget, from_top=not swap)
-        scores.append(score)
-        if score is not None:
+        score = None
+        if budget is not None:
+            score = _crossing_score(x_part, budget, request.bits, from_top=not swap)
             cuts.add(score)
-    return BucketPieces(tuple(scores), tuple(_pieces(bucket, sorted(cuts), swap)))
+        scores.append(score)
+    pieces = _pieces(bucket, sorted(cuts), swap, request.bits)
+    return BucketPieces(tuple(scores), tuple(pieces))
 
 
-def _crossing_score(part: SortedScores, budget: Exact, *, from_top: bool) -> Any:
+def _crossing_score(part: SortedScores, budget: Exact, bits: int, *, from_top: bool) -> Any:
     """Score of the first row (in travel order) whose running weight passes ``budget``.
 
-    Row counts and integer multiplicities decide exactly; float weights by
-    their running sum (a row off by rounding lands on the neighbouring tie
-    group's edge, where :func:`interval_area` clamps the position: the area is
-    continuous there).
+    Row counts and integer multiplicities (``bits`` 0) decide exactly; float
+    weights by their running sum (a row off by rounding lands on the
+    neighbouring tie group's edge, where :func:`interval_area` clamps the
+    position: the area is continuous there).
     """
     n = len(part)
     if part.weights is None:
         passed = math.floor(budget) + 1  # rows up to and including the crossing one
     else:
         running = np.cumsum(part.weights[::-1] if from_top else part.weights)
-        limit = math.floor(budget) if part.counted else float(budget)
+        limit = math.floor(budget) if part.counted else float(Fraction(budget, 1 << bits))
         passed = int(np.searchsorted(running, limit, "right")) + 1
     passed = min(passed, n)
     return part.scores[n - passed if from_top else passed - 1].item()
 
 
-def _pieces(bucket: Bucket, cut_scores: list[Any], swap: bool) -> list[Run]:
+def _pieces(bucket: Bucket, cut_scores: list[Any], swap: bool, bits: int) -> list[Run]:
     """The bucket's rows around ``cut_scores`` (ascending), as runs in the direction of travel."""
     parts = (bucket.pos, bucket.neg)
     # ascending row ranges: below the first score, at it, between it and the next, ...
@@ -257,21 +277,19 @@ def _pieces(bucket: Bucket, cut_scores: list[Any], swap: bool) -> list[Run]:
             continue
         if j % 2:  # a cut tie group
             x, y = (pos.total, neg.total) if swap else (neg.total, pos.total)
-            runs.append(Run.group(cut_scores[j // 2], x, y))
+            runs.append(Run.group(cut_scores[j // 2], x, y, bits))
         else:
             piece = Bucket.binary(pos, neg, bucket.weight_exponent, bucket.compiled)
-            runs.append(Run.of(summarize_bucket(piece), swap))
+            runs.append(Run.of(summarize_bucket(piece), swap, bits))
     return runs if swap else runs[::-1]
 
 
-def _joined(runs: Sequence[Run]) -> tuple[Exact, Exact, Exact]:
+def _joined(runs: Sequence[Run]) -> tuple[int, int, int]:
     """``(x, y, area2)`` of consecutive runs, as :func:`~dask_auc._kernels.summary.merge_adjacent`.
 
     A tie group split between two runs counts its pairs across the split as tied.
     """
-    x: Exact = 0
-    y: Exact = 0
-    area2: Exact = 0
+    x = y = area2 = 0
     last: Edge | None = None
     for run in runs:
         area2 += run.area2 + 2 * y * run.x
@@ -288,7 +306,7 @@ def _joined(runs: Sequence[Run]) -> tuple[Exact, Exact, Exact]:
     return x, y, area2
 
 
-def _totals(runs: Sequence[Run]) -> tuple[Exact, Exact]:
+def _totals(runs: Sequence[Run]) -> tuple[int, int]:
     return sum((run.x for run in runs), 0), sum((run.y for run in runs), 0)
 
 
@@ -316,13 +334,14 @@ def interval_area(
     """
     total_pos = sum(s.pos for s in summaries)
     total_neg = sum(s.neg for s in summaries)
+    bits = _bits(summaries)
     runs: list[Run] = []
     for b in _travel(summaries, swap):
         cut = cuts[b]
         if cut is not None:
             runs.extend(cut.pieces)
         elif not summaries[b].is_empty:
-            runs.append(Run.of(summaries[b], swap))
+            runs.append(Run.of(summaries[b], swap, bits))
     total_x, total_y = _totals(runs)
     if total_x == 0 or total_y == 0:
         return float("nan"), total_pos, total_neg

@@ -354,7 +354,11 @@ def _reached(points: CurvePoints, context: CurveContext, n_bins: int) -> np.ndar
     Weighted, ``rows >= g * W / n_bins`` is decided as ``rows * n_bins >= g * W``.
     The last bin's target is every row: reached exactly at the curve's last
     point, decided as such (not by comparing a running sum with the total),
-    so that every row lies in a bin whatever the rounding of the sums.
+    so that every row lies in a bin whatever the rounding of the sums.  The
+    other targets are inner quantiles of the weight: a running float sum is
+    compared with them, and a cut that is exactly on a quantile in exact
+    arithmetic (equal non-dyadic weights, say) may fall on either side of it
+    for two partitionings -- row counts cannot decide a weighted quantile.
     """
     targets = bin_targets(context.total, n_bins)
     rows = points.tps + points.fps
