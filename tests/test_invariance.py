@@ -100,13 +100,11 @@ def test_weighted_ks_statistic_with_an_empty_first_block() -> None:
     assert dask_auc.ks_statistic(y_d, s_d, sample_weight=w_d) == (1.0, 0.7)  # gave an error
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="weighted ks_statistic is 2.2e-16, not 0, when every score is tied "
-    "(its own roc_curve ends at tpr = fpr = 1); the registry compares it within atol=1e-15",
-)
 def test_weighted_ks_statistic_of_one_tie_group_is_zero() -> None:
-    """One threshold holding every row: tpr = fpr = 1 there, so the largest gap is exactly 0."""
+    """One threshold holding every row: tpr = fpr = 1 there, so the largest gap is exactly 0.
+
+    (It was 2.2e-16 until the running sums ended at the summaries' totals: issue 20.)
+    """
     y, s, w = np.array([0, 0, 0, 1]), np.zeros(4), np.array([0.1, 0.1, 1.0, 0.1])
     fpr, tpr, _ = dask_auc.roc_curve(y, s, sample_weight=w)
     assert np.max(np.abs(tpr - fpr)) == 0.0

@@ -293,8 +293,9 @@ def test_bad_parameters_raise_sklearns_own_errors(metric_func, params) -> None:
         (np.array([-1, 1, 1, -1]), "needs y_true in {0, 1} (or bool): found -1"),
         (np.array([1, 2, 2, 1]), "found 2"),
         (np.array(["a", "b", "a", "b"], dtype=object), "found a, b"),
-        (np.array([0.0, 1.0, 0.5, 1.0]), "found 0.5"),
-        (np.array([0.0, 1.0, np.nan, 1.0]), "Input contains NaN."),
+        # the one label discovery of every metric: scikit-learn's messages for these
+        (np.array([0.0, 1.0, 0.5, 1.0]), "continuous format is not supported"),
+        (np.array([0.0, 1.0, np.nan, 1.0]), "Input y_true contains NaN."),
     ],
 )
 @pytest.mark.parametrize("layout", ["memory", "array", "frame"])
@@ -306,25 +307,21 @@ def test_labels_other_than_0_and_1_are_refused(y, message, layout) -> None:
         dask_auc.metric_at_thresholds(y, s, skm.accuracy_score)
 
 
-def test_labels_are_checked_before_the_sort_is_planned(monkeypatch) -> None:
-    """Each block's labels are checked before it is prepared: a bad one stops the sort."""
-    from dask_auc import _curves
-
-    planned = []
-    original = _curves.plan_curve
-
-    def spy(*args, **kwargs):
-        planned.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(_curves, "plan_curve", spy)
-    y = da.from_array(np.array([0, 1, 0, 1, 0, 2]), chunks=2)
-    s = da.from_array(np.arange(6) / 6, chunks=2)
-    with pytest.raises(ValueError, match="found 2"):
-        dask_auc.metric_at_thresholds(y, s, skm.f1_score)
-    assert not planned
-    dask_auc.metric_at_thresholds(y % 2, s, skm.f1_score)
-    assert planned
+def test_metric_at_thresholds_shares_the_binary_metrics_sort() -> None:
+    """Its counts are a query of the input's one ROC: computed beside the AUC, one sort."""
+    y = np.array([0, 1, 1, 0, 1, 0, 0, 1])
+    s = np.array([0.1, 0.9, 0.4, 0.4, 0.8, 0.2, 0.6, 0.3])
+    y, s, _ = _as_dask("frame", [0, 3, 3, 8], y, s, None)
+    lazies = [
+        dask_auc.roc_auc_score(y, s, compute=False),
+        dask_auc.metric_at_thresholds(y, s, skm.f1_score, compute=False),
+    ]
+    splits = {
+        key[0] for lazy in lazies for key in dict(lazy.__dask_graph__()) if "auc-split-" in key[0]
+    }
+    assert len(splits) == 1
+    auc, (values, thresholds) = dask_auc.compute(*lazies)
+    assert auc == dask_auc.roc_auc_score(y, s)
 
 
 @pytest.mark.parametrize(

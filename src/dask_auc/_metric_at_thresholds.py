@@ -44,8 +44,6 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import dask.array as da
-import dask.dataframe as dd
 import numpy as np
 
 from ._engine import LazyScore, lazy_of
@@ -57,7 +55,7 @@ from ._kernels.confusion_metrics import (
 )
 from ._kernels.validation import warn_undefined
 from ._params import Boolean, Constraint, check_params
-from ._thresholds import confusion_matrix_at_thresholds
+from ._roc import roc
 
 
 class _Callable(Constraint):
@@ -212,32 +210,27 @@ def metric_at_thresholds(
         compute=compute,
     )
     formula = _formula(metric_func, metric_params or {})
-    counts = confusion_matrix_at_thresholds(
-        _checked_labels(y_true), y_score, pos_label=1, sample_weight=sample_weight, compute=False
-    )
-    assert isinstance(counts, LazyScore)
-    lazy = lazy_of([counts], _Finisher(counts, formula), "metric_at_thresholds")
+    # the binary metrics' one sort of this input; its labels are checked when it finishes
+    curve = roc(y_true, y_score, pos_label=1, sample_weight=sample_weight)
+    counts = curve.confusion_matrix_at_thresholds(compute=False)
+    labels = curve.labels(compute=False)
+    assert isinstance(counts, LazyScore) and isinstance(labels, LazyScore)
+    lazy = lazy_of([labels, counts], _Finisher(labels, counts, formula), "metric_at_thresholds")
     return lazy.compute() if checked["compute"] else lazy
-
-
-def _checked_labels(y_true: Any) -> Any:
-    """``y_true``, checked to be 0/1 labels in each block before the sort reads it."""
-    if isinstance(y_true, (dd.Series, dd.DataFrame)):
-        return y_true.map_partitions(binary_target, meta=y_true._meta)
-    if isinstance(y_true, da.Array):
-        return da.map_blocks(binary_target, y_true, dtype=y_true.dtype, meta=y_true._meta)
-    binary_target(y_true)
-    return y_true
 
 
 class _Finisher:
     """The computed counts -> ``(metric_values, thresholds)``, warning in the caller."""
 
-    def __init__(self, counts: LazyScore, formula: Callable[[Counts], tuple[Any, list]]):
-        self.counts, self.formula = counts, formula
+    def __init__(
+        self, labels: LazyScore, counts: LazyScore, formula: Callable[[Counts], tuple[Any, list]]
+    ):
+        self.labels, self.counts, self.formula = labels, counts, formula
 
     def __call__(self, *parts: Any) -> tuple[np.ndarray, np.ndarray]:
-        tns, fps, fns, tps, thresholds = self.counts.finish(parts)
+        n_labels = len(self.labels.__dask_keys__())
+        binary_target(np.asarray(self.labels.finish(parts[:n_labels])))
+        tns, fps, fns, tps, thresholds = self.counts.finish(parts[n_labels:])
         values, emitted = self.formula(Counts.of(tns, fps, fns, tps))
         for message, undefined in emitted:
             warn_undefined(message, None if undefined else UserWarning)

@@ -186,7 +186,9 @@ def partial_roc_auc_score(
     -------
     float or LazyScore
         NaN with an :class:`UndefinedMetricWarning` when ``y_true`` holds one
-        class only.  Unweighted, the same bits for any partitioning.
+        class only.  The area inside the interval is computed there, exactly:
+        unweighted, it is the exact area rounded once (so the same bits for
+        any partitioning), however narrow the interval.
 
     Raises
     ------

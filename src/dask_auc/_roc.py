@@ -56,7 +56,7 @@ from ._kernels.delong import (
     placement_square_sums,
     total_square_sums,
 )
-from ._kernels.partial import cut_bucket_at, interval_area, locate_crossings, mcclish, raw_area
+from ._kernels.partial import cut_bucket_at, interval_area, locate_crossings, mcclish
 from ._kernels.sort import ZERO_WEIGHTS_MESSAGE, prepare_block, summarize_bucket
 from ._kernels.summary import Number, PartialROC
 from ._kernels.thresholds import (
@@ -530,6 +530,18 @@ class ROC:
         finish = _Finish(_IntervalFinish(checked["confidence_level"]), BinaryTarget("roc_auc_ci"))
         return _returned(self._query([sums, contexts], finish, "roc_auc_ci"), checked["compute"])
 
+    def labels(self, *, compute: bool = True) -> tuple[Any, ...] | LazyScore:
+        """The distinct labels of ``y_true``, sorted (pROC's ``levels``), zero weights included.
+
+        Examples
+        --------
+        >>> import numpy as np, dask_auc
+        >>> dask_auc.roc(np.array(["b", "a", "b"]), np.array([0.1, 0.4, 0.35])).labels()
+        ('a', 'b')
+        """
+        compute = check_params("roc", _COMPUTE_PARAMETERS, compute=compute)["compute"]
+        return _returned(self._graph.lazy([self._choice], _labels_of, "labels"), compute)
+
     # -- keeping it -------------------------------------------------------------------------
 
     def persist(self) -> ROC:
@@ -628,6 +640,10 @@ def _ready(value: Any) -> Any:
     return value
 
 
+def _labels_of(choice: LabelChoice) -> tuple[Any, ...]:
+    return choice.classes
+
+
 def _returned(lazy: LazyScore, compute: bool) -> Any:
     return lazy.compute() if compute else lazy
 
@@ -724,7 +740,7 @@ class _PartialFinish:
         if not defined_or_warn(choice.n_classes, pos, neg):
             return float("nan")
         if not self.standardized:
-            return float(raw_area(fraction, self.bounds, self.swap))
+            return float(fraction)
         low, high = self.bounds
         return mcclish(fraction, high, low, swap=self.swap)
 
@@ -832,15 +848,17 @@ class _OperatingPointFinish:
                 f"No threshold reaches precision >= {target.value}: the operating point is "
                 "the threshold inf, where nothing is predicted positive."
             )
-            best = Candidate((0, 0), 0 * total_pos, 0 * total_neg, float("inf"))
+            best = Candidate(
+                (0, 0), 0 * total_pos, 0 * total_neg, float("inf"), total_pos, total_neg
+            )
         tp, fp = best.tp, best.fp
         predicted = tp + fp
         return OperatingPoint(
             threshold=target.value if target.kind == "threshold" else best.threshold,
             tp=tp,
             fp=fp,
-            tn=total_neg - fp,
-            fn=total_pos - tp,
+            tn=best.tn,  # the rows below the threshold, summed: 0 where none is left
+            fn=best.fn,
             tpr=tp / total_pos,
             fpr=fp / total_neg,
             precision=tp / predicted if predicted else float("nan"),

@@ -149,6 +149,10 @@ class CurveContext:
     #: rows between this bucket's last point and ``following``: the next point's
     #: tie group, summed from group totals, so "is any positive between" is exact
     gain_after: tuple[Number, Number] | None = None
+    #: this bucket's own rows, as its summary sums them (None: not known, as in doctests)
+    own: tuple[Number, Number] | None = None
+    #: rows of all lower buckets, summed from the bottom bucket up
+    below: tuple[Number, Number] = (0, 0)
 
 
 def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
@@ -166,10 +170,22 @@ def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
     """
     last_point: tuple[Number, Number] | None = None
     contexts = []
-    for summary, around in zip(summaries, neighbourhoods(list(summaries)), strict=True):
+    for summary, around, below in zip(
+        summaries, neighbourhoods(list(summaries)), _below(summaries), strict=True
+    ):
+        own = (summary.pos, summary.neg)
         if summary.is_empty:
             contexts.append(
-                CurveContext(around.total, around.above, False, last_point, None, around.carried)
+                CurveContext(
+                    around.total,
+                    around.above,
+                    False,
+                    last_point,
+                    None,
+                    around.carried,
+                    own=own,
+                    below=below,
+                )
             )
             continue
         assert summary.bottom is not None
@@ -195,11 +211,29 @@ def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
                 following if emits else None,
                 around.carried,
                 gain if emits else None,
+                own,
+                below,
             )
         )
         if emits:
             last_point = end
     return contexts
+
+
+def _below(summaries: Sequence[PartialROC]) -> list[tuple[Number, Number]]:
+    """For each bucket, the rows of the buckets below it: a direct sum, from the bottom up.
+
+    ``below[k]`` is ``below[k + 1] + own[k + 1]``, the very float addition a
+    bucket makes (:func:`_running_counts`) for a threshold with all of its own
+    rows below it: the remainders at two points with no row between them are
+    the same float, whichever bucket makes them.
+    """
+    below: list[tuple[Number, Number]] = []
+    acc: tuple[Number, Number] = (0, 0)
+    for summary in reversed(summaries):
+        below.append(acc)
+        acc = _plus(acc, (summary.pos, summary.neg))
+    return below[::-1]
 
 
 def _plus(a: tuple[Number, Number], b: tuple[Number, Number]) -> tuple[Number, Number]:
@@ -208,43 +242,67 @@ def _plus(a: tuple[Number, Number], b: tuple[Number, Number]) -> tuple[Number, N
 
 @dataclass(frozen=True)
 class CurvePoints(SizedByArrays):
-    """Curve points in descending score order: counts at ``score >= threshold``."""
+    """Curve points in descending score order: counts at ``score >= threshold``.
+
+    ``fns`` and ``tns``, when made (:func:`bucket_points` with ``remainders``),
+    are the positives and negatives scoring below each threshold, summed
+    directly from those rows.
+    """
 
     tps: np.ndarray
     fps: np.ndarray
     thresholds: np.ndarray
+    fns: np.ndarray | None = None
+    tns: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.thresholds)
 
     def take(self, keep: np.ndarray) -> CurvePoints:
-        return CurvePoints(self.tps[keep], self.fps[keep], self.thresholds[keep])
+        fns = None if self.fns is None else self.fns[keep]
+        tns = None if self.tns is None else self.tns[keep]
+        return CurvePoints(self.tps[keep], self.fps[keep], self.thresholds[keep], fns, tns)
 
 
-def own_points(bucket: Bucket) -> CurvePoints:
-    """A bucket's distinct scores, descending, and its own rows (or weight) at or above each.
+@dataclass(frozen=True)
+class OwnPoints(SizedByArrays):
+    """What a bucket knows of its curve points alone: its distinct scores and where they cut.
 
-    The part of the curve points a bucket knows alone: :func:`bucket_points`
-    places them with the bucket's context.  Made once per bucket and kept
-    (:func:`with_points`) when several curve queries read the same buckets.
+    ``thresholds`` descending; ``below[c][i]``: the rows of class ``c``
+    (negatives, positives) scoring below ``thresholds[i]``.
+    """
+
+    thresholds: np.ndarray
+    below: tuple[np.ndarray, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.thresholds)
+
+
+def own_points(bucket: Bucket) -> OwnPoints:
+    """A bucket's distinct scores, descending, and each class's rows below each.
+
+    The part of the curve points a bucket knows alone -- the merge of its two
+    classes' scores and the binary searches, most of a curve query's work:
+    :func:`bucket_points` places them with the bucket's context.  Made once
+    per bucket and kept (:func:`with_points`) when several curve queries read
+    the same buckets.
 
     Examples
     --------
     >>> bucket = Bucket.binary(SortedScores(np.array([0.4, 0.9])), SortedScores(np.array([0.4])))
     >>> points = own_points(bucket)
-    >>> points.tps, points.fps, points.thresholds
-    (array([1, 2]), array([0, 1]), array([0.9, 0.4]))
+    >>> points.thresholds, points.below
+    (array([0.9, 0.4]), (array([1, 0]), array([1, 0])))
     """
     pos, neg = bucket.pos, bucket.neg
     merged = np.concatenate([pos.scores, neg.scores])
-    if merged.size == 0:
-        return CurvePoints(np.empty(0, np.int64), np.empty(0, np.int64), merged)
-    # two sorted runs: timsort ("stable") merges them in linear time
-    merged.sort(kind="stable")
-    distinct = merged[np.concatenate(([True], merged[1:] != merged[:-1]))][::-1]
-    return CurvePoints(
-        _count_at_or_above(pos, distinct), _count_at_or_above(neg, distinct), distinct
-    )
+    if merged.size:
+        # two sorted runs: timsort ("stable") merges them in linear time
+        merged.sort(kind="stable")
+        merged = merged[np.concatenate(([True], merged[1:] != merged[:-1]))][::-1]
+    below = tuple(np.searchsorted(part.scores, merged, "left") for part in (neg, pos))
+    return OwnPoints(merged, below)  # type: ignore[arg-type]
 
 
 def with_points(bucket: Bucket) -> Bucket:
@@ -252,34 +310,76 @@ def with_points(bucket: Bucket) -> Bucket:
     return replace(bucket, points=own_points(bucket))
 
 
-def bucket_points(bucket: Bucket, context: CurveContext) -> CurvePoints:
+def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = False) -> CurvePoints:
     """The curve points of one bucket's distinct scores, in absolute counts.
+
+    Weighted counts are running sums offset by the rows of the other buckets
+    (``above``, or ``below`` for the ``remainders``): see
+    :func:`_running_counts` for why equal counts in exact arithmetic are equal
+    floats here, whatever the partitioning.
 
     Examples
     --------
     >>> pos = SortedScores(np.array([0.4, 0.9]))
     >>> neg = SortedScores(np.array([0.1, 0.4]))
     >>> context = CurveContext((3, 2), (1, 0), False, (1, 0), None)
-    >>> points = bucket_points(Bucket.binary(pos, neg), context)
+    >>> points = bucket_points(Bucket.binary(pos, neg), context, remainders=True)
     >>> points.tps, points.fps, points.thresholds
     (array([2, 3, 3]), array([0, 1, 2]), array([0.9, 0.4, 0.1]))
+    >>> points.fns, points.tns
+    (array([1, 0, 0]), array([2, 1, 0]))
     """
-    own = bucket.points if bucket.points is not None else own_points(bucket)
-    if len(own) == 0:
-        return own
-    end = len(own) - 1 if context.continues else len(own)  # the bottom point: the next bucket's
-    tps, fps = own.tps[:end], own.fps[:end]
-    return CurvePoints(context.above[0] + tps, context.above[1] + fps, own.thresholds[:end])
+    pos, neg = bucket.pos, bucket.neg
+    cut: OwnPoints = bucket.points if bucket.points is not None else own_points(bucket)
+    if len(cut) == 0:
+        empty = np.empty(0, np.int64)
+        return CurvePoints(empty, empty, cut.thresholds, *((empty, empty) if remainders else ()))
+    end = len(cut) - 1 if context.continues else len(cut)  # the bottom point: the next bucket's
+    distinct = cut.thresholds[:end]
+    own = context.own or (None, None)
+    counts = []
+    for c, (part, mine) in enumerate(((pos, own[0]), (neg, own[1]))):
+        below = cut.below[1 - c][:end]  # rows < threshold
+        counts.append(context.above[c] + _running_counts(part, len(part) - below, mine, top=True))
+        if remainders:
+            counts.append(context.below[c] + _running_counts(part, below, mine, top=False))
+    if remainders:
+        tps, fns, fps, tns = counts
+        return CurvePoints(tps, fps, distinct, fns, tns)
+    return CurvePoints(counts[0], counts[1], distinct)
 
 
-def _count_at_or_above(part: SortedScores, thresholds: np.ndarray) -> np.ndarray:
-    from_top = len(part) - np.searchsorted(part.scores, thresholds, "left")
+def _running_counts(
+    part: SortedScores, rows: np.ndarray, own: Number | None, *, top: bool
+) -> np.ndarray:
+    """The weight of the first ``rows`` rows of ``part`` from its top (or from its bottom).
+
+    Row counts are exact; so are integer multiplicities (aggregated rows).
+    Weights are summed in running order -- from the highest score down, the
+    order scikit-learn's ``cumsum`` adds in -- and two rules keep every
+    decision that is exact in rows exact in floats:
+
+    * Where all of the part's rows are counted (a row count, ``rows ==
+      len(part)``), the sum is the bucket summary's own total ``own``, not the
+      running sum (rounded in another order).  The offset the scan gives the
+      next bucket is ``above + own`` (``below + own`` the one above, for
+      remainders), and the curve's total is ``above + own`` of the last
+      bucket holding the class: so two points with no row of a class between
+      them have bit-identical counts even across a bucket edge (an ``fpr``
+      target's tie-break on equal TP), TPR is exactly 1 from the last positive
+      on (``tpr=1``), and a remainder with no row left is exactly 0.
+    * No running sum exceeds ``own`` (it could by an ulp): counts stay
+      monotone, and a count short of all rows never passes the total.
+    """
     if part.weights is None:
-        return from_top.astype(np.int64)
-    # summed from the highest score down, the order scikit-learn's cumsum adds in
-    # (integer multiplicities of aggregated rows stay exact integers)
-    top_weights = np.concatenate(([0 if part.counted else 0.0], np.cumsum(part.weights[::-1])))
-    return top_weights[from_top]
+        return rows.astype(np.int64)
+    weights = part.weights[::-1] if top else part.weights
+    running = np.concatenate(([0 if part.counted else 0.0], np.cumsum(weights)))[rows]
+    if part.counted or own is None:
+        return running
+    running = np.minimum(running, own)
+    running[rows == len(part)] = own
+    return running
 
 
 def corner_mask(
@@ -417,7 +517,7 @@ def bucket_curve(
     at most ``max_points`` points reaches the caller unthinned (the caller
     tells from the summed counts).
     """
-    points = bucket_points(bucket, context)
+    points = bucket_points(bucket, context, curve.remainders)
     if drop_intermediate and len(points):
         points = points.take(curve.corner_mask(bucket, points, context))
     exact = len(points)
@@ -444,10 +544,15 @@ def bucket_precision_sum(bucket: Bucket, context: CurveContext) -> float:
 def concatenated(parts: Sequence[CurvePoints]) -> CurvePoints:
     """The bucket parts joined in score order (empty buckets dropped)."""
     kept = [p for p in parts if len(p)] or list(parts[:1])
+    fns = [p.fns for p in kept if p.fns is not None]
+    tns = [p.tns for p in kept if p.tns is not None]
+    remainders = len(fns) == len(tns) == len(kept)
     return CurvePoints(
         np.concatenate([p.tps for p in kept]),
         np.concatenate([p.fps for p in kept]),
         np.concatenate([p.thresholds for p in kept]),
+        np.concatenate(fns) if remainders else None,
+        np.concatenate(tns) if remainders else None,
     )
 
 
@@ -462,6 +567,8 @@ class CurveKind:
     name = ""
     #: what the plots print beside a model's name
     score_name = ""
+    #: whether the points carry the rows below them (``fns``, ``tns``), summed directly
+    remainders = False
 
     def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
         raise NotImplementedError

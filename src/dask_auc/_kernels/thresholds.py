@@ -54,11 +54,20 @@ class ConfusionMatrixCurve(CurveKind):
     """
 
     name, score_name = "confusion_matrix", ""
+    #: ``tns`` and ``fns`` are sums of the rows below each threshold, not ``total - running
+    #: sum`` (scikit-learn's ``tps[-1] - tps``): 0 where no row is left, in any partitioning,
+    #: and every digit kept where the rows left weigh little beside all rows
+    remainders = True
 
     def arrays(self, start: CurvePoints, points: CurvePoints) -> tuple[np.ndarray, ...]:
-        tps = np.asarray(points.tps, dtype=np.float64)
-        fps = np.asarray(points.fps, dtype=np.float64)
-        return fps[-1] - fps, fps, tps[-1] - tps, tps, points.thresholds
+        assert points.fns is not None and points.tns is not None
+        return (
+            np.asarray(points.tns, dtype=np.float64),
+            np.asarray(points.fps, dtype=np.float64),
+            np.asarray(points.fns, dtype=np.float64),
+            np.asarray(points.tps, dtype=np.float64),
+            points.thresholds,
+        )
 
 
 CONFUSION_MATRIX = ConfusionMatrixCurve()
@@ -98,7 +107,7 @@ def bucket_det(
     >>> points.thresholds, exact, lowest
     (array([0.8 , 0.4 , 0.35, 0.1 ]), 4, 0.35)
     """
-    points = bucket_points(bucket, context)
+    points = bucket_points(bucket, context, remainders=True)
     if drop_intermediate and len(points):
         points = points.take(recall_corner_mask(bucket, points, context, keep_first=False))
     exact = len(points)
@@ -126,20 +135,29 @@ def det_arrays(
     from its last point with no false positive to the point where the last
     positive enters, then thinned (``max_points``) and reversed.
 
+    The false negative rate is ``fns / P``, the positives below each threshold
+    summed directly (:func:`~dask_auc._kernels.curves.bucket_points`), so it is
+    exactly 0 from the lowest positive score on.
+
     Examples
     --------
     >>> points = CurvePoints(np.array([1, 1, 2, 2]), np.array([0, 1, 1, 2]),
-    ...                      np.array([0.8, 0.4, 0.35, 0.1]))
+    ...                      np.array([0.8, 0.4, 0.35, 0.1]),
+    ...                      np.array([1, 1, 0, 0]), np.array([2, 1, 1, 0]))
     >>> det_arrays((2, 2), [(points, 4, 0.35)], None)
     (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
     """
     points = concatenated([part for part, _, _ in parts])
+    assert points.fns is not None and points.tns is not None
     exact = sum(count for _, count, _ in parts)
     lowests = [lowest for _, _, lowest in parts if lowest is not None]
+    total_pos, total_neg = total
     start = CurvePoints(
         np.concatenate(([0], points.tps)),
         np.concatenate(([0], points.fps)),
         np.concatenate(([np.inf], points.thresholds.astype(np.float64))),
+        np.concatenate(([total_pos], points.fns)),  # nothing predicted positive: all below
+        np.concatenate(([total_neg], points.tns)),
     )
     first = int(np.flatnonzero(start.fps == 0)[-1])
     if lowests:  # where tps reaches its total: the point of the lowest positive score
@@ -149,14 +167,10 @@ def det_arrays(
     cut = start.take(np.arange(first, last + 1))
     if max_points is not None and exact + 1 > max_points:
         cut = cut.take(thin_on_grid(cut, total, grid_step(max_points)))
-    tps, fps = cut.tps, cut.fps
-    # scikit-learn's tps[-1] and fps[-1]; the positives are all in at the cut's last point,
-    # whose fnr is then exactly 0 also when weights are summed in another order there
-    total_pos = tps[-1] if lowests else points.tps[-1]
-    total_neg = points.fps[-1]
+    assert cut.fns is not None
     return (
-        fps[::-1] / total_neg,
-        (total_pos - tps[::-1]) / total_pos,
+        cut.fps[::-1] / total_neg,
+        cut.fns[::-1] / total_pos,
         cut.thresholds[::-1],
     )
 
@@ -195,20 +209,21 @@ class Target:
     Rates are float64 values of the counts (one division each, so the same
     for any partitioning of unweighted data); a rate that is undefined (the
     precision of the point at ``inf``, where nothing is predicted positive)
-    is NaN and never qualifies nor wins.
+    is NaN and never qualifies nor wins.  Weighted, the counts that are equal
+    in exact arithmetic are equal floats (see
+    :func:`~dask_auc._kernels.curves.bucket_points`): two points with no
+    positive between them tie on ``tp``, and TPR is exactly 1 from the last
+    positive on.
     """
 
     kind: str
     value: Any = None
 
     def rank(
-        self,
-        tps: np.ndarray,
-        fps: np.ndarray,
-        thresholds: np.ndarray,
-        total: tuple[Number, Number],
+        self, points: CurvePoints, total: tuple[Number, Number]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(qualifies, first key, second key)`` of each point."""
+        """``(qualifies, first key, second key)`` of each point (``points`` with remainders)."""
+        tps, fps, fns, thresholds = points.tps, points.fps, points.fns, points.thresholds
         total_pos, total_neg = total
         with np.errstate(divide="ignore", invalid="ignore"):
             tpr = tps / total_pos
@@ -235,36 +250,41 @@ class Target:
             return every, 2 * tps / (tps + fps + total_pos), zero
         if kind == "cost":
             cost_fp, cost_fn = value
-            return every, -(cost_fp * fps + cost_fn * (total_pos - tps)), zero
+            return every, -(cost_fp * fps + cost_fn * fns), zero
         raise ValueError(f"unknown operating point target {kind!r}")
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """The best point of one run of points for a :class:`Target`: its keys and counts."""
+    """The best point of one run of points for a :class:`Target`: its keys and counts.
+
+    ``fn`` and ``tn`` are the rows scoring below ``threshold``, summed directly.
+    """
 
     keys: tuple[Any, Any]
     tp: Number
     fp: Number
     threshold: Any
+    fn: Number
+    tn: Number
 
 
 def best_of_points(
-    tps: np.ndarray,
-    fps: np.ndarray,
-    thresholds: np.ndarray,
-    total: tuple[Number, Number],
-    target: Target,
+    points: CurvePoints, total: tuple[Number, Number], target: Target
 ) -> Candidate | None:
     """The best qualifying point of a run (descending thresholds), or None if none qualifies.
 
+    ``points`` carry their remainders (``fns``, ``tns``).
+
     Examples
     --------
-    >>> best_of_points(np.array([1, 1, 2]), np.array([0, 1, 2]), np.array([0.8, 0.4, 0.1]),
-    ...                (2, 2), Target("fpr", 0.5))
-    Candidate(keys=(1, 0), tp=1, fp=0, threshold=0.8)
+    >>> points = CurvePoints(np.array([1, 1, 2]), np.array([0, 1, 2]), np.array([0.8, 0.4, 0.1]),
+    ...                      np.array([1, 1, 0]), np.array([2, 1, 0]))
+    >>> best_of_points(points, (2, 2), Target("fpr", 0.5))
+    Candidate(keys=(1, 0), tp=1, fp=0, threshold=0.8, fn=1, tn=2)
     """
-    qualifies, first, second = target.rank(tps, fps, thresholds, total)
+    assert points.fns is not None and points.tns is not None
+    qualifies, first, second = target.rank(points, total)
     qualifies = qualifies & ~np.isnan(first.astype(np.float64))
     chosen = np.flatnonzero(qualifies)
     if len(chosen) == 0:
@@ -275,36 +295,22 @@ def best_of_points(
     i = int(chosen[0])  # the first of ties: the highest threshold
     return Candidate(
         (first[i].item(), second[i].item()),
-        tps[i].item(),
-        fps[i].item(),
-        thresholds[i].item(),
+        points.tps[i].item(),
+        points.fps[i].item(),
+        points.thresholds[i].item(),
+        points.fns[i].item(),
+        points.tns[i].item(),
     )
-
-
-def _points_ending_exactly(bucket: Bucket, context: CurveContext) -> CurvePoints:
-    """The bucket's curve points; the curve's last point, if here, at exactly the totals.
-
-    Weighted, the running sums of the last point and the totals of the
-    summaries add the same weights in different orders; taking the totals
-    there makes ``tpr = fpr = 1`` exact, so that the two ends of the curve
-    (both with ``tpr - fpr = 0``, say) tie exactly, whatever the partitioning.
-    """
-    points = bucket_points(bucket, context)
-    if context.gain_after is None and len(points) and not isinstance(context.total[0], int):
-        tps, fps = points.tps.copy(), points.fps.copy()
-        tps[-1], fps[-1] = context.total
-        points = CurvePoints(tps, fps, points.thresholds)
-    return points
 
 
 def bucket_operating_point(
     bucket: Bucket, context: CurveContext, target: Target
 ) -> Candidate | None:
     """The best of one bucket's curve points for ``target`` (None: none qualifies)."""
-    points = _points_ending_exactly(bucket, context)
+    points = bucket_points(bucket, context, remainders=True)
     if len(points) == 0 or context.total[0] == 0 or context.total[1] == 0:
         return None
-    return best_of_points(points.tps, points.fps, points.thresholds, context.total, target)
+    return best_of_points(points, context.total, target)
 
 
 def best_candidate(
@@ -317,7 +323,8 @@ def best_candidate(
     Of candidates with equal keys the first, of the highest threshold, wins.
     """
     zero = np.zeros(1, dtype=np.asarray(total[0]).dtype)
-    at_inf = best_of_points(zero, zero, np.array([np.inf]), total, target)
+    every = (np.array([total[0]]), np.array([total[1]]))  # all rows score below inf
+    at_inf = best_of_points(CurvePoints(zero, zero, np.array([np.inf]), *every), total, target)
     best = at_inf
     for candidate in candidates:
         if candidate is not None and (best is None or candidate.keys > best.keys):
@@ -341,48 +348,116 @@ def bin_targets(total: tuple[Number, Number], n_bins: int) -> np.ndarray:
     return np.arange(1, n_bins + 1) * rows
 
 
-def _reached(rows: np.ndarray, total: tuple[Number, Number], n_bins: int) -> np.ndarray:
-    """For each bin, the first of ``rows`` (cumulative, increasing) that reaches its target.
+def _reached(points: CurvePoints, context: CurveContext, n_bins: int) -> np.ndarray:
+    """For each bin, the first of the bucket's points that reaches its target (or ``len``).
 
     Weighted, ``rows >= g * W / n_bins`` is decided as ``rows * n_bins >= g * W``.
+    The last bin's target is every row: reached exactly at the curve's last
+    point, decided as such (not by comparing a running sum with the total),
+    so that every row lies in a bin whatever the rounding of the sums.  The
+    other targets are inner quantiles of the weight: a running float sum is
+    compared with them, and a cut that is exactly on a quantile in exact
+    arithmetic (equal non-dyadic weights, say) may fall on either side of it
+    for two partitionings -- row counts cannot decide a weighted quantile.
     """
-    targets = bin_targets(total, n_bins)
+    targets = bin_targets(context.total, n_bins)
+    rows = points.tps + points.fps
     if targets.dtype.kind == "f":
-        return np.searchsorted(rows * n_bins, targets, "left")
-    return np.searchsorted(rows, targets, "left")
+        found = np.searchsorted(rows * n_bins, targets, "left")
+    else:
+        found = np.searchsorted(rows, targets, "left")
+    holds_the_end = context.gain_after is None and len(points) > 0  # no point after this one
+    found[-1] = len(points) - 1 if holds_the_end else len(points)
+    return np.minimum(found, found[-1])
 
 
-def bucket_gains_cuts(
-    bucket: Bucket, context: CurveContext, n_bins: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The cuts of the gains table's bins that fall on this bucket's points.
+@dataclass(frozen=True)
+class GainsCuts:
+    """One bucket's share of the gains table: the bin cuts on its points, and its rows.
+
+    ``bins, tps, fps, thresholds``: the bins (``g - 1``) whose first point
+    reaching the target is in this bucket -- or could be: the caller keeps, for
+    each bin, the first bucket's -- with that point's running counts.
+    ``lows, positives, negatives``: the bucket's rows cut at those thresholds
+    into segments, each summed directly, with the lowest score each may hold
+    (the segment's cut threshold, or the bucket's lowest score): the caller
+    adds the segments into the bins their scores fall in.
+    """
+
+    bins: np.ndarray
+    tps: np.ndarray
+    fps: np.ndarray
+    thresholds: np.ndarray
+    lows: np.ndarray
+    positives: list[Number]
+    negatives: list[Number]
+
+
+def bucket_gains_cuts(bucket: Bucket, context: CurveContext, n_bins: int) -> GainsCuts:
+    """The cuts of the gains table's bins that fall on this bucket's points, and its rows.
 
     Bin ``g`` ends at the first point (the end of a tie group, from the top)
     whose rows at or above it reach :func:`bin_targets`'s ``g``-th target:
-    ties are never split.  Returns ``(g - 1, tps, fps, thresholds)`` of every
-    bin whose first such point is in this bucket, or whose first such point
-    could be: the caller keeps, for each bin, the first bucket's.
+    ties are never split.  A bin's positives and rows are sums of its rows
+    (never the difference of two running sums, which leaves a residue where
+    a bin has no positive): see :class:`GainsCuts`.
 
     Examples
     --------
     >>> from .sort import SortedScores
     >>> pos, neg = SortedScores(np.array([0.5, 0.9])), SortedScores(np.array([0.1, 0.5]))
     >>> context = CurveContext((2, 2), (0, 0), False, None, None)
-    >>> bins, tps, fps, thresholds = bucket_gains_cuts(Bucket.binary(pos, neg), context, 4)
-    >>> bins, thresholds  # the tie at 0.5 holds the 2nd and 3rd quarter of the rows
+    >>> cuts = bucket_gains_cuts(Bucket.binary(pos, neg), context, 4)
+    >>> cuts.bins, cuts.thresholds  # the tie at 0.5 holds the 2nd and 3rd quarter of the rows
     (array([0, 1, 2, 3]), array([0.9, 0.5, 0.5, 0.1]))
+    >>> cuts.lows, cuts.positives, cuts.negatives
+    (array([0.9, 0.5, 0.1]), [1, 1, 0], [0, 1, 1])
     """
-    points = _points_ending_exactly(bucket, context)
-    found = _reached(points.tps + points.fps, context.total, n_bins)
+    points = bucket_points(bucket, context)
+    found = _reached(points, context, n_bins)
     bins = np.flatnonzero(found < len(points))
     at = found[bins]
-    return bins, points.tps[at], points.fps[at], points.thresholds[at]
+    lows, positives, negatives = _segments(bucket, points.thresholds[np.unique(at)])
+    return GainsCuts(
+        bins, points.tps[at], points.fps[at], points.thresholds[at], lows, positives, negatives
+    )
+
+
+def _segments(bucket: Bucket, ends: np.ndarray) -> tuple[np.ndarray, list[Number], list[Number]]:
+    """The bucket's rows in ``[ends[j], ends[j - 1])`` (``ends`` decreasing), then below the last.
+
+    Returns each non-empty segment's lowest possible score and its positives and
+    negatives, each a direct sum of the segment's rows.
+    """
+    parts = (bucket.pos, bucket.neg)
+    if not any(len(part) for part in parts):
+        return ends[:0], [], []
+    lowest = min(part.scores[0] for part in parts if len(part))
+    lows = np.concatenate((ends, [lowest]))
+    # row indices (ascending scores) where each segment starts, from the top segment down
+    starts = [np.append(np.searchsorted(part.scores, ends, "left"), 0) for part in parts]
+    sums: list[list[Number]] = [[], []]
+    keep = []
+    for j in range(len(lows)):
+        rows = 0
+        for c, part in enumerate(parts):
+            start, stop = starts[c][j], len(part) if j == 0 else starts[c][j - 1]
+            rows += stop - start
+            sums[c].append(_sum_rows(part, start, stop))
+        keep.append(rows > 0)
+    kept = np.flatnonzero(keep)
+    return lows[kept], [sums[0][j] for j in kept], [sums[1][j] for j in kept]
+
+
+def _sum_rows(part: Any, start: int, stop: int) -> Number:
+    if part.weights is None:
+        return int(stop - start)
+    total = part.weights[start:stop].sum()
+    return int(total) if part.counted else float(total)
 
 
 def gains_columns(
-    total: tuple[Number, Number],
-    parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
-    n_bins: int,
+    total: tuple[Number, Number], parts: Sequence[GainsCuts], n_bins: int
 ) -> dict[str, np.ndarray]:
     """The gains table's columns from the buckets' cuts (bins without rows dropped).
 
@@ -394,23 +469,34 @@ def gains_columns(
     ``cumulative_capture_rate = Σ e / E`` (the cumulative gains curve),
     ``gain = 100 (lift - 1)``, ``cumulative_gain = 100 (cumulative_lift - 1)``,
     ``kolmogorov_smirnov = Σ e / E - Σ (n - e) / (N - E)`` (tpr - fpr).
+    ``e_i`` and ``n_i`` are sums of the bin's rows; the cumulative columns are
+    the running counts at the bins' cuts.
     """
     total_pos, total_neg = total
     cuts: list[tuple[Any, Any, Any] | None] = [None] * n_bins
-    for bins, tps, fps, thresholds in parts:
-        for g, tp, fp, threshold in zip(bins, tps, fps, thresholds, strict=True):
+    for part in parts:
+        for g, tp, fp, threshold in zip(
+            part.bins, part.tps, part.fps, part.thresholds, strict=True
+        ):
             if cuts[g] is None:
                 cuts[g] = (tp, fp, threshold)
     found = [cut for cut in cuts if cut is not None]
     # bins whose cut is the previous bin's hold no rows: drop them
     kept = [cut for i, cut in enumerate(found) if i == 0 or cut[2] != found[i - 1][2]]
+    ascending = np.array([cut[2] for cut in kept])[::-1]
+    in_bin: list[list[Number]] = [[0] * len(kept), [0] * len(kept)]
+    for part in parts:  # in score order: each bin's sum adds its segments from the top down
+        above = len(kept) - np.searchsorted(ascending, part.lows, "right")  # cuts above each low
+        for g, pos, neg in zip(above, part.positives, part.negatives, strict=True):
+            assert g < len(kept), "a row below the last bin's cut"
+            in_bin[0][g] += pos
+            in_bin[1][g] += neg
     dtype = np.asarray(total_pos).dtype
     cum_pos = np.array([cut[0] for cut in kept], dtype=dtype)
     cum_neg = np.array([cut[1] for cut in kept], dtype=dtype)
     thresholds = np.array([cut[2] for cut in kept])
-    positives = np.diff(cum_pos, prepend=np.zeros(1, dtype))
-    negatives = np.diff(cum_neg, prepend=np.zeros(1, dtype))
-    rows = positives + negatives
+    positives = np.array(in_bin[0], dtype=dtype)
+    rows = positives + np.array(in_bin[1], dtype=dtype)
     cum_rows = cum_pos + cum_neg
     n_rows = total_pos + total_neg
     with np.errstate(divide="ignore", invalid="ignore"):
