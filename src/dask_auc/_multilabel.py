@@ -29,10 +29,7 @@ from collections.abc import Hashable
 from functools import partial
 from typing import Any
 
-import dask.array as da
-import dask.dataframe as dd
 import numpy as np
-import pandas as pd
 
 from ._engine import (
     LazyScore,
@@ -42,6 +39,7 @@ from ._engine import (
     map_blocks,
     prepared_blocks,
     score_column_count,
+    side_by_side,
 )
 from ._kernels.curves import NO_POSITIVE_CLASS_MESSAGE, bucket_precision_sum, curve_contexts
 from ._kernels.multiclass import class_meta, prepare_multiclass_block
@@ -64,7 +62,6 @@ from ._kernels.summary import PartialROC
 from ._kernels.validation import (
     NO_NEGATIVES_MESSAGE,
     ONE_CLASS_MESSAGE,
-    check_lengths,
     defined_or_warn,
     warn_undefined,
 )
@@ -114,7 +111,7 @@ def multilabel_score(
             f"y_true has {n_labels} label columns but y_score has {n_scores} score columns: "
             "a multilabel y_true needs one score column per label."
         )
-    first, matrix = _side_by_side(y_true, y_score, n_labels)
+    first, matrix = side_by_side(y_true, y_score, n_labels)
     prepare = partial(prepare_multilabel_block, n_labels=n_labels)
     blocks = prepared_blocks(first, matrix, sample_weight, prepare=prepare, score_matrix=True)
     plan = gather(
@@ -219,72 +216,6 @@ def _precision_total(contexts: list, terms: list[float]) -> tuple[float, Any]:
 
 def _samples(parts: list[SampleTotals], metric: str) -> tuple[list[SampleTotals], str]:
     return parts, metric
-
-
-def _side_by_side(y_true: Any, y_score: Any, n_labels: int) -> tuple[Any, Any]:
-    """One collection ``[labels | scores]`` pairing the rows by position, and its first column.
-
-    :func:`~dask_auc._engine.prepared_blocks` aligns one 2-D input with 1-D
-    ones; a multilabel target has two 2-D inputs, so they are joined first:
-    dask arrays by ``concatenate`` (known chunks realigned), dask DataFrames
-    partition by partition (each pair of partitions must have equal lengths),
-    in-memory inputs as one array.
-    """
-    frames = [isinstance(x, (dd.DataFrame, dd.Series)) for x in (y_true, y_score)]
-    if all(frames):
-        if y_true.npartitions != y_score.npartitions:
-            raise ValueError(
-                "Inputs have different numbers of partitions (y_true has "
-                f"{y_true.npartitions}, y_score has {y_score.npartitions}). dask-auc pairs rows "
-                "by position, partition by partition: pass columns of one DataFrame."
-            )
-        columns = [f"label_{k}" for k in range(n_labels)] + [f"score_{k}" for k in range(n_labels)]
-        meta = pd.DataFrame({c: pd.Series(dtype=float) for c in columns})
-        matrix = y_true.map_partitions(
-            _join_partitions, y_score, columns, align_dataframes=False, meta=meta
-        )
-        return matrix[columns[0]], matrix
-    if any(frames):
-        raise TypeError(
-            "Pass y_true and y_score of a multilabel target as the same kind of collection: "
-            "both dask DataFrames (columns of one DataFrame) or both arrays."
-        )
-    if isinstance(y_true, da.Array) or isinstance(y_score, da.Array):
-        labels, scores = (x if isinstance(x, da.Array) else _as_array(x) for x in (y_true, y_score))
-        if not any(np.isnan(labels.shape[0:1] + scores.shape[0:1])):
-            check_lengths([labels.shape[0], scores.shape[0]])
-            reference = y_score if isinstance(y_score, da.Array) else y_true
-            labels = labels.rechunk((reference.chunks[0], -1))
-            scores = scores.rechunk((reference.chunks[0], -1))
-        matrix = da.concatenate([labels, scores], axis=1)
-        return matrix[:, 0], matrix
-    label_values, score_values = _as_ndarray(y_true), _as_ndarray(y_score)
-    check_lengths([len(label_values), len(score_values)])
-    dtype = np.result_type(label_values, score_values)
-    joined = np.hstack([label_values.astype(dtype), score_values])
-    return joined[:, 0], joined
-
-
-def _as_ndarray(x: Any) -> np.ndarray:
-    return x.to_numpy() if hasattr(x, "to_numpy") else np.asarray(x)
-
-
-def _as_array(x: Any) -> da.Array:
-    return da.from_array(_as_ndarray(x))
-
-
-def _join_partitions(labels: Any, scores: Any, columns: list[str]) -> pd.DataFrame:
-    if len(labels) != len(scores):
-        raise ValueError(
-            "y_true and y_score are partitioned differently: a partition holds "
-            f"{len(labels)} rows of y_true and {len(scores)} rows of y_score. dask-auc pairs "
-            "rows by position, partition by partition: pass columns of one DataFrame."
-        )
-    joined = pd.concat(
-        [labels.reset_index(drop=True), scores.reset_index(drop=True)], axis=1, ignore_index=True
-    )
-    joined.columns = columns
-    return joined.astype(float)
 
 
 class _Finalizer:

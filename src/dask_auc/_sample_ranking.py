@@ -54,7 +54,15 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._engine import LazyScore, gather, lazy_of, map_blocks, prepared_blocks, split_every_default
+from ._engine import (
+    LazyScore,
+    gather,
+    lazy_of,
+    map_blocks,
+    prepared_blocks,
+    side_by_side,
+    split_every_default,
+)
 from ._kernels.sample_ranking import (
     COVERAGE_ERROR,
     DCG,
@@ -80,7 +88,6 @@ from ._kernels.sample_ranking import (
     weighted_mean,
 )
 from ._kernels.validation import check_declared_score_dtype, warn_undefined
-from ._multilabel import _side_by_side
 from ._params import AtLeast, Boolean, Constraint, Interval, check_params
 
 DIFFERENT_SHAPE = "y_true and y_score have different shape"
@@ -531,7 +538,7 @@ def _sample_metric(
     _check_shapes(metric, y_true, y_score, (true_dims, n_columns), (score_dims, score_columns))
     if true_dims == 2:
         assert n_columns is not None
-        first, matrix = _side_by_side(y_true, y_score, n_columns)
+        first, matrix = side_by_side(y_true, y_score, n_columns)
         prepare = partial(prepare_ranking_block, n_labels=n_columns)
         blocks = prepared_blocks(first, matrix, sample_weight, prepare=prepare, score_matrix=True)
     else:  # a 1-D y_true: the plan raises scikit-learn's error for its type

@@ -16,6 +16,7 @@ from .inputs import (
     map_frame,
     prepared_blocks,
     score_column_count,
+    side_by_side,
 )
 from .lazy import LazyScore, compute
 
@@ -33,6 +34,7 @@ __all__ = [
     "map_indexed_blocks",
     "prepared_blocks",
     "score_column_count",
+    "side_by_side",
     "split_every_default",
     "zip_blocks",
 ]
