@@ -19,8 +19,9 @@ files=(
 )
 # Left out, not float-sensitive in another way and slow: the real process clusters (the same
 # kernels as threads), the benchmark script's run, the 2,000-partition scheduling tests
-# (unweighted: exact integers on any CPU).
+# (unweighted: exact integers on any CPU), and the registry's persisted-ROC entries (the same
+# kernels as their function entries).
 exec "$python" .ci/baseline_simd.py "$python" -m pytest -q -p no:cacheprovider \
     -m "not cluster" \
-    -k "not process_cluster and not benchmark_script and not thousands_of_tiny_partitions" \
+    -k "not process_cluster and not benchmark_script and not thousands_of_tiny_partitions and not persisted-roc" \
     "${files[@]}"
