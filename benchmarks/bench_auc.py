@@ -26,6 +26,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shlex
 import signal
 import statistics
@@ -413,9 +414,36 @@ def environment() -> str:
         except ImportError:
             pass
     return (
-        f"{platform.machine()}, {os.cpu_count()} cores, {memory}; load average "
+        f"{platform.machine()}, {os.cpu_count()} cores, {memory}; {simd_level()}; load average "
         f"{load} at start; {'; '.join(versions)}; {source_state()}"
     )
+
+
+def simd_level() -> str:
+    """NumPy's SIMD extensions on this CPU (``numpy.show_runtime()``): speed depends on them.
+
+    The compiled tie hash and NumPy's sorts run different code with and
+    without AVX-512, so a figure is only comparable with one of the same level.
+    """
+    import ast
+    import contextlib
+    import io
+
+    import numpy
+
+    shown = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(io.StringIO()):
+            numpy.show_runtime()
+        text = shown.getvalue()
+        simd = text[text.index("'simd_extensions'") :]
+        found, baseline = (
+            ast.literal_eval(re.search(rf"'{key}': (\[[^\]]*\])", simd).group(1))  # type: ignore[union-attr]
+            for key in ("found", "baseline")
+        )
+    except Exception:  # an older NumPy, or a format this does not read
+        return "SIMD unknown"
+    return f"SIMD found {' '.join(found)} (baseline {' '.join(baseline)})"
 
 
 def source_state() -> str:

@@ -175,7 +175,6 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     curve.persist()
     out["persist"] = {"seconds": time.perf_counter() - start, "memory": None}
     persisted = run("persisted ROC: ten queries", lambda: _queries(curve))
-    del curve
     if not args.no_sklearn:
         start = time.perf_counter()
         reference = _sklearn_ten(y_np, s_np)
