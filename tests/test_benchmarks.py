@@ -196,3 +196,17 @@ def test_sort_floor_sorts_both_halves(bench_methods):
     with ThreadPoolExecutor(2) as pool:
         assert np.isnan(bench_methods.sort_halves(halves, pool))
     assert halves[0].tolist() == [3.0, 1.0, 2.0]  # np.sort: the data stay as generated
+
+
+def test_bench_many_prints_every_way_with_equal_answers():
+    """The sort-once benchmark runs as a person would; its three ways agree (smoke test)."""
+    done = _run(
+        BENCHMARKS / "bench_many.py",
+        *("--rows", "3e4", "--chunks", "4", "--repeats", "1", "--numba", "off", "--no-sklearn"),
+        timeout=300,
+    )
+    header, rows = _table(done.stdout)
+    names = [row["measurement"] for row in rows]
+    assert names[0] == "roc_auc_score"
+    assert {"ten together", "persist", "persisted ROC: ten queries"} <= set(names)
+    assert "three dask-auc ways give equal answers: True" in done.stdout
