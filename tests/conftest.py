@@ -43,6 +43,9 @@ def _compiled_loops_ready():
     from dask_auc._kernels import compiled
 
     compiled.compile_now()
+    # the compiled hash is tested wherever numba runs, whichever path this CPU's
+    # calibration chose (test_compiled.py tests the choice itself)
+    compiled.prefer_hash(True)
 
 
 @pytest.fixture(scope="session")

@@ -246,3 +246,30 @@ print(first == after, during, compiled.loops() is not None)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False", "True"]
+
+
+def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
+    """``aggregate`` declines when this CPU's calibration chose Arrow: the same entries result."""
+    pytest.importorskip("numba")
+    from dask_auc._kernels import compiled
+    from dask_auc._kernels.sort import aggregated_rows
+
+    rng = np.random.default_rng(5)
+    scores = np.round(rng.random(5000), 2)
+    positive = rng.random(5000) < 0.4
+    hashed = aggregated_rows(scores, None, positive, compiled=True)
+    assert compiled.aggregate(scores, positive, 5000) is not None
+    try:
+        compiled.prefer_hash(False)
+        assert compiled.aggregate(scores, positive, 5000) is None
+        arrow = aggregated_rows(scores, None, positive, compiled=True)
+    finally:
+        compiled.prefer_hash(True)
+    for a, b in zip(hashed, arrow, strict=True):
+        np.testing.assert_array_equal(a.scores, b.scores)
+        np.testing.assert_array_equal(a.weights, b.weights)
+    compiled._hash_pays.clear()
+    try:
+        compiled._calibrate(rows=1 << 14, repeats=1)  # a decision either way, never an error
+    finally:
+        compiled.prefer_hash(True)
