@@ -58,7 +58,8 @@ numpydoc_xref_param_type = False
 # warnings (an unknown section, say) are Python warnings, made errors here, which autodoc
 # reports as Sphinx warnings; the validation checks below are Sphinx warnings too
 warnings.filterwarnings("error", category=UserWarning, module=r"numpydoc(\..*)?")
-numpydoc_validation_checks = {"GL06", "GL07", "PR02"}  # unknown or misordered sections, unknown parameters
+# (unknown or misordered sections, documented parameters the signature does not have)
+numpydoc_validation_checks = {"GL06", "GL07", "PR02"}
 # doctests of the docstrings run in the test suite (pytest --doctest-modules), not here
 
 # -- Markdown and notebooks ----------------------------------------------------------------
