@@ -4,7 +4,7 @@
 # docstring numpydoc cannot parse, a page outside every toctree or a public name missing
 # from docs/api.rst fails the build.  The docstrings' doctests run in the test suite
 # (pytest --doctest-modules), not here; the notebooks are rendered as stored (no outputs).
-# About 35 s with the install, 5 s for the build itself, on 2 cores.
+# About 40 s from a fresh venv (the install), 5-10 s for the build itself, on 2 cores.
 # Usage: bash .ci/docs.sh [PYTHON]   (default python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
