@@ -51,6 +51,7 @@ nitpick_ignore_regex = [
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "none"  # numpydoc's Parameters section says the types
+autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
@@ -95,5 +96,13 @@ def _check_api_reference(app, env, docnames):  # noqa: ANN001 - Sphinx's event s
         logger.warning("api.rst lists names not in __all__: %s", ", ".join(sorted(listed - public)))
 
 
+def _skip_namedtuple_fields(app, what, name, obj, skip, options):  # noqa: ANN001
+    """A result tuple's fields are in its signature; "Alias for field number 3" says nothing."""
+    if what == "class" and (getattr(obj, "__doc__", None) or "").startswith("Alias for field"):
+        return True
+    return None
+
+
 def setup(app):  # noqa: ANN001, ANN201
     app.connect("env-before-read-docs", _check_api_reference)
+    app.connect("autodoc-skip-member", _skip_namedtuple_fields)
