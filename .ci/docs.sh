@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The documentation site (docs/): installs the `docs` extra into the given Python's
+# environment, then builds the HTML with warnings as errors -- a broken cross-reference, a
+# docstring numpydoc cannot parse, a page outside every toctree or a public name missing
+# from docs/api.rst fails the build.  The docstrings' doctests run in the test suite
+# (pytest --doctest-modules), not here; the notebooks are rendered as stored (no outputs).
+# About 40 s from a fresh venv (the install), 5-10 s for the build itself, on 2 cores.
+# Usage: bash .ci/docs.sh [PYTHON]   (default python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=${1:-python3}
+"$python" -m pip install -q -e ".[docs]"
+rm -rf docs/_build docs/generated   # a clean build: stale stubs could hide a warning
+"$python" -m sphinx -W --keep-going -b html docs docs/_build/html
+echo "docs: $(pwd)/docs/_build/html/index.html"
