@@ -868,8 +868,9 @@ def test_sklearn_test_ranking(module, name, kwargs, monkeypatch) -> None:
 def test_every_public_function_of_sklearns_ranking_module_exists_with_its_signature() -> None:
     """scikit-learn's ``_ranking`` public functions, their parameters in order, in dask-auc.
 
-    dask-auc adds keyword-only options after scikit-learn's (``compute``,
-    ``split_every``, ``max_points``); nothing of scikit-learn's is missing.
+    Each of scikit-learn's parameters is there, in its order and of its kind
+    (positional-or-keyword or keyword-only); dask-auc adds keyword-only options
+    after them (``compute``, ``split_every``, ``max_points``).
     """
     import inspect
 
@@ -889,13 +890,7 @@ def test_every_public_function_of_sklearns_ranking_module_exists_with_its_signat
         assert list(ours)[: len(theirs)] == list(theirs), name
         for parameter in theirs.values():
             mine = ours[parameter.name]
-            # options after (y_true, y_score) are keyword-only in dask-auc (det_curve's
-            # pos_label is positional-or-keyword in scikit-learn 1.9)
-            assert mine.kind == parameter.kind or (
-                parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
-                and mine.kind is inspect.Parameter.KEYWORD_ONLY
-                and parameter.name not in ("y_true", "y_score", "metric_func", "x", "y")
-            ), (name, parameter)
+            assert mine.kind == parameter.kind, (name, parameter)
             assert mine.default == parameter.default or (
                 mine.default is None and parameter.default is None
             ), (name, parameter)

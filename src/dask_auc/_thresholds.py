@@ -101,10 +101,10 @@ def confusion_matrix_at_thresholds(
 def det_curve(
     y_true: Any,
     y_score: Any,
-    *,
     pos_label: Any = None,
     sample_weight: Any = None,
     drop_intermediate: bool = False,
+    *,
     compute: bool = True,
     max_points: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
