@@ -107,7 +107,7 @@ def prepare_multilabel_block(
     array([[ True, False],
            [False,  True]])
     """
-    matrix = _as_matrix(matrix)
+    matrix = as_matrix(matrix)
     labels, scores = matrix[:, :n_labels], matrix[:, n_labels:]
     lengths = RowCounts.of(names, labels, scores, weight)
     if not lengths.aligned:
@@ -121,7 +121,8 @@ def prepare_multilabel_block(
     return IndicatorBlock(lengths, labels, scores, weights)
 
 
-def _as_matrix(values: Any) -> np.ndarray:
+def as_matrix(values: Any) -> np.ndarray:
+    """A block of a 2-D input as a float64 (or object) matrix, from pandas or NumPy."""
     if hasattr(values, "to_numpy") and getattr(values, "ndim", 1) == 2:  # a pandas DataFrame
         kinds = [getattr(dt, "kind", "O") for dt in values.dtypes]
         if all(kind in "biuf" for kind in kinds):

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .footprint import SizedByArrays
-from .multilabel import _as_matrix
+from .multilabel import as_matrix
 from .validation import (
     ROW_INPUTS,
     RowCounts,
@@ -192,7 +192,7 @@ def weighted_mean(sums: RowSums, weighted: bool, index: int = 0) -> float:
 
 def _values(values: Any) -> np.ndarray:
     """A block of one input as an ndarray: a pandas DataFrame's columns as a matrix."""
-    return _as_matrix(values) if getattr(values, "ndim", 1) == 2 else to_numpy(values)
+    return as_matrix(values) if getattr(values, "ndim", 1) == 2 else to_numpy(values)
 
 
 @dataclass(frozen=True)
