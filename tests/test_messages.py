@@ -31,6 +31,7 @@ import dask_auc
 from dask_auc import cli
 from dask_auc._engine import SortedGraph, prepared_blocks
 from dask_auc._kernels.sort import SHARED_BINARY_PLAN
+from references import DASK_READER_NOTICE
 from strategies import boundaries, dask_array, dask_frame
 
 # --- helpers --------------------------------------------------------------------------
@@ -63,9 +64,8 @@ def binary_only_message(function: str, classes: list) -> str:
     )
 
 
-#: dask's Parquet reader calls a pandas method pandas 3.1 deprecates (not dask-auc's doing;
-#: the console script's users see no warning filter "error")
-DASK_READER_NOTICE = "ignore:The inplace keyword in DataFrame.reset_index is deprecated"
+#: the console script's users see no warning filter "error" (see references.DASK_READER_NOTICE)
+IGNORE_DASK_READER_NOTICE = f"ignore:{DASK_READER_NOTICE}"
 
 
 def run_cli(capsys, *arguments) -> tuple[int, str, str]:
@@ -365,7 +365,7 @@ def test_missing_keys_of_nullable_dtypes_are_counted(kind):
     assert result.rows_without_group == missing
 
 
-@pytest.mark.filterwarnings(DASK_READER_NOTICE)
+@pytest.mark.filterwarnings(IGNORE_DASK_READER_NOTICE)
 def test_cli_says_how_many_rows_had_no_group(tmp_path, capsys):
     frame = _frame_with_missing_keys(8)
     for i, cut in enumerate([(0, 300), (300, 900)]):
@@ -434,7 +434,7 @@ def test_a_column_in_no_file_keeps_the_message_on_the_whole_input(tmp_path, caps
     )
 
 
-@pytest.mark.filterwarnings(DASK_READER_NOTICE)
+@pytest.mark.filterwarnings(IGNORE_DASK_READER_NOTICE)
 def test_hive_partition_columns_are_not_missing(tmp_path, capsys):
     frame = _scored(600, 9)
     for user, part in frame.groupby("user"):
@@ -469,7 +469,7 @@ def test_an_empty_directory_says_no_files_were_found(tmp_path, capsys, no_comput
     )
 
 
-@pytest.mark.filterwarnings(DASK_READER_NOTICE)
+@pytest.mark.filterwarnings(IGNORE_DASK_READER_NOTICE)
 def test_a_column_missing_in_a_task_is_one_line(tmp_path, capsys):
     """fsspec URLs are not listed ahead (a request per file): pandas' KeyError in a
     task still ends as one line."""

@@ -16,6 +16,7 @@ from sklearn.exceptions import UndefinedMetricWarning as SklearnUndefinedMetricW
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
+from references import record_all_warnings
 from strategies import boundaries, dask_frame
 
 TARGETS = [
@@ -125,7 +126,7 @@ def test_binary_target_with_three_columns_needs_labels():
     for multi_class, average in TARGETS:
         kwargs = dict(multi_class=multi_class, average=average, labels=[0, 1, 2])
         with warnings.catch_warnings(record=True) as expected_warnings:
-            warnings.simplefilter("always")
+            record_all_warnings()
             expected = sklearn_auc(y, p, **kwargs)
         if any(issubclass(w.category, SklearnUndefinedMetricWarning) for w in expected_warnings):
             with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):

@@ -38,6 +38,7 @@ from sklearn.metrics._ranking import _dcg_sample_scores, _ndcg_sample_scores
 
 import dask_auc
 from dask_auc._kernels import sample_ranking as kernels
+from references import record_all_warnings
 from strategies import boundaries, dask_frame
 
 MULTILABEL = [
@@ -53,7 +54,7 @@ RTOL = 1e-12
 def _run(function, *args, **kwargs):
     """(result or error, the set of warning messages)."""
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+        record_all_warnings()
         try:
             result = function(*args, **kwargs)
         except (ValueError, TypeError, ZeroDivisionError) as error:
