@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dask_auc._kernels.binary import binary_bucket, choose_positive, plan_labels
@@ -174,8 +174,41 @@ def test_grid_thinning_leaves_at_most_max_points(max_points, seed, distinct):
     points = CurvePoints(tps, fps, np.zeros(len(tps)))
     total = (int(tps[-1]), int(fps[-1]))
     keep = thin_on_grid(points, total, grid_step(max_points))
-    assert keep.sum() <= max_points
-    assert keep[0] and keep[-1]
+    assert len(keep) <= max_points
+    assert keep[0] == 0 and keep[-1] == len(points) - 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 400),
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 50_000),
+    st.sampled_from(["rows", "weights", "one class"]),
+)
+def test_grid_thinning_by_bisection_keeps_the_points_a_full_scan_keeps(
+    max_points, seed, n, counts
+):
+    """The bisection finds each cell's first point; the reference compares every neighbour."""
+    rng = np.random.default_rng(seed)
+    positive = rng.random(n) < rng.random()
+    weights = rng.random(n) * 3 if counts == "weights" else np.ones(n, np.int64)
+    tps = np.cumsum(np.where(positive, weights, 0))
+    fps = np.cumsum(np.where(positive, 0, weights))
+    if counts == "one class":
+        fps = np.zeros_like(fps)
+    points = CurvePoints(tps, fps, np.arange(n, 0, -1.0))
+    total = (tps[-1], fps[-1]) if counts == "weights" else (int(tps[-1]), int(fps[-1]))
+    step = grid_step(max_points)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        arc = np.zeros(n)
+        if total[0]:
+            arc += tps / total[0]
+        if total[1]:
+            arc += fps / total[1]
+        cells = np.zeros(n, np.int64) if np.isinf(step) else np.floor(arc / step).astype(np.int64)
+    change = cells[1:] != cells[:-1]
+    expected = np.flatnonzero(np.concatenate(([True], change)) | np.concatenate((change, [True])))
+    np.testing.assert_array_equal(thin_on_grid(points, total, step), expected)
 
 
 @given(st.integers(3, 300), st.integers(0, 2**32 - 1), st.integers(1, 12))

@@ -44,6 +44,7 @@ from ._kernels.curves import (
     curve_contexts,
     grid_step,
     thin_on_grid,
+    with_placed_points,
     with_points,
 )
 from ._kernels.curves import (
@@ -240,8 +241,11 @@ class ROC:
         self._buckets = graph.per_bucket("auc-binary", binary_bucket, self._choice)
         self._summaries = self._per_bucket("auc-summary", summarize_bucket)
         self._contexts = graph.task("curve-contexts", curve_contexts, self._summaries)
-        # the buckets with their own curve points, made once for every curve query
-        self._pointed = self._per_bucket("curve-own-points", with_points)
+        # the buckets with their curve points, made and placed once for every curve query
+        pointed = self._per_bucket("curve-own-points", with_points)
+        self._placed = graph.per_bucket(
+            "curve-placed-points", with_placed_points, each=self._contexts, on=pointed
+        )
         self._persisted = False
 
     # -- building blocks of the queries -----------------------------------------------------
@@ -250,7 +254,7 @@ class ROC:
         self, kind: str, func: Callable, *args: Any, each: Hashable | None = None, points=False
     ) -> list[tuple]:
         """``func(binary bucket, [each[b]], *args)`` per bucket (``points``: with its points)."""
-        on = self._pointed if points else self._buckets
+        on = self._placed if points else self._buckets
         return self._graph.per_bucket(kind, func, *args, each=each, on=on)
 
     def _area(self, split_every: int | None) -> Hashable:
@@ -568,9 +572,9 @@ class ROC:
         if not self._persisted:
             # the buckets are kept with their curve points (a bucket's points hold its
             # distinct scores and two counts each): every query reads them, none re-merges
-            keys = [self._choice, *self._pointed, *self._summaries, self._contexts]
+            keys = [self._choice, *self._placed, *self._summaries, self._contexts]
             self._graph.persist(keys)
-            self._buckets = self._pointed
+            self._buckets = self._placed
             self._persisted = True
         return self
 
@@ -783,7 +787,8 @@ class _CurveFinish:
         )
         if self.max_points is not None and exact + 1 > self.max_points:
             keep = thin_on_grid(start, total, grid_step(self.max_points))
-            start, points = start.take(keep), points.take(keep[1:])
+            # ``keep`` holds index 0, the opening point: ``points`` are ``start`` shifted by one
+            start, points = start.take(keep), points.take(keep[1:] - 1)
         arrays = self.curve.arrays(start, points)
         if score is None:
             return arrays

@@ -310,6 +310,21 @@ def with_points(bucket: Bucket) -> Bucket:
     return replace(bucket, points=own_points(bucket))
 
 
+def with_placed_points(bucket: Bucket, context: CurveContext) -> Bucket:
+    """The bucket carrying its curve points placed by ``context`` (:func:`bucket_points`).
+
+    Made once per bucket of a :class:`dask_auc.ROC` and kept by its
+    ``persist``: every query of the ROC then reads the same absolute counts
+    (and the rows below each point) and only looks up the few points it needs
+    (:func:`thin_on_grid`, the operating point's monotone targets), so a
+    query of a persisted ROC costs about O(log(points)) per bucket, not
+    O(points).  The own points it was made from are dropped (the placed
+    points hold the same thresholds).  The placed points belong to this
+    ``context``: every query of one ROC has the same contexts.
+    """
+    return replace(bucket, points=None, placed=bucket_points(bucket, context, remainders=True))
+
+
 def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = False) -> CurvePoints:
     """The curve points of one bucket's distinct scores, in absolute counts.
 
@@ -329,6 +344,9 @@ def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = Fals
     >>> points.fns, points.tns
     (array([1, 0, 0]), array([2, 1, 0]))
     """
+    if bucket.placed is not None:  # made once by with_placed_points, for this context
+        placed: CurvePoints = bucket.placed
+        return placed if remainders else replace(placed, fns=None, tns=None)
     pos, neg = bucket.pos, bucket.neg
     cut: OwnPoints = bucket.points if bucket.points is not None else own_points(bucket)
     if len(cut) == 0:
@@ -482,24 +500,44 @@ def grid_cells(tps: np.ndarray, fps: np.ndarray, total: tuple[Number, Number], s
 
 
 def thin_on_grid(points: CurvePoints, total: tuple[Number, Number], step: float) -> np.ndarray:
-    """Mask keeping the first and last point of each grid cell (and of the run).
+    """Indices (ascending) of the first and last point of each grid cell (and of the run).
 
     Every point dropped lies, with the curve between its kept neighbours, in
     one cell: a box with ``dfpr + dtpr < step``, where the curve's area moves
     by at most ``dfpr * dtpr / 2 <= step**2 / 8``.  Points that bend the curve
     by more than a cell are all kept.
 
+    A point's cell (:func:`grid_cells`) never decreases along the curve
+    (``tps`` and ``fps`` do not, and float division, addition and ``floor``
+    are monotone), so the first point of each cell is found by bisection:
+    O(cells * log(points)) work, the same indices as comparing every
+    point's cell with its neighbour's.
+
     Examples
     --------
     >>> points = CurvePoints(np.arange(1, 7), np.zeros(6, int), np.zeros(6))
     >>> thin_on_grid(points, (6, 0), 0.5)  # cells 0 0 1 1 1 2
-    array([ True,  True,  True, False,  True,  True])
+    array([0, 1, 2, 4, 5])
     """
-    cells = grid_cells(points.tps, points.fps, total, step)
-    if len(cells) == 0:
-        return np.zeros(0, bool)
-    change = cells[1:] != cells[:-1]
-    return np.concatenate(([True], change)) | np.concatenate((change, [True]))
+    n = len(points)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    tps, fps = points.tps, points.fps
+    ends = np.array([0, n - 1])
+    low, high = grid_cells(tps[ends], fps[ends], total, step)
+    if n <= 4 * (high - low) + 64:  # few points a cell: compare them all
+        cells = grid_cells(tps, fps, total, step)
+        change = cells[1:] != cells[:-1]
+        keep = np.concatenate(([True], change)) | np.concatenate((change, [True]))
+        return np.flatnonzero(keep)
+    # the first point of each cell after the first: where a run of equal cells starts
+    wanted = np.arange(low + 1, high + 1)
+    lo, hi = np.zeros(len(wanted), np.int64), np.full(len(wanted), n - 1, np.int64)
+    while np.any(lo < hi):
+        mid = (lo + hi) // 2
+        below = grid_cells(tps[mid], fps[mid], total, step) < wanted
+        lo, hi = np.where(below, mid + 1, lo), np.where(below, hi, mid)
+    return np.unique(np.concatenate((ends, lo, lo - 1)))
 
 
 def bucket_curve(

@@ -220,6 +220,9 @@ class Bucket(SizedByArrays):
     compiled: bool = False  # the plan's: may the summary use the compiled loops
     #: the bucket's own curve points, once made (:func:`~dask_auc._kernels.curves.with_points`)
     points: Any = None
+    #: its curve points placed among all buckets' (absolute counts, with the rows below each),
+    #: once made (:func:`~dask_auc._kernels.curves.with_placed_points`)
+    placed: Any = None
 
     @classmethod
     def binary(

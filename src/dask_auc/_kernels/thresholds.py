@@ -114,14 +114,23 @@ def bucket_det(
     positives = bucket.pos.scores
     lowest = positives[0].item() if len(positives) else None
     if max_points is not None and exact > max_points:
-        keep = thin_on_grid(points, context.total, grid_step(max_points))
-        no_negative = np.flatnonzero(points.fps == 0)
-        if len(no_negative):
-            keep[no_negative[-1]] = True
-        if lowest is not None:
-            keep |= points.thresholds == positives[0]
-        points = points.take(keep)
+        keep = [thin_on_grid(points, context.total, grid_step(max_points))]
+        # fps never decreases: the points without a false positive come first
+        no_negative = int(np.searchsorted(points.fps, 0, "right"))
+        if no_negative:
+            keep.append(np.array([no_negative - 1]))
+        if lowest is not None:  # the point of the lowest positive score (thresholds descend)
+            keep.append(_index_of(points.thresholds, positives[0]))
+        points = points.take(np.unique(np.concatenate(keep)))
     return points, exact, lowest
+
+
+def _index_of(descending: np.ndarray, value: Any) -> np.ndarray:
+    """The index of ``value`` in distinct ``descending`` values (empty if absent), by bisection."""
+    ascending = descending[::-1]
+    j = int(np.searchsorted(ascending, value))
+    found = j < len(ascending) and ascending[j] == value
+    return np.array([len(ascending) - 1 - j] if found else [], np.int64)
 
 
 def det_arrays(
