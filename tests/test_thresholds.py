@@ -435,3 +435,40 @@ def test_thousands_of_tiny_partitions_in_one_pass():
     _assert_arrays(confusion, skm.confusion_matrix_at_thresholds(y, s), exact=True)
     _compare_point(point, operating_point_reference(y, s, kind="fpr", value=0.1), exact=True)
     _compare_table(table, gains_reference(y, s, n_bins=10), exact=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(2, 3000),
+    st.sampled_from(["fpr", "tpr", "threshold"]),
+    st.sampled_from(["rows", "weights", "tied weights"]),
+)
+def test_monotone_targets_by_bisection_pick_the_point_ranking_picks(seed, n, kind, counts):
+    """The bisection's point, keys and counts equal ranking every point, ties and all."""
+    from dask_auc._kernels.curves import CurvePoints
+    from dask_auc._kernels.thresholds import Target, best_by_bisection, best_by_ranking
+
+    rng = np.random.default_rng(seed)
+    positive = rng.random(n) < rng.random()
+    positive[rng.choice(n, 2, replace=False)] = [True, False]  # both classes
+    if counts == "rows":
+        weights = np.ones(n, np.int64)
+    elif counts == "weights":
+        weights = rng.random(n) * 2
+    else:  # a few values, and rows that add nothing to a large running sum
+        weights = rng.choice([0.1, 1.0, 1e17], n)
+    tps = np.cumsum(np.where(positive, weights, 0))
+    fps = np.cumsum(np.where(positive, 0, weights))
+    remainders = (tps[-1] - tps, fps[-1] - fps)
+    thresholds = np.sort(rng.choice(n * 2, n, replace=False))[::-1] / 7
+    points = CurvePoints(tps, fps, thresholds, *remainders)
+    total = (tps[-1], fps[-1]) if counts != "rows" else (int(tps[-1]), int(fps[-1]))
+    if kind == "threshold":
+        values = [thresholds[rng.integers(n)], thresholds[0] + 1, -1.0, rng.random() * n / 3]
+    else:
+        on_points = (tps if kind == "tpr" else fps) / (total[0] if kind == "tpr" else total[1])
+        values = [on_points[rng.integers(n)], 0.0, 1.0, rng.random()]
+    for value in values:
+        target = Target(kind, float(value))
+        assert best_by_bisection(points, total, target) == best_by_ranking(points, total, target)

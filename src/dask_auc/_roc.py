@@ -44,6 +44,7 @@ from ._kernels.curves import (
     curve_contexts,
     grid_step,
     thin_on_grid,
+    with_answers,
     with_placed_points,
     with_points,
 )
@@ -572,9 +573,14 @@ class ROC:
         if not self._persisted:
             # the buckets are kept with their curve points (a bucket's points hold its
             # distinct scores and two counts each): every query reads them, none re-merges
-            keys = [self._choice, *self._placed, *self._summaries, self._contexts]
+            # each bucket with its placed points and its answers to the questions that take
+            # no parameter (average precision, KS, roc_curve's corners): queries look up
+            answered = self._graph.per_bucket(
+                "curve-answers", with_answers, each=self._contexts, on=self._placed
+            )
+            keys = [self._choice, *answered, *self._summaries, self._contexts]
             self._graph.persist(keys)
-            self._buckets = self._placed
+            self._buckets = self._placed = answered
             self._persisted = True
         return self
 

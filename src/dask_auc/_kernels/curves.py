@@ -325,6 +325,32 @@ def with_placed_points(bucket: Bucket, context: CurveContext) -> Bucket:
     return replace(bucket, points=None, placed=bucket_points(bucket, context, remainders=True))
 
 
+@dataclass(frozen=True)
+class KeptAnswers(SizedByArrays):
+    """A persisted ROC bucket's answers to the questions that take no parameter.
+
+    Made once by :func:`with_answers` (``ROC.persist``) so that the average
+    precision, the KS statistic and ``roc_curve``'s corners cost O(1) per
+    bucket afterwards; each is exactly what its kernel computes.
+    """
+
+    precision_sum: float  # bucket_precision_sum
+    ks: tuple[Number, Any]  # bucket_ks
+    roc_corners: np.ndarray  # indices of the points roc_curve's drop_intermediate keeps
+
+
+def with_answers(bucket: Bucket, context: CurveContext) -> Bucket:
+    """The bucket (with placed points) carrying its :class:`KeptAnswers`."""
+    points = bucket_points(bucket, context)
+    corners = as_indices(ROC.corner_mask(bucket, points, context)) if len(points) else None
+    answers = KeptAnswers(
+        bucket_precision_sum(bucket, context),
+        bucket_ks(bucket, context),
+        np.zeros(0, np.int64) if corners is None else corners,
+    )
+    return replace(bucket, answers=answers)
+
+
 def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = False) -> CurvePoints:
     """The curve points of one bucket's distinct scores, in absolute counts.
 
@@ -499,13 +525,20 @@ def grid_cells(tps: np.ndarray, fps: np.ndarray, total: tuple[Number, Number], s
     return np.floor(arc / step).astype(np.int64)
 
 
-def thin_on_grid(points: CurvePoints, total: tuple[Number, Number], step: float) -> np.ndarray:
+def thin_on_grid(
+    points: CurvePoints,
+    total: tuple[Number, Number],
+    step: float,
+    subset: np.ndarray | None = None,
+) -> np.ndarray:
     """Indices (ascending) of the first and last point of each grid cell (and of the run).
 
     Every point dropped lies, with the curve between its kept neighbours, in
     one cell: a box with ``dfpr + dtpr < step``, where the curve's area moves
     by at most ``dfpr * dtpr / 2 <= step**2 / 8``.  Points that bend the curve
-    by more than a cell are all kept.
+    by more than a cell are all kept.  With ``subset`` (ascending indices of
+    ``points``: the corners ``drop_intermediate`` keeps) the run is those
+    points, and the indices returned are positions in ``subset``.
 
     A point's cell (:func:`grid_cells`) never decreases along the curve
     (``tps`` and ``fps`` do not, and float division, addition and ``floor``
@@ -518,15 +551,21 @@ def thin_on_grid(points: CurvePoints, total: tuple[Number, Number], step: float)
     >>> points = CurvePoints(np.arange(1, 7), np.zeros(6, int), np.zeros(6))
     >>> thin_on_grid(points, (6, 0), 0.5)  # cells 0 0 1 1 1 2
     array([0, 1, 2, 4, 5])
+    >>> thin_on_grid(points, (6, 0), 0.5, subset=np.array([0, 2, 3, 5]))  # cells 0 1 1 2
+    array([0, 1, 2, 3])
     """
-    n = len(points)
+    n = len(points) if subset is None else len(subset)
     if n == 0:
         return np.zeros(0, np.int64)
-    tps, fps = points.tps, points.fps
+
+    def cells_at(i: np.ndarray) -> np.ndarray:
+        at = i if subset is None else subset[i]
+        return grid_cells(points.tps[at], points.fps[at], total, step)
+
     ends = np.array([0, n - 1])
-    low, high = grid_cells(tps[ends], fps[ends], total, step)
+    low, high = cells_at(ends)
     if n <= 4 * (high - low) + 64:  # few points a cell: compare them all
-        cells = grid_cells(tps, fps, total, step)
+        cells = cells_at(np.arange(n))
         change = cells[1:] != cells[:-1]
         keep = np.concatenate(([True], change)) | np.concatenate((change, [True]))
         return np.flatnonzero(keep)
@@ -535,7 +574,7 @@ def thin_on_grid(points: CurvePoints, total: tuple[Number, Number], step: float)
     lo, hi = np.zeros(len(wanted), np.int64), np.full(len(wanted), n - 1, np.int64)
     while np.any(lo < hi):
         mid = (lo + hi) // 2
-        below = grid_cells(tps[mid], fps[mid], total, step) < wanted
+        below = cells_at(mid) < wanted
         lo, hi = np.where(below, mid + 1, lo), np.where(below, hi, mid)
     return np.unique(np.concatenate((ends, lo, lo - 1)))
 
@@ -556,12 +595,19 @@ def bucket_curve(
     tells from the summed counts).
     """
     points = bucket_points(bucket, context, curve.remainders)
+    kept = None  # indices of the points shipped: all of them, until a rule drops some
     if drop_intermediate and len(points):
-        points = points.take(curve.corner_mask(bucket, points, context))
-    exact = len(points)
+        kept = as_indices(curve.corner_mask(bucket, points, context))
+    exact = len(points) if kept is None else len(kept)
     if max_points is not None and exact > max_points:
-        points = points.take(thin_on_grid(points, context.total, grid_step(max_points)))
-    return points, exact
+        thinned = thin_on_grid(points, context.total, grid_step(max_points), kept)
+        kept = thinned if kept is None else kept[thinned]
+    return (points if kept is None else points.take(kept)), exact
+
+
+def as_indices(keep: np.ndarray) -> np.ndarray:
+    """Indices of the points a rule keeps, given as a mask or as indices already."""
+    return np.flatnonzero(keep) if keep.dtype == bool else keep
 
 
 def bucket_precision_sum(bucket: Bucket, context: CurveContext) -> float:
@@ -570,6 +616,8 @@ def bucket_precision_sum(bucket: Bucket, context: CurveContext) -> float:
     scikit-learn's average precision is ``sum((R_k - R_{k-1}) * P_k)`` over the
     points in descending score order, with ``R_{-1} = 0``.
     """
+    if bucket.answers is not None:
+        return bucket.answers.precision_sum
     points = bucket_points(bucket, context)
     if len(points) == 0:
         return 0.0
@@ -628,6 +676,8 @@ class RocCurve(CurveKind):
     name, score_name = "roc", "AUC"
 
     def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
+        if bucket.answers is not None:  # kept by ROC.persist (indices)
+            return bucket.answers.roc_corners
         return corner_mask(points, context.previous, context.following)
 
     def arrays(
@@ -698,6 +748,8 @@ def bucket_ks(bucket: Bucket, context: CurveContext) -> tuple[Number, Any]:
     >>> bucket_ks(Bucket.binary(pos, neg), CurveContext((2, 2), (0, 0), False, None, None))
     (2, 0.9)
     """
+    if bucket.answers is not None:
+        return bucket.answers.ks
     points = bucket_points(bucket, context)
     total_pos, total_neg = context.total
     if len(points) == 0 or total_pos == 0 or total_neg == 0:

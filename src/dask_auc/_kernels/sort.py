@@ -223,6 +223,9 @@ class Bucket(SizedByArrays):
     #: its curve points placed among all buckets' (absolute counts, with the rows below each),
     #: once made (:func:`~dask_auc._kernels.curves.with_placed_points`)
     placed: Any = None
+    #: the answers to the questions that take no parameter, kept by a persisted ROC
+    #: (:func:`~dask_auc._kernels.curves.with_answers`)
+    answers: Any = None
 
     @classmethod
     def binary(

@@ -292,6 +292,15 @@ def best_of_points(
     >>> best_of_points(points, (2, 2), Target("fpr", 0.5))
     Candidate(keys=(1, 0), tp=1, fp=0, threshold=0.8, fn=1, tn=2)
     """
+    if target.kind in MONOTONE_TARGETS:
+        return best_by_bisection(points, total, target)
+    return best_by_ranking(points, total, target)
+
+
+def best_by_ranking(
+    points: CurvePoints, total: tuple[Number, Number], target: Target
+) -> Candidate | None:
+    """:func:`best_of_points` by ranking every point (:meth:`Target.rank`): any target."""
     assert points.fns is not None and points.tns is not None
     qualifies, first, second = target.rank(points, total)
     qualifies = qualifies & ~np.isnan(first.astype(np.float64))
@@ -310,6 +319,76 @@ def best_of_points(
         points.fns[i].item(),
         points.tns[i].item(),
     )
+
+
+#: targets whose qualifying points are a prefix or a suffix of the run, and whose best point
+#: follows from ``tps`` and ``fps`` never decreasing along it: found by bisection
+MONOTONE_TARGETS = ("fpr", "tpr", "threshold")
+
+
+def best_by_bisection(
+    points: CurvePoints, total: tuple[Number, Number], target: Target
+) -> Candidate | None:
+    """:func:`best_of_points` for a :data:`MONOTONE_TARGETS` target in O(log(points)).
+
+    The same point, keys and counts as ranking every point (a test compares
+    them): ``fpr <= a`` and ``threshold >= t`` hold on a prefix of the run,
+    ``tpr >= a`` on a suffix (each rate is one float division of a
+    non-decreasing count, so it never decreases either); along the run
+    ``tps`` and ``fps`` never decrease, so the best point of a prefix is the
+    first one with its last point's ``tps`` (and, for a threshold, ``fps``),
+    and the best of a suffix the first one, of its first point's ``fps``,
+    with the largest ``tps``.
+    """
+    tps, fps, thresholds = points.tps, points.fps, points.thresholds
+    total_pos, total_neg = total
+    kind, value = target.kind, target.value
+    n = len(tps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if kind == "fpr":
+            count = _count_while(n, lambda i: fps[i] / total_neg <= value)
+        elif kind == "threshold":
+            count = _count_while(n, lambda i: thresholds[i] >= value)
+        else:  # tpr: the points that fail come first
+            start = _count_while(n, lambda i: ~(tps[i] / total_pos >= value))
+    if kind == "tpr":
+        if start == n:
+            return None
+        # the lowest fps of the suffix, then the largest tps among the points holding it
+        last = int(np.searchsorted(fps, fps[start], "right")) - 1
+        i = max(start, int(np.searchsorted(tps, tps[last], "left")))
+        keys = (-fps[i], tps[i])
+    else:
+        if count == 0:
+            return None
+        last = count - 1
+        i = int(np.searchsorted(tps, tps[last], "left"))
+        if kind == "threshold":  # both keys: the first point equal to the last on tps and fps
+            i = max(i, int(np.searchsorted(fps, fps[last], "left")))
+            keys = (tps[i], fps[i])
+        else:
+            keys = (tps[i], -fps[i])
+    assert points.fns is not None and points.tns is not None
+    return Candidate(
+        (keys[0].item(), keys[1].item()),
+        tps[i].item(),
+        fps[i].item(),
+        thresholds[i].item(),
+        points.fns[i].item(),
+        points.tns[i].item(),
+    )
+
+
+def _count_while(n: int, holds: Any) -> int:
+    """How many of the first points ``holds`` (True on a prefix of ``range(n)``), by bisection."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if bool(holds(mid)):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def bucket_operating_point(
