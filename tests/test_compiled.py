@@ -11,6 +11,7 @@ check (every registered metric, compiled vs NumPy) is
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import dask
 import dask.array as da
@@ -273,3 +274,33 @@ def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
         compiled._calibrate(rows=1 << 14, repeats=1)  # a decision either way, never an error
     finally:
         compiled.prefer_hash(True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=scored_rows(), other=scored_rows())
+def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) -> None:
+    """The compiled own points: distinct scores (the same ``-0.0`` or ``0.0`` kept), rows below."""
+    from dask_auc._kernels.curves import own_points
+
+    pos, _, _ = rows
+    neg = other[0].astype(pos.dtype) if len(other[0]) else pos[:0]
+    if pos.dtype.kind == "u" and other[0].dtype.kind in "if":
+        neg = np.abs(other[0]).astype(pos.dtype)
+    pos, neg = np.sort(pos), np.sort(neg)
+    joined = np.sort(np.concatenate([pos, neg]), kind="stable")
+    distinct = (
+        joined[np.concatenate(([True], joined[1:] != joined[:-1]))][::-1] if len(joined) else joined
+    )
+    below = (np.searchsorted(neg, distinct, "left"), np.searchsorted(pos, distinct, "left"))
+    bucket = sort.Bucket.binary(sort.SortedScores(pos), sort.SortedScores(neg), compiled=True)
+    made = own_points(bucket)
+    for found in (compiled.merged_points(pos, neg), (made.thresholds, made.below)):
+        values, (below_neg, below_pos) = found
+        np.testing.assert_array_equal(values, distinct)
+        np.testing.assert_array_equal(np.signbit(values), np.signbit(distinct))
+        np.testing.assert_array_equal(below_neg, below[0])
+        np.testing.assert_array_equal(below_pos, below[1])
+    numpy_path = own_points(replace(bucket, compiled=False))
+    np.testing.assert_array_equal(np.signbit(numpy_path.thresholds), np.signbit(distinct))
+    np.testing.assert_array_equal(numpy_path.below[0], below[0])
+    np.testing.assert_array_equal(numpy_path.below[1], below[1])

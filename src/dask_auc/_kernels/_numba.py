@@ -184,6 +184,35 @@ def merged_pair_counts(pos, neg):  # pragma: no cover - compiled
     return strict, tied
 
 
+@_compile
+def merged_points(pos, neg, values, below_neg, below_pos):  # pragma: no cover - compiled
+    """The distinct scores of two ascending arrays, ascending, and each array's rows below each.
+
+    Writes them to the first ``m`` entries of the outputs and returns ``m``.
+    Of equal scores (``-0.0`` and ``0.0``) the value written is the first
+    of ``pos`` holding it, else the first of ``neg``: the first in a stable
+    sort of ``pos`` then ``neg``.
+    """
+    n_pos, n_neg = len(pos), len(neg)
+    i = 0
+    j = 0
+    m = 0
+    while i < n_pos or j < n_neg:
+        if j == n_neg or (i < n_pos and pos[i] <= neg[j]):
+            value = pos[i]
+        else:
+            value = neg[j]
+        values[m] = value
+        below_neg[m] = j
+        below_pos[m] = i
+        m += 1
+        while i < n_pos and pos[i] == value:
+            i += 1
+        while j < n_neg and neg[j] == value:
+            j += 1
+    return m
+
+
 _GOLDEN_64 = 0x9E3779B97F4A7C15
 
 

@@ -98,6 +98,7 @@ def _compile() -> None:
                 grouped_rows(scores, codes, 2, splitters)
             ascending = np.sort(scores)
             pair_counts(ascending[::2].copy(), ascending[1::2].copy())
+            merged_points(ascending[::2].copy(), ascending[1::2].copy())
             aggregate(scores % 7, codes.view(bool), 100)
         _calibrate()
     finally:
@@ -190,6 +191,28 @@ def pair_counts(
         return None
     strict, tied = kernel.merged_pair_counts(pos, neg)
     return int(strict), int(tied)
+
+
+def merged_points(
+    pos: np.ndarray, neg: np.ndarray, *, compiled: bool = True
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
+    """A bucket's own curve points from its two classes' ascending scores, by one merge, or None.
+
+    Returns the distinct scores, descending, and ``(negatives below, positives
+    below)`` each: :func:`~dask_auc._kernels.curves.own_points`'s arrays.
+    """
+    kernel = _usable(compiled, pos, neg)
+    if kernel is None or pos.dtype != neg.dtype:
+        return None
+    n = len(pos) + len(neg)
+    values = np.empty(n, pos.dtype)
+    below_neg, below_pos = np.empty(n, np.int64), np.empty(n, np.int64)
+    m = kernel.merged_points(pos, neg, values, below_neg, below_pos)
+    descending = slice(m - 1, None, -1) if m else slice(0, 0)
+    found = values[descending], below_neg[descending], below_pos[descending]
+    if m < n:  # ties: keep compact arrays, not views of the rows' buffers
+        found = tuple(a.copy() for a in found)
+    return found[0], (found[1], found[2])
 
 
 def aggregate(

