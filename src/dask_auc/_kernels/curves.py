@@ -426,7 +426,7 @@ def _running_counts(
       monotone, and a count short of all rows never passes the total.
     """
     if part.weights is None:
-        return rows.astype(np.int64)
+        return rows.astype(np.int64, copy=False)  # the caller adds an offset: a new array
     weights = part.weights[::-1] if top else part.weights
     running = np.concatenate(([0 if part.counted else 0.0], np.cumsum(weights)))[rows]
     if part.counted or own is None:
