@@ -157,19 +157,22 @@ def test_tasks_exchange_gives_each_bucket_one_piece_of_each_block_through_runs_o
 
 @pytest.mark.parametrize("buckets", [1, 3, 30])
 def test_direct_exchange_is_one_task_per_bucket_reading_every_split(buckets):
+    """Each bucket reads every split through one task listing them: P + K references."""
     blocks = 12
     y = np.arange(600) % 2
     cuts = list(range(0, 600, 50)) + [600]
     with dask.config.set({"dask-auc.buckets": buckets, "dask-auc.exchange": "direct"}):
         lazy = dask_auc.roc_auc_score(dask_array(y, cuts), dask_array(y / 7, cuts), compute=False)
     layer = _layer(lazy)
-    bucket_keys = sorted(k for k in layer if k[0].startswith("auc-bucket-"))
+    (listed,) = [k for k in layer if k[0].startswith("auc-bucket-sources-")]
+    _func, *sources = layer[listed]
+    assert [s[1] for s in sources] == list(range(blocks))
+    assert all(s[0].startswith("auc-split-") for s in sources)
+    bucket_keys = sorted(k for k in layer if k[0].startswith("auc-bucket-") and k != listed)
     assert [k[1] for k in bucket_keys] == list(range(buckets))
     for key in bucket_keys:
-        func, d, _combine, _args, *sources = layer[key]
-        assert d == key[1]
-        assert [s[1] for s in sources] == list(range(blocks))
-        assert all(s[0].startswith("auc-split-") for s in sources)
+        _func, d, _combine, _args, *read = layer[key]
+        assert d == key[1] and read == [listed]
     assert not any("piece" in k[0] or "run" in k[0] for k in layer)
     assert lazy.compute() == 1.0
 

@@ -128,7 +128,7 @@ def exchange(
 
     ``"direct"`` (threaded scheduler)
         destination tasks read their pieces from the sources in shared
-        memory: ``P + K`` tasks.
+        memory, through one task that lists them: ``P + 1 + K`` tasks.
     ``"p2p"`` (a ``distributed`` cluster, exchanges of many pieces)
         :mod:`~dask_auc._engine.p2p`: ``P + 1 + K`` tasks, data out of band,
         disk-backed; empty pieces are not sent (a destination that receives
@@ -146,15 +146,25 @@ def exchange(
         token = name.removeprefix(f"{kind}-")
         return p2p_exchange(layer.dsk, kind, token, sources, n_out, holds_rows, combine, args)
     if method == "direct":
+        # one task lists the sources (shared memory: nothing is copied) and each destination
+        # reads that one list: P + K task references, not P * K (600 tiny partitions of
+        # unknown length, one bucket each, took seconds to hand 360,000 to the scheduler)
+        listed = layer.add((layer.name(f"{kind}-sources", sources), 0), _listed, *sources)
         return [
-            layer.add((name, d), _combine_piece, d, combine, list(args), *sources)
+            layer.add((name, d), _combine_piece, d, combine, list(args), listed)
             for d in range(n_out)
         ]
     pieces = _piece_tasks(layer, kind, sources, n_out)
     return [layer.add((name, d), combine, *args, *row) for d, row in enumerate(pieces)]
 
 
-def _combine_piece(d: int, combine: Callable[..., Any], args: list, *sources: Sequence[Any]) -> Any:
+def _listed(*sources: Any) -> list[Any]:
+    return list(sources)
+
+
+def _combine_piece(
+    d: int, combine: Callable[..., Any], args: list, sources: Sequence[Sequence[Any]]
+) -> Any:
     return combine(*args, *(source[d] for source in sources))
 
 
