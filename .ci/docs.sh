@@ -3,13 +3,17 @@
 # environment, then builds the HTML with warnings as errors -- a broken cross-reference, a
 # docstring numpydoc cannot parse, a page outside every toctree or a public name missing
 # from docs/api.rst fails the build.  The docstrings' doctests run in the test suite
-# (pytest --doctest-modules), not here; the notebooks are rendered as stored (no outputs).
-# About 40 s from a fresh venv (the install), 5-10 s for the build itself, on 2 cores.
+# (pytest --doctest-modules), not here; the notebooks are executed by the build (myst-nb) and
+# rendered with their outputs.
+# About 40 s from a fresh venv (the install), 40 s for the build (the notebooks run), on 2 cores.
 # Usage: bash .ci/docs.sh [PYTHON]   (default python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${1:-python3}
 "$python" -m pip install -q -e ".[docs]"
 rm -rf docs/_build docs/generated   # a clean build: stale stubs could hide a warning
+# the notebooks run during the build, on few rows, drawing off screen; scikit-learn's OpenMP
+# threads would spin against the notebooks' local cluster on a small machine
+export DASK_AUC_NOTEBOOK_ROWS="${DASK_AUC_NOTEBOOK_ROWS:-2e5}" MPLBACKEND=Agg OMP_NUM_THREADS=1
 "$python" -m sphinx -W --keep-going -b html docs docs/_build/html
 echo "docs: $(pwd)/docs/_build/html/index.html"

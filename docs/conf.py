@@ -8,6 +8,7 @@ toctree, a public name missing from the API reference) fails the build.
 from __future__ import annotations
 
 import re
+import os
 import warnings
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -66,9 +67,14 @@ numpydoc_validation_checks = {"GL06", "GL07", "PR02"}
 # -- Markdown and notebooks ----------------------------------------------------------------
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
-# The notebooks are stored without outputs (tests/test_notebooks.py keeps them so) and
-# need a local cluster and scikit-learn to run: they are rendered as they are stored.
-nb_execution_mode = "off"
+# The notebooks are stored without outputs (tests/test_notebooks.py keeps them so): the build
+# runs them (a local cluster, scikit-learn as the referee; .ci/docs.sh sets the row count
+# DASK_AUC_NOTEBOOK_ROWS) so that the site shows what they print and draw.  A notebook that
+# fails fails the build.  DASK_AUC_DOCS_EXECUTE=off renders them as stored.
+nb_execution_mode = os.environ.get("DASK_AUC_DOCS_EXECUTE", "force")
+nb_execution_timeout = 600
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
 
 # -- HTML ----------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
