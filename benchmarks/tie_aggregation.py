@@ -5,7 +5,7 @@ Run it as a script::
     python benchmarks/tie_aggregation.py --rows 6.25e6 --repeats 5
 
 DuckDB computes the AUC of heavily tied scores with a hash ``GROUP BY score``.
-dask-auc's block kernel (``_kernels.sort.prepare_block``) now does the same
+dask-auc's block kernel (``_kernels.prepare.prepare_block``) now does the same
 when a sample of the block shows few distinct scores: one Arrow ``group_by``
 into (score, class, row count), then a sort of the distinct scores only.
 This script times, on one block of the benchmark's ``tied`` data
@@ -41,8 +41,8 @@ if str(HERE) not in sys.path:
 
 from _data import generate  # noqa: E402
 
-from dask_auc._kernels import sort  # noqa: E402
-from dask_auc._kernels.sort import prepare_block  # noqa: E402
+from dask_auc._kernels import rows as rows_module  # noqa: E402
+from dask_auc._kernels.prepare import prepare_block  # noqa: E402
 
 
 def best_of(repeats: int, work: Callable[[], object]) -> float:
@@ -88,12 +88,12 @@ def main(argv: list[str] | None = None) -> None:
 
 def rows_block(label: np.ndarray, score: np.ndarray) -> object:
     """``prepare_block`` with aggregation off: every row sorted, as before issue 14."""
-    minimum = sort.AGGREGATE_MIN_ROWS
-    sort.AGGREGATE_MIN_ROWS = 2**62
+    minimum = rows_module.AGGREGATE_MIN_ROWS
+    rows_module.AGGREGATE_MIN_ROWS = 2**62
     try:
         return prepare_block(label, score)
     finally:
-        sort.AGGREGATE_MIN_ROWS = minimum
+        rows_module.AGGREGATE_MIN_ROWS = minimum
 
 
 if __name__ == "__main__":

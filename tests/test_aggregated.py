@@ -28,19 +28,12 @@ from hypothesis import strategies as st
 from sklearn import metrics
 
 import dask_auc
-from dask_auc._kernels import sort
-from dask_auc._kernels.sort import (
-    Bucket,
-    SortedScores,
-    aggregated_rows,
-    assemble_bucket,
-    block_meta,
-    few_distinct,
-    plan_sort,
-    prepare_block,
-    split_block,
-    summarize_bucket,
-)
+from dask_auc._kernels import prepare as prepare_module
+from dask_auc._kernels import rows as rows_module
+from dask_auc._kernels.buckets import Bucket, assemble_bucket, split_block, summarize_bucket
+from dask_auc._kernels.plan import plan_sort
+from dask_auc._kernels.prepare import block_meta, few_distinct, prepare_block
+from dask_auc._kernels.rows import SortedScores, aggregated_rows
 from dask_auc._kernels.summary import merge_run
 from references import counting_auc
 from strategies import boundaries, dask_array
@@ -50,17 +43,19 @@ MODES = ("rows", "hashed", "mixed", "runs")
 
 def _force(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     if mode == "rows":
-        monkeypatch.setattr(sort, "AGGREGATE_MIN_ROWS", 2**62)
+        monkeypatch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 2**62)
     elif mode == "hashed":
-        monkeypatch.setattr(sort, "few_distinct", lambda scores: len(scores) > 0)
+        monkeypatch.setattr(prepare_module, "few_distinct", lambda scores: len(scores) > 0)
     elif mode == "mixed":
         turn = itertools.cycle([True, False])
-        monkeypatch.setattr(sort, "few_distinct", lambda scores: len(scores) > 0 and next(turn))
-        monkeypatch.setattr(sort, "AGGREGATE_MIN_ROWS", 2**62)  # the others stay rows
+        monkeypatch.setattr(
+            prepare_module, "few_distinct", lambda scores: len(scores) > 0 and next(turn)
+        )
+        monkeypatch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 2**62)  # the others stay rows
     else:
-        monkeypatch.setattr(sort, "few_distinct", lambda scores: False)
-        monkeypatch.setattr(sort, "AGGREGATE_MIN_ROWS", 0)
-        monkeypatch.setattr(sort, "_TIE_PROBES", 4)
+        monkeypatch.setattr(prepare_module, "few_distinct", lambda scores: False)
+        monkeypatch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 0)
+        monkeypatch.setattr(rows_module, "_TIE_PROBES", 4)
 
 
 @pytest.fixture(params=MODES)
@@ -137,13 +132,13 @@ def test_mixed_buckets_merge_rows_and_entries_exactly(monkeypatch):
     y, s = rng.integers(0, 2, 3000), rng.random(3000)
     s[:1000] = 0.5  # continuous rows around a tie the tied blocks share
     blocks_data.append((y, s))
-    monkeypatch.setattr(sort, "AGGREGATE_MIN_ROWS", 0)
+    monkeypatch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 0)
     aggregated = [
         prepare_block(y, s) if k % 2 == 0 else _rows_block(monkeypatch, y, s)
         for k, (y, s) in enumerate(blocks_data)
     ]
     assert any(p.counted for b in aggregated for p in b.by_label.values())
-    monkeypatch.setattr(sort, "AGGREGATE_MIN_ROWS", 2**62)
+    monkeypatch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 2**62)
     rows = [prepare_block(y, s) for y, s in blocks_data]
     assert not any(p.counted for b in rows for p in b.by_label.values())
     expected = merge_run(_summary_of_blocks(rows))
@@ -161,7 +156,7 @@ def test_mixed_buckets_merge_rows_and_entries_exactly(monkeypatch):
 
 def _rows_block(monkeypatch, y, s):
     with monkeypatch.context() as patch:
-        patch.setattr(sort, "AGGREGATE_MIN_ROWS", 2**62)
+        patch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 2**62)
         return prepare_block(y, s)
 
 

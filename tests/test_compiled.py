@@ -24,7 +24,16 @@ from sklearn.metrics import roc_auc_score as sklearn_auc
 pytest.importorskip("numba")
 
 import dask_auc  # noqa: E402
-from dask_auc._kernels import compiled, sort  # noqa: E402
+from dask_auc._kernels import compiled  # noqa: E402
+from dask_auc._kernels.buckets import (  # noqa: E402
+    Bucket,
+    assemble_bucket,
+    split_block,
+    summarize_bucket,
+)
+from dask_auc._kernels.plan import plan_sort  # noqa: E402
+from dask_auc._kernels.prepare import block_meta, few_distinct, prepare_block  # noqa: E402
+from dask_auc._kernels.rows import SortedScores  # noqa: E402
 
 DTYPES = [np.float64, np.float32, np.int64, np.int32, np.uint64, np.uint8, np.int16]
 
@@ -129,8 +138,8 @@ def test_hash_aggregation_gives_up_past_its_limit() -> None:
 def test_the_setting_off_keeps_every_kernel_in_numpy() -> None:
     scores = np.linspace(0, 1, 1 << 17)
     label = (np.arange(1 << 17) % 3 == 0).astype(np.int8)
-    on = sort.prepare_block(label, scores, compiled=True)
-    off = sort.prepare_block(label, scores, compiled=False)
+    on = prepare_block(label, scores, compiled=True)
+    off = prepare_block(label, scores, compiled=False)
     assert on.unsplit is not None and not on.by_label
     assert off.unsplit is None and set(off.by_label) == {0, 1}
     assert compiled.pair_counts(scores, scores, compiled=False) is None
@@ -141,16 +150,16 @@ def test_a_worker_without_numba_sorts_an_unsplit_block(monkeypatch) -> None:
     rng = np.random.default_rng(5)
     scores = rng.random(1 << 17)
     label = (rng.random(1 << 17) < 0.3).astype(np.int8)
-    block = sort.prepare_block(label, scores, compiled=True)
-    plan = sort.plan_sort([sort.block_meta(block, 64)], 4)
+    block = prepare_block(label, scores, compiled=True)
+    plan = plan_sort([block_meta(block, 64)], 4)
     plan = type(plan)(plan.classes, plan.splitters, plan.weight_exponent, plan.group_keys, True)
-    with_numba = [sort.assemble_bucket(piece) for piece in sort.split_block(block, plan)]
+    with_numba = [assemble_bucket(piece) for piece in split_block(block, plan)]
     monkeypatch.setattr(compiled, "loops", lambda: None)
-    without = [sort.assemble_bucket(piece) for piece in sort.split_block(block, plan)]
+    without = [assemble_bucket(piece) for piece in split_block(block, plan)]
     for a, b in zip(with_numba, without, strict=True):
         for part_a, part_b in zip(a.groups, b.groups, strict=True):
             np.testing.assert_array_equal(part_a.scores, part_b.scores)
-        assert sort.summarize_bucket(a) == sort.summarize_bucket(b)
+        assert summarize_bucket(a) == summarize_bucket(b)
 
 
 @pytest.mark.parametrize("kind", ["continuous", "tied", "heavy tie"])
@@ -206,9 +215,9 @@ def test_a_non_finite_score_in_an_aggregated_block_raises_sklearns_error(
     scores = np.round(rng.random(n), 2)
     scores[n // 3] = bad
     label = (rng.random(n) < 0.5).astype(np.int8)
-    assert sort.few_distinct(scores)
+    assert few_distinct(scores)
     with pytest.raises(ValueError, match=message):
-        sort.prepare_block(label, scores, compiled=compiled_flag)
+        prepare_block(label, scores, compiled=compiled_flag)
     y, s = da.from_array(label, chunks=n // 2), da.from_array(scores, chunks=n // 2)
     with (
         dask.config.set({"dask-auc.numba": compiled_flag}),
@@ -253,7 +262,7 @@ def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
     """``aggregate`` declines when this CPU's calibration chose Arrow: the same entries result."""
     pytest.importorskip("numba")
     from dask_auc._kernels import compiled
-    from dask_auc._kernels.sort import aggregated_rows
+    from dask_auc._kernels.rows import aggregated_rows
 
     rng = np.random.default_rng(5)
     scores = np.round(rng.random(5000), 2)
@@ -292,7 +301,7 @@ def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) ->
         joined[np.concatenate(([True], joined[1:] != joined[:-1]))][::-1] if len(joined) else joined
     )
     below = (np.searchsorted(neg, distinct, "left"), np.searchsorted(pos, distinct, "left"))
-    bucket = sort.Bucket.binary(sort.SortedScores(pos), sort.SortedScores(neg), compiled=True)
+    bucket = Bucket.binary(SortedScores(pos), SortedScores(neg), compiled=True)
     made = own_points(bucket)
     for found in (compiled.merged_points(pos, neg), (made.thresholds, made.below)):
         values, (below_neg, below_pos) = found

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dask_auc._kernels.binary import binary_bucket, choose_positive, plan_labels
+from dask_auc._kernels.buckets import assemble_bucket, split_block, summarize_bucket
 from dask_auc._kernels.curves import (
     PRECISION_RECALL,
     ROC,
@@ -22,13 +23,7 @@ from dask_auc._kernels.curves import (
     grid_step,
     thin_on_grid,
 )
-from dask_auc._kernels.sort import (
-    assemble_bucket,
-    block_meta,
-    prepare_block,
-    split_block,
-    summarize_bucket,
-)
+from dask_auc._kernels.prepare import block_meta, prepare_block
 from strategies import scored_rows
 
 
@@ -185,9 +180,7 @@ def test_grid_thinning_leaves_at_most_max_points(max_points, seed, distinct):
     st.integers(1, 50_000),
     st.sampled_from(["rows", "weights", "one class"]),
 )
-def test_grid_thinning_by_bisection_keeps_the_points_a_full_scan_keeps(
-    max_points, seed, n, counts
-):
+def test_grid_thinning_by_bisection_keeps_the_points_a_full_scan_keeps(max_points, seed, n, counts):
     """The bisection finds each cell's first point; the reference compares every neighbour."""
     rng = np.random.default_rng(seed)
     positive = rng.random(n) < rng.random()

@@ -10,11 +10,16 @@ import numpy as np
 import pytest
 from dask.sizeof import sizeof
 
+from dask_auc._kernels.buckets import split_block
 from dask_auc._kernels.footprint import SizedByArrays, footprint
-from dask_auc._kernels.sort import block_meta, plan_sort, prepare_block, split_block
+from dask_auc._kernels.plan import plan_sort
+from dask_auc._kernels.prepare import block_meta, prepare_block
 
 KERNEL_MODULES = [
-    "dask_auc._kernels.sort",
+    "dask_auc._kernels.rows",
+    "dask_auc._kernels.prepare",
+    "dask_auc._kernels.plan",
+    "dask_auc._kernels.buckets",
     "dask_auc._kernels.curves",
     "dask_auc._kernels.delong",
     "dask_auc._kernels.grouped",

@@ -301,7 +301,7 @@ def test_compiled_kernels_give_the_numpy_result(metric: Metric, threshold: str, 
     and one-class blocks included.
     """
     pytest.importorskip("numba")
-    from dask_auc._kernels import sort
+    from dask_auc._kernels import prepare, rows
 
     columns, cut_rows, layout = data.draw(partitioned(metric))
     inputs = dask_inputs(columns, cut_rows, layout)
@@ -309,7 +309,7 @@ def test_compiled_kernels_give_the_numpy_result(metric: Metric, threshold: str, 
         expected = metric(inputs)
     results = {}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sort, threshold, 1)
+        patch.setattr(prepare if threshold == "UNSPLIT_MIN_ROWS" else rows, threshold, 1)
         for compiled in (True, False):
             with dask.config.set({"dask-auc.numba": compiled}):
                 results[compiled] = metric(inputs)

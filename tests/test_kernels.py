@@ -8,21 +8,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
-from dask_auc._kernels.partial import cut_bucket_at, interval_area, locate_crossings, mcclish
-from dask_auc._kernels.sort import (
-    SortedScores,
+from dask_auc._kernels.buckets import (
     _cut_positions,
-    _looks_tied,
-    _merge_runs,
     _run_pair_counts,
-    _runs,
     assemble_bucket,
-    block_meta,
-    plan_sort,
-    prepare_block,
     split_block,
     summarize_bucket,
 )
+from dask_auc._kernels.partial import cut_bucket_at, interval_area, locate_crossings, mcclish
+from dask_auc._kernels.plan import plan_sort
+from dask_auc._kernels.prepare import block_meta, prepare_block
+from dask_auc._kernels.rows import SortedScores, _merge_runs, looks_tied, score_runs
 from dask_auc._kernels.summary import merge_run
 from references import pairwise_auc
 from strategies import scored_rows
@@ -173,16 +169,16 @@ def test_weighted_run_pair_counts_equal_the_brute_force_weighted_sums(classes):
 @given(st.lists(st.lists(st.integers(0, 6), max_size=60), min_size=1, max_size=6))
 def test_merging_runs_gives_the_sorted_concatenation(parts):
     arrays = [np.sort(np.array(p, dtype=np.float64) / 4) for p in parts]
-    merged = _merge_runs([_runs(a) for a in arrays])
+    merged = _merge_runs([score_runs(a) for a in arrays])
     assert merged.weights is None
     np.testing.assert_array_equal(merged.scores, np.sort(np.concatenate(arrays)))
 
 
 def test_tie_probe_tells_tied_from_continuous_and_ignores_tiny_arrays():
     rng = np.random.default_rng(3)
-    assert _looks_tied(np.sort(rng.integers(0, 1000, 100_000) / 1000))
-    assert not _looks_tied(np.sort(rng.random(100_000)))
-    assert not _looks_tied(np.zeros(10))  # too small to sample: the row path
+    assert looks_tied(np.sort(rng.integers(0, 1000, 100_000) / 1000))
+    assert not looks_tied(np.sort(rng.random(100_000)))
+    assert not looks_tied(np.zeros(10))  # too small to sample: the row path
 
 
 @pytest.mark.parametrize("distinct", [1, 3, 100, 5_000])
@@ -197,7 +193,7 @@ def test_pipeline_on_large_tied_blocks_takes_the_run_paths_and_stays_exact(disti
         for part in (bucket.pos, bucket.neg):
             assert np.all(np.diff(part.scores) >= 0)
     if distinct <= 100:
-        assert any(_looks_tied(b.pos.scores) and _looks_tied(b.neg.scores) for b in buckets)
+        assert any(looks_tied(b.pos.scores) and looks_tied(b.neg.scores) for b in buckets)
     whole = merge_run(summaries)
     assert whole.twice_area / (2 * whole.pos * whole.neg) == pairwise_auc(y, s)
     w = rng.choice([0.0, 0.5, 2.0], n)

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dask_auc import PartialROC, TieGroup, merge_adjacent
-from dask_auc._kernels.sort import Bucket, SortedScores, summarize_bucket
+from dask_auc._kernels.buckets import Bucket, summarize_bucket
+from dask_auc._kernels.rows import SortedScores
 from dask_auc._kernels.summary import drop_bottom_group, merge_run
 from strategies import scored_rows
 

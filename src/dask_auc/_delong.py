@@ -40,6 +40,7 @@ from ._engine import (
     prepared_blocks,
     zip_blocks,
 )
+from ._kernels.buckets import summarize_bucket
 from ._kernels.delong import (
     PAIRED_INPUTS,
     BucketContext,
@@ -51,7 +52,7 @@ from ._kernels.delong import (
     total_cross_sums,
     traced_block,
 )
-from ._kernels.sort import SHARED_BINARY_PLAN, SortPlan, summarize_bucket
+from ._kernels.plan import SHARED_BINARY_PLAN, SortPlan
 from ._kernels.validation import BinaryTarget, defined_or_warn
 from ._params import AtLeast, Boolean, Interval, Options, check_params
 from ._roc import WEIGHTS_MESSAGE, AUCInterval, first_context, roc, sample_variance

@@ -38,6 +38,7 @@ from ._engine import (
     map_blocks,
     prepared_blocks,
 )
+from ._kernels.buckets import summarize_bucket
 from ._kernels.multiclass import (
     ClassPlan,
     class_group_keys,
@@ -50,7 +51,7 @@ from ._kernels.multiclass import (
     summarize_one_vs_rest,
     summarize_pair,
 )
-from ._kernels.sort import plan_sort, summarize_bucket
+from ._kernels.plan import plan_sort
 from ._kernels.summary import PartialROC
 from ._kernels.validation import (
     MULTICLASS_MESSAGE,

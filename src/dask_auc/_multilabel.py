@@ -41,6 +41,7 @@ from ._engine import (
     score_column_count,
     side_by_side,
 )
+from ._kernels.buckets import summarize_bucket
 from ._kernels.curves import NO_POSITIVE_CLASS_MESSAGE, bucket_precision_sum, curve_contexts
 from ._kernels.multiclass import class_meta, prepare_multiclass_block
 from ._kernels.multilabel import (
@@ -57,7 +58,7 @@ from ._kernels.multilabel import (
     samples_average,
 )
 from ._kernels.partial import mcclish
-from ._kernels.sort import plan_sort, summarize_bucket
+from ._kernels.plan import plan_sort
 from ._kernels.summary import PartialROC
 from ._kernels.validation import (
     NO_NEGATIVES_MESSAGE,

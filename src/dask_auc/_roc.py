@@ -30,6 +30,7 @@ import pandas as pd
 from ._engine import LazyScore, SortedGraph, prepared_blocks, split_every_default
 from ._engine.inputs import sizes_of
 from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
+from ._kernels.buckets import summarize_bucket
 from ._kernels.curves import (
     NO_POSITIVE_CLASS_MESSAGE,
     PRECISION_RECALL,
@@ -59,7 +60,8 @@ from ._kernels.delong import (
     total_square_sums,
 )
 from ._kernels.partial import cut_bucket_at, interval_area, locate_crossings, mcclish
-from ._kernels.sort import ZERO_WEIGHTS_MESSAGE, prepare_block, summarize_bucket
+from ._kernels.plan import ZERO_WEIGHTS_MESSAGE
+from ._kernels.prepare import prepare_block
 from ._kernels.summary import Number, PartialROC
 from ._kernels.thresholds import (
     CONFUSION_MATRIX,

@@ -45,7 +45,9 @@ from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 from dask.typing import Key
 
-from .._kernels.sort import assemble_bucket, block_meta, plan_sort, split_block
+from .._kernels.buckets import assemble_bucket, split_block
+from .._kernels.plan import plan_sort
+from .._kernels.prepare import block_meta
 from .._kernels.summary import merge_run
 from .config import compiled_kernels, exchange_method
 from .inputs import Blocks, sizes_of
@@ -298,11 +300,11 @@ class SortedGraph(_Operations):
     Parameters
     ----------
     blocks : list of Delayed
-        One :class:`~dask_auc._kernels.sort.PreparedBlock` per input block;
+        One :class:`~dask_auc._kernels.prepare.PreparedBlock` per input block;
         :class:`~dask_auc._engine.inputs.Blocks` carry their sizes, from which
         the bucket count and each block's share of the sample follow
         (:func:`~dask_auc._engine.sizing.bucket_layout`).
-    plan : callable, default :func:`~dask_auc._kernels.sort.plan_sort`
+    plan : callable, default :func:`~dask_auc._kernels.plan.plan_sort`
         ``plan(metas, n_buckets) -> SortPlan``: checks the blocks and picks the
         splitters (a metric adds its label checks here, before any sorting).
     n_buckets : int, optional

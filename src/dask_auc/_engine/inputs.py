@@ -32,7 +32,7 @@ from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 
 from .._kernels.coalesce import block_row_counts, prepare_coalesced
-from .._kernels.sort import prepare_block
+from .._kernels.prepare import prepare_block
 from .._kernels.validation import (
     ROW_INPUTS,
     check_declared_label_dtype,
@@ -80,7 +80,7 @@ def prepared_blocks(
     ----------
     y_true, y_score, sample_weight
         The user's inputs, any of the accepted kinds.
-    prepare : callable, default :func:`~dask_auc._kernels.sort.prepare_block`
+    prepare : callable, default :func:`~dask_auc._kernels.prepare.prepare_block`
         The task run on each aligned block of the inputs; one that takes a
         ``compiled`` keyword gets ``dask-auc.numba`` through it.
     names : tuple of str

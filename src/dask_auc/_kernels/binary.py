@@ -19,12 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .sort import ABSENT, BlockMeta, Bucket, SortPlan, merged_parts, plan_sort
+from .buckets import Bucket
+from .plan import ABSENT, SortPlan, plan_sort
+from .prepare import BlockMeta
+from .rows import merged_parts
 from .validation import sorted_labels
 
 
 def plan_labels(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
-    """:func:`~dask_auc._kernels.sort.plan_sort` with one bucket part per label value.
+    """:func:`~dask_auc._kernels.plan.plan_sort` with one bucket part per label value.
 
     The plan's ``classes`` and ``group_keys`` are every label found, sorted
     (``ABSENT`` stands in when no block holds a row).
@@ -32,7 +35,7 @@ def plan_labels(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
     Examples
     --------
     >>> import numpy as np
-    >>> from dask_auc._kernels.sort import block_meta, prepare_block
+    >>> from dask_auc._kernels.prepare import block_meta, prepare_block
     >>> block = prepare_block(["b", "a", "c"], [0.3, 0.1, 0.2], any_labels=True)
     >>> plan_labels([block_meta(block, 4)], 1).group_keys
     ('a', 'b', 'c')
@@ -97,7 +100,7 @@ def choose_positive(plan: SortPlan, pos_label: Any) -> LabelChoice:
 
     Examples
     --------
-    >>> from dask_auc._kernels.sort import SortPlan
+    >>> from dask_auc._kernels.plan import SortPlan
     >>> import numpy as np
     >>> plan = SortPlan(("neg", "pos"), np.empty(0), group_keys=("neg", "pos"))
     >>> choose_positive(plan, None).positive, choose_positive(plan, "neg").index

@@ -117,7 +117,7 @@ def _calibrate(rows: int = 1 << 20, repeats: int = 3) -> None:
     background thread, and :func:`aggregate` declines (the caller then takes
     Arrow's path) unless the hash won.  The same numbers either way.
     """
-    from .sort import aggregated_rows  # the two paths exactly as the block kernel takes them
+    from .rows import aggregated_rows  # the two paths exactly as the block kernel takes them
 
     rng = np.random.default_rng(0)
     scores = np.round(rng.random(rows), 3)

@@ -2,7 +2,7 @@
 
 A curve point is a distinct score ``s`` with the (weighted) counts of
 positives and negatives scoring ``>= s``: scikit-learn's ``tps`` and ``fps``.
-Each sorted bucket (:mod:`dask_auc._kernels.sort`, bucket 0 = highest scores) makes
+Each sorted bucket (:mod:`dask_auc._kernels.buckets`, bucket 0 = highest scores) makes
 the points of its own distinct scores, shifted by the counts of all higher
 buckets.  Those shifts, and everything else a bucket must know of the others,
 come from one ordered exclusive scan of the bucket summaries
@@ -33,8 +33,9 @@ import numpy as np
 
 from . import compiled
 from .binary import is_default_binary
+from .buckets import Bucket
 from .footprint import SizedByArrays
-from .sort import Bucket, SortedScores
+from .rows import SortedScores
 from .summary import Number, PartialROC, neighbourhoods
 from .validation import (
     NO_NEGATIVES_MESSAGE,

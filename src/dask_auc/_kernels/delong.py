@@ -29,8 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from .buckets import Bucket, rows_through
 from .footprint import SizedByArrays
-from .sort import Bucket, PreparedBlock, SortedScores, rows_through
+from .prepare import PreparedBlock
+from .rows import SortedScores
 from .summary import PartialROC, merge_run, neighbourhoods
 from .validation import RowCounts, as_score_array, distinct_labels, to_numpy
 

@@ -1,8 +1,9 @@
 """Pure-NumPy kernels of the multi-class ROC AUC (one-vs-rest, one-vs-one, micro).
 
-The multi-class sort is the binary sample sort of :mod:`dask_auc._kernels.sort`,
-once per score column.  The rows of column ``c`` keep their class: a block of
-column ``c`` holds one ascending :class:`~dask_auc._kernels.sort.SortedScores` per
+The multi-class sort is the binary sample sort (:mod:`dask_auc._kernels.prepare`,
+:mod:`~dask_auc._kernels.plan`, :mod:`~dask_auc._kernels.buckets`), once per
+score column.  The rows of column ``c`` keep their class: a block of
+column ``c`` holds one ascending :class:`~dask_auc._kernels.rows.SortedScores` per
 class (keyed by class index), cut at the same splitters and merged bucket by
 bucket exactly as the binary negatives and positives are: a bucket has one
 part per class instead of two.  From one sorted
@@ -31,16 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from .buckets import Bucket, edge, pair_counts, summarize_bucket, total_equal
 from .footprint import SizedByArrays
-from .sort import (
-    Bucket,
-    PreparedBlock,
-    _edge,
-    _pair_counts,
-    _total_equal,
-    sorted_rows,
-    summarize_bucket,
-)
+from .prepare import PreparedBlock, sorted_rows
 from .summary import PartialROC, TieGroup
 from .validation import (
     ROW_INPUTS,
@@ -246,7 +240,7 @@ def summarize_one_vs_rest(bucket: Bucket, column: int) -> PartialROC:
 
     Examples
     --------
-    >>> from dask_auc._kernels.sort import SortedScores
+    >>> from dask_auc._kernels.rows import SortedScores
     >>> a = SortedScores(np.array([0.5, 0.9]))
     >>> b, c = SortedScores(np.array([0.1])), SortedScores(np.array([0.5]))
     >>> summary = summarize_one_vs_rest(Bucket((a, b, c)), column=0)
@@ -261,17 +255,17 @@ def summarize_one_vs_rest(bucket: Bucket, column: int) -> PartialROC:
     tied: int | float = 0
     neg: int | float = 0
     for other in rest:
-        s, t = _pair_counts(pos, other, bucket.weight_exponent, bucket.compiled)
+        s, t = pair_counts(pos, other, bucket.weight_exponent, bucket.compiled)
         strict, tied, neg = strict + s, tied + t, neg + other.total
-    top = max(_edge(g, -1) for g in bucket.groups)
-    bottom = min(_edge(g, 0) for g in bucket.groups)
+    top = max(edge(g, -1) for g in bucket.groups)
+    bottom = min(edge(g, 0) for g in bucket.groups)
     return PartialROC(
         pos.total,
         neg,
         strict,
         tied,
-        TieGroup(top, _total_equal(pos, top), sum(_total_equal(g, top) for g in rest)),
-        TieGroup(bottom, _total_equal(pos, bottom), sum(_total_equal(g, bottom) for g in rest)),
+        TieGroup(top, total_equal(pos, top), sum(total_equal(g, top) for g in rest)),
+        TieGroup(bottom, total_equal(pos, bottom), sum(total_equal(g, bottom) for g in rest)),
         bucket.weight_exponent,
     )
 

@@ -31,7 +31,7 @@ import numpy as np
 from .curves import LabelRule
 from .footprint import SizedByArrays
 from .multiclass import ClassMeta, ClassPlan, MultiBlock
-from .sort import PreparedBlock, sorted_rows
+from .prepare import PreparedBlock, sorted_rows
 from .validation import (
     ROW_INPUTS,
     RowCounts,

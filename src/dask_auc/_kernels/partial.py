@@ -43,7 +43,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .sort import Bucket, SortedScores, summarize_bucket
+from .buckets import Bucket, summarize_bucket
+from .rows import SortedScores
 from .summary import Number, PartialROC
 
 #: an exact count or area: an int (see :func:`_fixed`), or a rational between them

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .buckets import Bucket
 from .curves import (
     CurveContext,
     CurveKind,
@@ -36,7 +37,6 @@ from .curves import (
     recall_corner_mask,
     thin_on_grid,
 )
-from .sort import Bucket
 from .summary import Number
 
 DET_ONE_CLASS_MESSAGE = (
@@ -100,7 +100,7 @@ def bucket_det(
 
     Examples
     --------
-    >>> from .sort import SortedScores
+    >>> from .rows import SortedScores
     >>> pos, neg = SortedScores(np.array([0.35, 0.8])), SortedScores(np.array([0.1, 0.4]))
     >>> context = CurveContext((2, 2), (0, 0), False, None, None)
     >>> points, exact, lowest = bucket_det(Bucket.binary(pos, neg), context, False, None)
@@ -492,7 +492,7 @@ def bucket_gains_cuts(bucket: Bucket, context: CurveContext, n_bins: int) -> Gai
 
     Examples
     --------
-    >>> from .sort import SortedScores
+    >>> from .rows import SortedScores
     >>> pos, neg = SortedScores(np.array([0.5, 0.9])), SortedScores(np.array([0.1, 0.5]))
     >>> context = CurveContext((2, 2), (0, 0), False, None, None)
     >>> cuts = bucket_gains_cuts(Bucket.binary(pos, neg), context, 4)
