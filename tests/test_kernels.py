@@ -202,3 +202,18 @@ def test_pipeline_on_large_tied_blocks_takes_the_run_paths_and_stays_exact(disti
     assert whole.area / (whole.pos * whole.neg) == pytest.approx(
         sklearn_auc(y, s, sample_weight=w), abs=1e-12
     )
+
+
+def test_a_small_block_split_over_many_buckets_shares_one_empty_piece():
+    """Issue 20 item 9: a 2-row block cut for 600 buckets makes 2 pieces, not 600."""
+    rng = np.random.default_rng(9)
+    y, s = (rng.random(1200) < 0.3).astype(int), rng.random(1200)
+    blocks = [prepare_block(y[i : i + 2], s[i : i + 2], None) for i in range(0, 1200, 2)]
+    plan = plan_sort([block_meta(b, 16) for b in blocks], 600)
+    pieces = split_block(blocks[0], plan)
+    assert len(pieces) == 600
+    filled = [p for p in pieces if any(len(g) for g in p.groups)]
+    assert len(filled) <= 2 and sum(len(g) for p in filled for g in p.groups) == 2
+    empty = [p for p in pieces if not any(len(g) for g in p.groups)]
+    assert len({id(p) for p in empty}) == 1
+    assert all(g.scores.dtype == plan.splitters.dtype for g in empty[0].groups)

@@ -115,12 +115,17 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
     empty = next(iter(parts.values())).empty() if parts else SortedScores(plan.splitters[:0])
     groups = [parts.get(key, empty) for key in plan.group_keys]
     cuts = [_cut_positions(group.scores, plan.splitters) for group in groups]
+    # a small block reaches few of many buckets: the others share one empty piece
+    reached = np.any([np.diff(c) > 0 for c in cuts], axis=0) if cuts else []
+    nothing = Bucket(tuple(g.slice(0, 0) for g in groups), plan.weight_exponent, plan.compiled)
     pieces = [
         Bucket(
             tuple(g.slice(c[j], c[j + 1]) for g, c in zip(groups, cuts, strict=True)),
             plan.weight_exponent,
             plan.compiled,
         )
+        if reached[j]
+        else nothing
         for j in range(plan.n_buckets)
     ]
     return pieces[::-1]

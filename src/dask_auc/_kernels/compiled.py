@@ -209,10 +209,9 @@ def merged_points(
     below_neg, below_pos = np.empty(n, np.int64), np.empty(n, np.int64)
     m = kernel.merged_points(pos, neg, values, below_neg, below_pos)
     descending = slice(m - 1, None, -1) if m else slice(0, 0)
-    found = values[descending], below_neg[descending], below_pos[descending]
     if m < n:  # ties: keep compact arrays, not views of the rows' buffers
-        found = tuple(a.copy() for a in found)
-    return found[0], (found[1], found[2])
+        values, below_neg, below_pos = values[:m].copy(), below_neg[:m].copy(), below_pos[:m].copy()
+    return values[descending], (below_neg[descending], below_pos[descending])
 
 
 def aggregate(

@@ -311,7 +311,7 @@ def own_points(bucket: Bucket) -> OwnPoints:
     merged = joined[order]
     first = np.flatnonzero(np.concatenate(([True], merged[1:] != merged[:-1])))
     negative = order >= len(pos)
-    below_neg = np.cumsum(negative)[first] - negative[first]  # negatives before each run
+    below_neg: np.ndarray = np.cumsum(negative)[first] - negative[first]  # negatives before
     below_pos = first - below_neg
     return OwnPoints(merged[first][::-1], (below_neg[::-1], below_pos[::-1]))
 
