@@ -227,12 +227,16 @@ def test_building_and_repr_compute_nothing():
 
 
 def _tasks(lazies, prefix: str) -> set:
-    """Distinct task names starting with ``prefix`` in the merged graphs of ``lazies``."""
+    """Distinct task names ``<prefix><token>`` in the merged graphs of ``lazies``.
+
+    Only the token may follow the prefix: ``auc-bucket-`` names the buckets,
+    not the task listing their sources (``auc-bucket-sources-<token>``).
+    """
     names = set()
     for lazy in lazies:
         for key in dict(lazy.__dask_graph__()):
             name = key[0] if isinstance(key, tuple) else key
-            if name.startswith(prefix):
+            if name.startswith(prefix) and "-" not in name.removeprefix(prefix):
                 names.add(name)
     return names
 
