@@ -19,6 +19,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn import metrics as skm
 
 import dask_auc
 from metric_registry import PERSISTED_SUFFIX, REGISTRY, dask_inputs
@@ -167,14 +168,34 @@ def test_string_labels_give_the_greater_one_an_auc():
         curve.average_precision()
 
 
-def test_average_precision_of_a_roc_without_pos_label_is_of_label_one():
-    """Labels {1, 2}: the ROC's positive is 2 (the AUC's rule), AP's default is 1: an error."""
-    frame = _frame(False, np.where(RNG.random(N) < 0.4, 2, 1))
-    with pytest.raises(ValueError, match="average_precision_score takes pos_label=1 by default"):
-        dask_auc.roc(frame.y, frame.s).average_precision()
-    assert dask_auc.roc(frame.y, frame.s, pos_label=1).average_precision() == (
-        dask_auc.average_precision_score(frame.y, frame.s)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_average_precision_of_a_roc_without_pos_label_is_of_label_one(weighted):
+    """Labels {1, 2}: the ROC's positive is 2 (the AUC's rule), AP's default class is 1.
+
+    The ROC answers AP's class from the same points (the counts exchanged):
+    bit for bit the AP of a ROC whose positive class is 1, equal to
+    scikit-learn's, and the function shares the sort and summaries of the
+    input's other metrics.
+    """
+    frame = _frame(weighted, np.where(RNG.random(N) < 0.4, 2, 1))
+    w = frame.w if weighted else None
+    data = frame.compute()
+    expected = skm.average_precision_score(
+        data.y, data.s, sample_weight=None if w is None else data.w
     )
+    curve = dask_auc.roc(frame.y, frame.s, sample_weight=w)
+    got = curve.average_precision()
+    assert got == dask_auc.roc(frame.y, frame.s, pos_label=1, sample_weight=w).average_precision()
+    assert got == dask_auc.average_precision_score(frame.y, frame.s, sample_weight=w)
+    assert got == pytest.approx(expected, rel=1e-12)
+    assert curve.auc() == pytest.approx(
+        skm.roc_auc_score(data.y, data.s, sample_weight=None if w is None else data.w), rel=1e-12
+    )
+    lazies = [
+        dask_auc.roc_auc_score(frame.y, frame.s, sample_weight=w, compute=False),
+        dask_auc.average_precision_score(frame.y, frame.s, sample_weight=w, compute=False),
+    ]
+    assert len(_tasks(lazies, "auc-summary-")) == 1
 
 
 def test_one_class_warns_as_the_functions_do():
@@ -291,7 +312,10 @@ def test_ten_metrics_computed_together_sort_once():
         dask_auc.gains_table(y, s, compute=False),
     ]
     assert len(_tasks(lazies, "auc-split-")) == 1
-    assert len(_tasks(lazies, "auc-summary-")) == 2  # pos_label=None, and AP's pos_label=1
+    # one label choice, one set of summaries and of placed points (AP's default class 1 is
+    # answered by the same ROC as the others)
+    for layer in ("auc-positive-", "auc-summary-", "curve-own-points-", "curve-placed-points-"):
+        assert len(_tasks(lazies, layer)) == 1, layer
     results = dask_auc.compute(*lazies)
     assert results[0] == dask_auc.roc_auc_score(y, s)
 

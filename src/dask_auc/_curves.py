@@ -222,7 +222,13 @@ def average_precision_score(
             y_true, y_score, n_labels, n_columns, average, pos_label, sample_weight
         )
         return lazy.compute() if compute else lazy
-    curve = roc(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+    # the default class 1 is asked of the ROC every function of this input builds (its
+    # default rule): ROC.average_precision answers for class 1 from it either way, so the AP
+    # shares their sort and bucket summaries
+    default = type(pos_label) is int and pos_label == 1
+    curve = roc(
+        y_true, y_score, pos_label=None if default else pos_label, sample_weight=sample_weight
+    )
     return curve.average_precision(compute=compute)
 
 

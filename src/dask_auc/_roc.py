@@ -267,10 +267,29 @@ class ROC:
     def _partial_area(self, bounds: tuple[float, float], swap: bool = False) -> Hashable:
         return partial_area_key(self._graph, self._summaries, bounds, swap=swap, on=self._buckets)
 
-    def _precision_sum(self) -> Hashable:
-        parts = self._per_bucket(
-            "curve-precision", bucket_precision_sum, each=self._contexts, points=True
-        )
+    def _precision_sum(self, *, asked: bool = False) -> Hashable:
+        """Key of ``sum(dtps * precision)`` of the positive class (``asked``: of AP's class).
+
+        ``average_precision_score``'s class is its ``pos_label``, 1 by default,
+        while this ROC's positive class follows ``roc_auc_score``'s rule: the
+        two differ only for targets like {1, 2}, where AP's class is then the
+        ROC's negative one, and the same points answer it with their counts
+        exchanged -- so that the AP of one input shares its sort and bucket
+        summaries with every other metric, whichever class the data make
+        positive.
+        """
+        if asked:
+            parts = self._per_bucket(
+                "curve-precision-asked",
+                _asked_precision_sum,
+                self._choice,
+                each=self._contexts,
+                points=True,
+            )
+        else:
+            parts = self._per_bucket(
+                "curve-precision", bucket_precision_sum, each=self._contexts, points=True
+            )
         return self._graph.task("curve-precision-sum", _total, parts)
 
     def _query(self, keys: Sequence[Hashable], finish: _Finish, label: str) -> LazyScore:
@@ -375,7 +394,7 @@ class ROC:
         compute = check_params("average_precision_score", _COMPUTE_PARAMETERS, compute=compute)[
             "compute"
         ]
-        keys = [self._contexts, self._precision_sum()]
+        keys = [self._contexts, self._precision_sum(asked=True)]
         finish = _Finish(_average_precision_of, "average_precision")
         return _returned(self._query(keys, finish, "average_precision_score"), compute)
 
@@ -697,14 +716,7 @@ def _check_labels(rule: str | BinaryTarget, choice: LabelChoice) -> None:
             rule.check(classes, rows)
     elif rule == "average_precision":
         # average_precision_score's default is pos_label=1, not roc_auc_score's greater label
-        asked = 1 if choice.pos_label is None else choice.pos_label
-        LabelRule("average_precision", asked).check(classes, rows)
-        if not _same_positive(choice.positive, asked):
-            raise ValueError(
-                f"average_precision_score takes pos_label=1 by default, but this ROC's "
-                f"positive class is {choice.positive!r} (the greater of y_true's labels "
-                f"{list(classes)}): pass pos_label to dask_auc.roc."
-            )
+        LabelRule("average_precision", _asked_class(choice)).check(classes, rows)
     elif rule == "det":
         DetLabelRule("curve", choice.pos_label).check(classes, rows)
     else:
@@ -713,6 +725,24 @@ def _check_labels(rule: str | BinaryTarget, choice: LabelChoice) -> None:
 
 def _same_positive(a: Any, b: Any) -> bool:
     return isinstance(a, str) == isinstance(b, str) and bool(a == b)
+
+
+def _asked_class(choice: LabelChoice) -> Any:
+    """The class ``average_precision_score`` asks about: its ``pos_label``, 1 by default."""
+    return 1 if choice.pos_label is None else choice.pos_label
+
+
+def _asks_the_other_class(choice: LabelChoice) -> bool:
+    """Whether AP's class is not this ROC's positive one (then it is the negative one).
+
+    AP's label checks (:func:`_check_labels`) leave at most two labels, one of
+    them AP's class if both are present: so the ROC's negatives are AP's class.
+    """
+    return not _same_positive(choice.positive, _asked_class(choice))
+
+
+def _asked_precision_sum(bucket: Any, context: CurveContext, choice: LabelChoice) -> float:
+    return bucket_precision_sum(bucket, context, swap=_asks_the_other_class(choice))
 
 
 class _Finish:
@@ -770,7 +800,7 @@ def _average_precision(precision_sum: float, total_pos: float) -> float:
 def _average_precision_of(
     choice: LabelChoice, contexts: list[CurveContext], precision_sum: float
 ) -> float:
-    total_pos = contexts[0].total[0]
+    total_pos = contexts[0].total[int(_asks_the_other_class(choice))]
     if total_pos == 0:
         warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
     return _average_precision(precision_sum, total_pos)

@@ -621,20 +621,24 @@ def as_indices(keep: np.ndarray) -> np.ndarray:
     return np.flatnonzero(keep) if keep.dtype == bool else keep
 
 
-def bucket_precision_sum(bucket: Bucket, context: CurveContext) -> float:
+def bucket_precision_sum(bucket: Bucket, context: CurveContext, swap: bool = False) -> float:
     """This bucket's part of ``sum(dtps * precision)``; AP is the total over ``P``.
 
     scikit-learn's average precision is ``sum((R_k - R_{k-1}) * P_k)`` over the
-    points in descending score order, with ``R_{-1} = 0``.
+    points in descending score order, with ``R_{-1} = 0``.  With ``swap`` the
+    bucket's negatives are the class asked for (the other of two labels):
+    the same points, with the two counts exchanged.
     """
-    if bucket.answers is not None:
+    if bucket.answers is not None and not swap:
         return bucket.answers.precision_sum
     points = bucket_points(bucket, context)
     if len(points) == 0:
         return 0.0
-    before = 0 if context.previous is None else context.previous[0]
-    gained = np.diff(points.tps, prepend=before)
-    precision = points.tps / (points.tps + points.fps)
+    side = int(swap)  # which count is the class asked for
+    asked, other = (points.fps, points.tps) if swap else (points.tps, points.fps)
+    before = 0 if context.previous is None else context.previous[side]
+    gained = np.diff(asked, prepend=before)
+    precision = asked / (asked + other)
     return float(np.sum(gained * precision))
 
 
