@@ -21,6 +21,23 @@ def record_all_warnings() -> None:
     warnings.filterwarnings("ignore", message=DASK_READER_NOTICE)
 
 
+def run_and_record(call, *, errors=(ValueError, TypeError), ignore=()):
+    """``(call()'s result or its error as "Type: message", the set of warning messages)``.
+
+    Errors of the ``errors`` types are the outcome, any other propagates;
+    warnings of the ``ignore`` categories are left out.
+    """
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        record_all_warnings()
+        try:
+            result = call()
+        except errors as error:
+            result = f"{type(error).__name__}: {error}"
+    return result, {str(w.message) for w in caught if not issubclass(w.category, ignore)}
+
+
 def pairwise_auc(y_true, y_score, sample_weight=None) -> float:
     """Brute-force AUC: every (positive, negative) pair, ties scoring one half.
 

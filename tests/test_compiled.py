@@ -98,14 +98,19 @@ def test_a_heavy_tie_is_dealt_evenly_over_its_buckets() -> None:
     assert np.diff(starts).tolist() == [31, 30, 31]
 
 
-@settings(max_examples=150, deadline=None)
-@given(rows=scored_rows(), other=scored_rows())
-def test_merged_pair_counts_equal_binary_searches(rows, other) -> None:
+def _ascending_pair(rows, other) -> tuple[np.ndarray, np.ndarray]:
+    """Two ascending score arrays of one dtype (``rows``'), from two drawn row sets."""
     pos, _, _ = rows
     neg = other[0].astype(pos.dtype) if len(other[0]) else pos[:0]
     if pos.dtype.kind == "u" and other[0].dtype.kind in "if":
         neg = np.abs(other[0]).astype(pos.dtype)
-    pos, neg = np.sort(pos), np.sort(neg)
+    return np.sort(pos), np.sort(neg)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=scored_rows(), other=scored_rows())
+def test_merged_pair_counts_equal_binary_searches(rows, other) -> None:
+    pos, neg = _ascending_pair(rows, other)
     below = np.searchsorted(neg, pos, "left")
     through = np.searchsorted(neg, pos, "right")
     expected = (int(below.sum()), int((through - below).sum()))
@@ -291,11 +296,7 @@ def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) ->
     """The compiled own points: distinct scores (the same ``-0.0`` or ``0.0`` kept), rows below."""
     from dask_auc._kernels.curves import own_points
 
-    pos, _, _ = rows
-    neg = other[0].astype(pos.dtype) if len(other[0]) else pos[:0]
-    if pos.dtype.kind == "u" and other[0].dtype.kind in "if":
-        neg = np.abs(other[0]).astype(pos.dtype)
-    pos, neg = np.sort(pos), np.sort(neg)
+    pos, neg = _ascending_pair(rows, other)
     joined = np.sort(np.concatenate([pos, neg]), kind="stable")
     distinct = (
         joined[np.concatenate(([True], joined[1:] != joined[:-1]))][::-1] if len(joined) else joined

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import dask_auc
-from references import record_all_warnings
+from references import run_and_record
 from strategies import boundaries, dask_array, dask_frame
 from test_sample_ranking import run_upstream, upstream_cases
 
@@ -62,13 +62,7 @@ VARIANT_IDS = [f"{f.__name__}-{i}" for i, (f, _) in enumerate(VARIANTS)]
 
 def _run(function, *args, **kwargs):
     """(result or error text, warning messages but NumPy's RuntimeWarnings)."""
-    with warnings.catch_warnings(record=True) as caught:
-        record_all_warnings()
-        try:
-            result = function(*args, **kwargs)
-        except (ValueError, TypeError) as error:
-            result = f"{type(error).__name__}: {error}"
-    return result, {str(w.message) for w in caught if not issubclass(w.category, RuntimeWarning)}
+    return run_and_record(lambda: function(*args, **kwargs), ignore=(RuntimeWarning,))
 
 
 def _assert_same(got, expected, *, exact: bool) -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import dask_auc
-from references import record_all_warnings
+from references import run_and_record
 from strategies import boundaries, dask_frame
 
 AVERAGES = ["micro", "macro", "weighted", "samples", None]
@@ -28,13 +28,7 @@ METRICS = ["roc_auc_score", "average_precision_score"]
 
 def _run(function, *args, **kwargs):
     """(result or error text, the set of warning messages)."""
-    with warnings.catch_warnings(record=True) as caught:
-        record_all_warnings()
-        try:
-            result = function(*args, **kwargs)
-        except (ValueError, TypeError) as error:
-            result = f"{type(error).__name__}: {error}"
-    return result, {str(w.message) for w in caught}
+    return run_and_record(lambda: function(*args, **kwargs))
 
 
 def _assert_same(got, expected):

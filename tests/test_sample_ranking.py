@@ -38,7 +38,7 @@ from sklearn.metrics._ranking import _dcg_sample_scores, _ndcg_sample_scores
 
 import dask_auc
 from dask_auc._kernels import sample_ranking as kernels
-from references import record_all_warnings
+from references import run_and_record
 from strategies import boundaries, dask_frame
 
 MULTILABEL = [
@@ -53,13 +53,8 @@ RTOL = 1e-12
 
 def _run(function, *args, **kwargs):
     """(result or error, the set of warning messages)."""
-    with warnings.catch_warnings(record=True) as caught:
-        record_all_warnings()
-        try:
-            result = function(*args, **kwargs)
-        except (ValueError, TypeError, ZeroDivisionError) as error:
-            result = f"{type(error).__name__}: {error}"
-    return result, {str(w.message) for w in caught}
+    errors = (ValueError, TypeError, ZeroDivisionError)
+    return run_and_record(lambda: function(*args, **kwargs), errors=errors)
 
 
 def _same_bits(a: float, b: float) -> bool:
