@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -57,6 +58,12 @@ def test_notebook_is_stored_without_outputs(path):
     assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
 
 
+#: the README's test command runs the notebooks once, in the documentation build
+#: (.ci/docs.sh executes them and fails on a failing cell), and sets this to skip them here
+RUN_BY_DOCS = os.environ.get("DASK_AUC_NOTEBOOKS_IN_DOCS") == "1"
+
+
+@pytest.mark.skipif(RUN_BY_DOCS, reason="the documentation build runs the notebooks")
 @pytest.mark.parametrize("path", stored_notebooks(), ids=lambda path: path.stem)
 def test_notebook_runs(path, this_interpreter_kernel):
     notebook = nbformat.read(path, as_version=4)
