@@ -314,7 +314,7 @@ def test_ten_metrics_computed_together_sort_once():
     assert len(_tasks(lazies, "auc-split-")) == 1
     # one label choice, one set of summaries and of placed points (AP's default class 1 is
     # answered by the same ROC as the others)
-    for layer in ("auc-positive-", "auc-summary-", "curve-own-points-", "curve-placed-points-"):
+    for layer in ("auc-positive-", "auc-summary-", "curve-placed-points-"):
         assert len(_tasks(lazies, layer)) == 1, layer
     results = dask_auc.compute(*lazies)
     assert results[0] == dask_auc.roc_auc_score(y, s)

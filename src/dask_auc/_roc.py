@@ -47,7 +47,6 @@ from ._kernels.curves import (
     thin_on_grid,
     with_answers,
     with_placed_points,
-    with_points,
 )
 from ._kernels.curves import (
     ROC as ROC_CURVE,
@@ -245,9 +244,8 @@ class ROC:
         self._summaries = self._per_bucket("auc-summary", summarize_bucket)
         self._contexts = graph.task("curve-contexts", curve_contexts, self._summaries)
         # the buckets with their curve points, made and placed once for every curve query
-        pointed = self._per_bucket("curve-own-points", with_points)
-        self._placed = graph.per_bucket(
-            "curve-placed-points", with_placed_points, each=self._contexts, on=pointed
+        self._placed = self._per_bucket(
+            "curve-placed-points", with_placed_points, each=self._contexts
         )
         self._persisted = False
 
@@ -267,8 +265,8 @@ class ROC:
     def _partial_area(self, bounds: tuple[float, float], swap: bool = False) -> Hashable:
         return partial_area_key(self._graph, self._summaries, bounds, swap=swap, on=self._buckets)
 
-    def _precision_sum(self, *, asked: bool = False) -> Hashable:
-        """Key of ``sum(dtps * precision)`` of the positive class (``asked``: of AP's class).
+    def _precision_sum(self) -> Hashable:
+        """Key of ``sum(dtps * precision)`` of average precision's class.
 
         ``average_precision_score``'s class is its ``pos_label``, 1 by default,
         while this ROC's positive class follows ``roc_auc_score``'s rule: the
@@ -276,20 +274,12 @@ class ROC:
         ROC's negative one, and the same points answer it with their counts
         exchanged -- so that the AP of one input shares its sort and bucket
         summaries with every other metric, whichever class the data make
-        positive.
+        positive.  (The precision-recall curve's label rule admits only a
+        positive class of 1 or its ``pos_label``: the same class.)
         """
-        if asked:
-            parts = self._per_bucket(
-                "curve-precision-asked",
-                _asked_precision_sum,
-                self._choice,
-                each=self._contexts,
-                points=True,
-            )
-        else:
-            parts = self._per_bucket(
-                "curve-precision", bucket_precision_sum, each=self._contexts, points=True
-            )
+        parts = self._per_bucket(
+            "curve-precision", _asked_precision_sum, self._choice, each=self._contexts, points=True
+        )
         return self._graph.task("curve-precision-sum", _total, parts)
 
     def _query(self, keys: Sequence[Hashable], finish: _Finish, label: str) -> LazyScore:
@@ -399,7 +389,7 @@ class ROC:
         compute = check_params("average_precision_score", _COMPUTE_PARAMETERS, compute=compute)[
             "compute"
         ]
-        keys = [self._contexts, self._precision_sum(asked=True)]
+        keys = [self._contexts, self._precision_sum()]
         finish = _Finish(_average_precision_of, "average_precision")
         return _returned(self._query(keys, finish, "average_precision_score"), compute)
 

@@ -56,8 +56,6 @@ class Bucket(SizedByArrays):
     groups: tuple[SortedScores, ...]
     weight_exponent: int = 0  # the plan's, for the pair counts of the summary
     compiled: bool = False  # the plan's: may the summary use the compiled loops
-    #: the bucket's own curve points, once made (:func:`~dask_auc._kernels.curves.with_points`)
-    points: Any = None
     #: its curve points placed among all buckets' (absolute counts, with the rows below each),
     #: once made (:func:`~dask_auc._kernels.curves.with_placed_points`)
     placed: Any = None

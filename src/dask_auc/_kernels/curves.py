@@ -285,10 +285,8 @@ def own_points(bucket: Bucket) -> OwnPoints:
     """A bucket's distinct scores, descending, and each class's rows below each.
 
     The part of the curve points a bucket knows alone -- the merge of its two
-    classes' scores and the binary searches, most of a curve query's work:
-    :func:`bucket_points` places them with the bucket's context.  Made once
-    per bucket and kept (:func:`with_points`) when several curve queries read
-    the same buckets.
+    classes' scores: :func:`bucket_points` places them with the bucket's
+    context, once per bucket of a ROC (:func:`with_placed_points`).
 
     Examples
     --------
@@ -316,11 +314,6 @@ def own_points(bucket: Bucket) -> OwnPoints:
     return OwnPoints(merged[first][::-1], (below_neg[::-1], below_pos[::-1]))
 
 
-def with_points(bucket: Bucket) -> Bucket:
-    """The bucket carrying its :func:`own_points`, so that curve queries do not remake them."""
-    return replace(bucket, points=own_points(bucket))
-
-
 def with_placed_points(bucket: Bucket, context: CurveContext) -> Bucket:
     """The bucket carrying its curve points placed by ``context`` (:func:`bucket_points`).
 
@@ -329,11 +322,10 @@ def with_placed_points(bucket: Bucket, context: CurveContext) -> Bucket:
     (and the rows below each point) and only looks up the few points it needs
     (:func:`thin_on_grid`, the operating point's monotone targets), so a
     query of a persisted ROC costs about O(log(points)) per bucket, not
-    O(points).  The own points it was made from are dropped (the placed
-    points hold the same thresholds).  The placed points belong to this
-    ``context``: every query of one ROC has the same contexts.
+    O(points).  The placed points belong to this ``context``: every query of
+    one ROC has the same contexts.
     """
-    return replace(bucket, points=None, placed=bucket_points(bucket, context, remainders=True))
+    return replace(bucket, placed=bucket_points(bucket, context, remainders=True))
 
 
 @dataclass(frozen=True)
@@ -385,7 +377,7 @@ def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = Fals
         placed: CurvePoints = bucket.placed
         return placed if remainders else replace(placed, fns=None, tns=None)
     pos, neg = bucket.pos, bucket.neg
-    cut: OwnPoints = bucket.points if bucket.points is not None else own_points(bucket)
+    cut = own_points(bucket)
     if len(cut) == 0:
         empty = np.empty(0, np.int64)
         return CurvePoints(empty, empty, cut.thresholds, *((empty, empty) if remainders else ()))
