@@ -67,6 +67,7 @@ def prepared_blocks(
     names: tuple[str, ...] = ROW_INPUTS,
     score_matrix: bool = False,
     chunk_rows: int | None = None,
+    extra: Sequence[Any] = (),
 ) -> Blocks:
     """One lazy ``prepare(*blocks, names=...)`` per aligned block of the inputs.
 
@@ -91,8 +92,14 @@ def prepared_blocks(
     chunk_rows : int, optional
         Block size used when every input is in memory (default: enough blocks
         to keep all cores busy).
+    extra : sequence, optional
+        More 1-D row inputs, after ``sample_weight`` (e.g. group keys), named
+        by the rest of ``names``.
     """
     inputs = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
+    if extra:
+        names = (*names[: len(inputs)], *names[3 : 3 + len(extra)])
+        inputs += list(extra)
     names = names[: len(inputs)]
     for i, (x, name) in enumerate(zip(inputs, names, strict=True)):
         if i != 1 or not score_matrix:

@@ -302,3 +302,34 @@ def aggregate_codes(bits, codes, negative_zero, limit):
     counts = table_counts.reshape(-1, 2)
     filled = np.flatnonzero(counts.sum(axis=1))
     return table_bits[filled], counts[filled]
+
+
+_MIX_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
+_MIX_FACTORS = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+@_compile
+def replicate_counts(keys, starts, replicate_keys, thresholds, out):  # pragma: no cover
+    """Add each row's Poisson(1) count in every replicate to its tie group's row of ``out``.
+
+    The draw of row key ``r`` in replicate ``k`` is SplitMix64's finaliser of
+    ``r ^ k``, counted by the integer thresholds, as
+    :func:`dask_auc._kernels.bootstrap.counts_for` does in NumPy.
+    """
+    s1, s2, s3 = _MIX_SHIFTS
+    m1, m2 = _MIX_FACTORS
+    n_thresholds = len(thresholds)
+    for g in range(len(starts) - 1):
+        for i in range(starts[g], starts[g + 1]):
+            row = keys[i]
+            for b in range(len(replicate_keys)):
+                x = row ^ replicate_keys[b]
+                x ^= x >> s1
+                x *= m1
+                x ^= x >> s2
+                x *= m2
+                x ^= x >> s3
+                count = 0
+                while count < n_thresholds and x >= thresholds[count]:
+                    count += 1
+                out[g, b] += count

@@ -100,6 +100,8 @@ def _compile() -> None:
             pair_counts(ascending[::2].copy(), ascending[1::2].copy())
             merged_points(ascending[::2].copy(), ascending[1::2].copy())
             aggregate(scores % 7, codes.view(bool), 100)
+        keys = np.arange(8, dtype=np.uint64)
+        replicate_group_counts(keys, np.array([0, 3, 8]), keys[:2], keys[1:4], None)
         _calibrate()
     finally:
         _warming.active = False
@@ -237,3 +239,25 @@ def aggregate(
         return None
     patterns, counts = found
     return patterns.astype(bits.dtype).view(scores.dtype), counts
+
+
+def replicate_group_counts(
+    keys: np.ndarray,
+    starts: np.ndarray,
+    replicate_keys: np.ndarray,
+    thresholds: np.ndarray,
+    weights: np.ndarray | None,
+    *,
+    compiled: bool = True,
+) -> np.ndarray | None:
+    """Each tie group's Poisson counts per replicate, ``(groups, replicates)`` int64, or None.
+
+    Rows ``starts[g]:starts[g + 1]`` (by their uint64 ``keys``) form group
+    ``g``.  Weighted rows take the NumPy path, whose float sums keep their order.
+    """
+    kernel = _usable(compiled, keys)
+    if kernel is None or weights is not None:
+        return None
+    out = np.zeros((len(starts) - 1, len(replicate_keys)), np.int64)
+    kernel.replicate_counts(keys, starts.astype(np.int64), replicate_keys, thresholds, out)
+    return out
