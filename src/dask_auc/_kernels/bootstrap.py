@@ -48,7 +48,7 @@ from __future__ import annotations
 import decimal
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any
 
@@ -409,6 +409,37 @@ def _exact_dtype(bucket: Bucket, spec: ReplicateSpec) -> Any:
 
 def replicate_summary(bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec) -> ReplicateSummary:
     """Every replicate's totals, edge tie groups and inner area of one bucket."""
+    walked = _walk(bucket, plan, spec)
+    if walked is not None:
+        estimate = _summary(bucket, plan, replace(spec, n_bootstraps=0))
+        pos_keys, neg_keys, rep_keys = walked
+        out = _compiled.replicate_summary(
+            bucket.pos.scores, pos_keys, bucket.neg.scores, neg_keys, rep_keys, POISSON_THRESHOLDS
+        )
+        if out is not None:
+            if estimate.is_empty:
+                return estimate
+            arrays = {
+                name: np.concatenate([getattr(estimate, name), row])
+                for name, row in zip(_SUMMARY_ARRAYS, out, strict=True)
+            }
+            return ReplicateSummary(estimate.top, estimate.bottom, **arrays)
+    return _summary(bucket, plan, spec)
+
+
+def _walk(
+    bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The rows' and replicates' keys for a compiled walk, or None to take the NumPy path."""
+    if not (plan.compiled and spec.n_bootstraps) or spec.weighted:
+        return None
+    if _exact_dtype(bucket, spec) is object:
+        return None
+    keys = replicate_keys(spec.seed, np.arange(spec.n_bootstraps))
+    return _row_keys(bucket.pos, plan), _row_keys(bucket.neg, plan), keys
+
+
+def _summary(bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec) -> ReplicateSummary:
     dtype = _exact_dtype(bucket, spec)
     width = spec.n_bootstraps + 1
     arrays = {name: np.zeros(width, dtype=dtype) for name in _SUMMARY_ARRAYS}
@@ -545,6 +576,11 @@ def replicate_parts(
     if context is None:
         return out
     dtype = _exact_dtype(bucket, spec)
+    walked = _walk(bucket, plan, spec)
+    if walked is not None and _walked_parts(bucket, context, walked, query, out):
+        # the estimate's column, by the NumPy path
+        out[:1] = replicate_parts(bucket, _first_column(context), plan, replace(spec, n_bootstraps=0), query)
+        return out
     for first, stop, scores, pos, neg in column_counts(bucket, plan, spec):
         cols = slice(first, stop)
 
@@ -569,7 +605,9 @@ def _precision_sum(query, pos, neg, t_end, f_end, totals) -> np.ndarray:  # type
     predicted = t_end + f_end
     with np.errstate(invalid="ignore", divide="ignore"):
         terms = np.where(pos > 0, pos * (t_end / np.where(predicted > 0, predicted, 1)), 0.0)
-    return terms.astype(np.float64).sum(axis=0)
+    # added in score order, one group after the other, whatever the number of columns
+    # (a sum along a single column would be pairwise): the compiled walk's order
+    return np.cumsum(terms.astype(np.float64), axis=0)[-1]
 
 
 def _largest_gap(query, pos, neg, t_end, f_end, totals) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -601,33 +639,109 @@ def _clipped_area(query, pos, neg, t_end, f_end, totals) -> np.ndarray:  # type:
     else:
         x1, y1, x0, y0 = f_end, t_end, f_end - neg, t_end - pos
         scale = total_neg
-    low, high = query.bounds
     exact = pos.dtype.kind != "f"
-    if exact:  # integer ends of the segments compared with the rational ends of the interval
-        ends = [(Fraction(low) * int(n), Fraction(high) * int(n)) for n in scale]
-        first_in = np.array([math.ceil(a) for a, _ in ends], dtype=pos.dtype)  # x >= a
-        last_in = np.array([math.floor(b) for _, b in ends], dtype=pos.dtype)  # x <= b
-        after = np.array([math.floor(a) for a, _ in ends], dtype=pos.dtype)  # x > a
-        before = np.array([math.ceil(b) for _, b in ends], dtype=pos.dtype)  # x < b
-    else:
-        ends = [(low * n, high * n) for n in scale]
-        first_in = after = low * scale
-        last_in = before = high * scale
+    ends, (first_in, last_in, after, before) = _interval_ends(query.bounds, scale, exact, pos.dtype)
     inside = (x0 >= first_in) & (x1 <= last_in)
     out = np.where(inside, (x1 - x0) * (y0 + y1), 0).sum(axis=0).astype(object)
     # the few segments that cross an end of the interval: the piece inside, exactly
     crossing = (x0 < x1) & ~inside & (x1 > after) & (x0 < before)
     for g, c in zip(*np.nonzero(crossing), strict=True):
-        a, b = ends[c]
-        left, right, bottom, top = (x0[g, c], x1[g, c], y0[g, c], y1[g, c])
-        if exact:
-            left, right, bottom, top = int(left), int(right), int(bottom), int(top)
-            slope = Fraction(top - bottom, right - left)
-        else:
-            slope = (top - bottom) / (right - left)
-        lo, hi = max(left, a), min(right, b)
-        out[c] += (hi - lo) * (2 * bottom + slope * (lo - left + hi - left))
+        segment = (x0[g, c], x1[g, c], y0[g, c], y1[g, c])
+        out[c] += _piece_inside(segment, ends[c], exact)
     return out
+
+
+def _interval_ends(
+    bounds: tuple[float, float], scale: np.ndarray, exact: bool, dtype: Any
+) -> tuple[list[tuple[Any, Any]], tuple[np.ndarray, ...]]:
+    """The interval's ends in counts per replicate, and the integer tests of a segment end.
+
+    Returns ``(a, b)`` per replicate, and the arrays ``first_in`` (``x >= a``
+    iff ``x >= first_in``), ``last_in`` (``x <= b``), ``after`` (``x > a``
+    iff ``x > after``) and ``before`` (``x < b`` iff ``x < before``) for
+    integer ``x``; for float counts the ends themselves.
+    """
+    low, high = bounds
+    if not exact:
+        ends = [(low * n, high * n) for n in scale]
+        a, b = low * np.asarray(scale, np.float64), high * np.asarray(scale, np.float64)
+        return ends, (a, b, a, b)
+    ends = [(Fraction(low) * int(n), Fraction(high) * int(n)) for n in scale]
+    tests = (
+        [math.ceil(a) for a, _ in ends],
+        [math.floor(b) for _, b in ends],
+        [math.floor(a) for a, _ in ends],
+        [math.ceil(b) for _, b in ends],
+    )
+    return ends, tuple(np.array(t, dtype=dtype) for t in tests)
+
+
+def _piece_inside(segment: tuple[Any, ...], ends: tuple[Any, Any], exact: bool) -> Any:
+    """Doubled area under the part of a straight segment inside ``[a, b]``: exact for counts."""
+    left, right, bottom, top = segment
+    a, b = ends
+    if exact:
+        left, right, bottom, top = int(left), int(right), int(bottom), int(top)
+        slope: Any = Fraction(top - bottom, right - left)
+    else:
+        slope = (top - bottom) / (right - left)
+    lo, hi = max(left, a), min(right, b)
+    return (hi - lo) * (2 * bottom + slope * (lo - left + hi - left))
+
+
+_WALKED_KINDS = {"average_precision": 0, "ks": 1, "tpr_at_fpr": 2, "fpr_at_tpr": 3}
+
+
+def _walked_parts(
+    bucket: Bucket,
+    context: ReplicateContext,
+    walked: tuple[np.ndarray, np.ndarray, np.ndarray],
+    query: ReplicateQuery,
+    out: np.ndarray,
+) -> bool:
+    """The replicates' parts (``out[1:]``) by the compiled walk; False when it cannot run."""
+    pos_keys, neg_keys, rep_keys = walked
+
+    def replicates(values: np.ndarray) -> np.ndarray:
+        return np.asarray(values[1:], dtype=np.int64)
+
+    tied = (replicates(context.tied_pos), replicates(context.tied_neg))
+    totals = (replicates(context.pos_total), replicates(context.neg_total))
+    start = (replicates(context.pos_above) - tied[0], replicates(context.neg_above) - tied[1])
+    if query.kind == "partial":
+        kind = 5 if query.swap else 4
+        scale = totals[0] if query.swap else totals[1]
+        ends, tests = _interval_ends(query.bounds, scale, True, np.int64)
+        bounds = np.stack(tests)
+    else:
+        kind, ends, bounds = _WALKED_KINDS[query.kind], [], np.zeros((4, len(rep_keys)), np.int64)
+    found = _compiled.replicate_points(
+        bucket.pos.scores, pos_keys, bucket.neg.scores, neg_keys, rep_keys, POISSON_THRESHOLDS,
+        (*start, *tied, *totals), context.continues, kind, query.target, bounds,
+    )  # fmt: skip
+    if found is None:
+        return False
+    acc_int, acc_float, crossings, n_crossings = found
+    if query.kind == "average_precision":
+        out[1:] = acc_float.tolist()
+    elif query.kind == "fpr_at_tpr":
+        out[1:] = [math.inf if f > n else f for f, n in zip(acc_int.tolist(), totals[1].tolist())]
+    else:
+        out[1:] = acc_int.tolist()
+    for c in np.flatnonzero(n_crossings):
+        for k in range(n_crossings[c]):
+            out[1 + c] += _piece_inside(tuple(crossings[c, k]), ends[c], True)
+    return True
+
+
+def _first_column(context: ReplicateContext) -> ReplicateContext:
+    """The context of the estimate's column alone."""
+    return ReplicateContext(
+        **{
+            name: value if name == "continues" else value[:1]
+            for name, value in vars(context).items()
+        }
+    )
 
 
 _QUERIES = {

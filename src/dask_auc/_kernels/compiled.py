@@ -102,6 +102,15 @@ def _compile() -> None:
             aggregate(scores % 7, codes.view(bool), 100)
         keys = np.arange(8, dtype=np.uint64)
         replicate_group_counts(keys, np.array([0, 3, 8]), keys[:2], keys[1:4], None)
+        for dtype in (np.float64, np.int64):
+            scores = np.arange(8, dtype=dtype)
+            replicate_summary(scores, keys, scores, keys, keys[:2], keys[1:4])
+            context = tuple(np.ones(2, np.int64) for _ in range(6))
+            for kind in range(6):
+                replicate_points(
+                    scores, keys, scores, keys, keys[:2], keys[1:4], context, False, kind, 0.5,
+                    np.ones((4, 2), np.int64),
+                )  # fmt: skip
         _calibrate()
     finally:
         _warming.active = False
@@ -261,3 +270,66 @@ def replicate_group_counts(
     out = np.zeros((len(starts) - 1, len(replicate_keys)), np.int64)
     kernel.replicate_counts(keys, starts.astype(np.int64), replicate_keys, thresholds, out)
     return out
+
+
+def replicate_summary(
+    pos: np.ndarray,
+    pos_keys: np.ndarray,
+    neg: np.ndarray,
+    neg_keys: np.ndarray,
+    replicate_keys: np.ndarray,
+    thresholds: np.ndarray,
+    *,
+    compiled: bool = True,
+) -> np.ndarray | None:
+    """A bucket's replicate summary by one walk down its tie groups, ``(7, replicates)``, or None.
+
+    Rows: positives, negatives, top group's positives and negatives, bottom
+    group's, doubled area (see :class:`~dask_auc._kernels.bootstrap.ReplicateSummary`).
+    """
+    kernel = _usable(compiled, pos, neg)
+    if kernel is None or pos.dtype != neg.dtype:
+        return None
+    out = np.zeros((7, len(replicate_keys)), np.int64)
+    kernel.replicate_summary_walk(pos, pos_keys, neg, neg_keys, replicate_keys, thresholds, out)
+    return out
+
+
+def replicate_points(
+    pos: np.ndarray,
+    pos_keys: np.ndarray,
+    neg: np.ndarray,
+    neg_keys: np.ndarray,
+    replicate_keys: np.ndarray,
+    thresholds: np.ndarray,
+    context: tuple[np.ndarray, ...],
+    continues: bool,
+    kind: int,
+    target: float,
+    bounds: np.ndarray,
+    *,
+    compiled: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Every replicate's part of one query, by one walk down the bucket's tie groups, or None.
+
+    ``context``: (positives and negatives above the bucket's top group, the
+    top group's part above, totals), int64 per replicate.  Returns
+    ``(integer parts, float parts, crossing segments, their counts)``.
+    """
+    kernel = _usable(compiled, pos, neg)
+    if kernel is None or pos.dtype != neg.dtype:
+        return None
+    width = len(replicate_keys)
+    start_pos, start_neg, tied_pos, tied_neg, total_pos, total_neg = context
+    acc_int = np.zeros(width, np.int64)
+    if kind == 3:
+        acc_int[:] = total_neg.max(initial=0) + 1
+    acc_float = np.zeros(width, np.float64)
+    crossings = np.zeros((width, 2, 4), np.int64)
+    n_crossings = np.zeros(width, np.int64)
+    kernel.replicate_points_walk(
+        pos, pos_keys, neg, neg_keys, replicate_keys, thresholds,
+        start_pos, start_neg, tied_pos, tied_neg, total_pos, total_neg, continues,
+        kind, float(target), bounds, acc_int, acc_float, crossings, n_crossings,
+    )  # fmt: skip
+    return acc_int, acc_float, crossings, n_crossings
