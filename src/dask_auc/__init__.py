@@ -11,6 +11,13 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._bootstrap import (
+    BootstrapInterval,
+    BootstrapTest,
+    bootstrap_ci,
+    bootstrap_counts,
+    bootstrap_test,
+)
 from ._curves import (
     KSStatistic,
     average_precision_score,
@@ -51,6 +58,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "AUCInterval",
+    "BootstrapInterval",
+    "BootstrapTest",
     "ConfusionMetric",
     "DeLongTest",
     "GroupedAUC",
@@ -65,6 +74,9 @@ __all__ = [
     "__version__",
     "auc",
     "average_precision_score",
+    "bootstrap_ci",
+    "bootstrap_counts",
+    "bootstrap_test",
     "compute",
     "confusion_matrix_at_thresholds",
     "confusion_metric",

@@ -31,6 +31,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from ._bootstrap import ReplicateSort, interval_of
 from ._engine import (
     LazyScore,
     SortedGraph,
@@ -59,7 +60,7 @@ from ._roc import WEIGHTS_MESSAGE, AUCInterval, first_context, roc, sample_varia
 
 _INTERVAL_PARAMETERS = {
     "confidence_level": Interval(0, 1, closed="neither"),
-    "method": Options(("delong",)),
+    "method": Options(("delong", "bootstrap")),
     "compute": Boolean(),
     "split_every": AtLeast(2),
 }
@@ -85,8 +86,10 @@ def roc_auc_ci(
     sample_weight: Any = None,
     compute: bool = True,
     split_every: int | None = None,
+    n_bootstraps: int = 2000,
+    random_state: Any = None,
 ) -> AUCInterval | LazyScore:
-    """The ROC AUC of a binary target with DeLong's confidence interval.
+    """The ROC AUC of a binary target with its confidence interval: DeLong's, or the bootstrap's.
 
     Parameters
     ----------
@@ -95,15 +98,24 @@ def roc_auc_ci(
     confidence_level : float in (0, 1), default=0.95
         Coverage of the two-sided normal interval ``auc -/+ z * std_error``,
         clipped to ``[0, 1]``.
-    method : {'delong'}, default='delong'
-        The variance estimator (DeLong, DeLong & Clarke-Pearson 1988).
-    sample_weight : None
-        Not supported; anything else raises ``ValueError``.
+    method : {'delong', 'bootstrap'}, default='delong'
+        ``'delong'``: DeLong, DeLong & Clarke-Pearson's (1988) variance and
+        a normal interval.  ``'bootstrap'``: the percentile interval of
+        ``n_bootstraps`` Poisson bootstrap replicates, all computed on one
+        sort (:func:`dask_auc.bootstrap_ci`, whose ``replicates`` this result
+        leaves out); its ``std_error`` is the replicates' standard deviation.
+    sample_weight : same kinds as ``y_true``, optional
+        Only with ``method='bootstrap'`` (DeLong's variance is of unweighted
+        rows: anything but None raises ``ValueError`` there).
     compute : bool, default=True
         If False, return a :class:`~dask_auc.LazyScore`.
     split_every : int >= 2, optional
         Fan-in of the tree that sums the buckets' variance terms (default:
         ``dask.config`` key ``dask-auc.split-every``, 8).
+    n_bootstraps : int, default=2000
+        Replicates of ``method='bootstrap'``.
+    random_state : int, numpy Generator or None
+        The seed of ``method='bootstrap'`` (None: a fresh one).
 
     Returns
     -------
@@ -132,11 +144,37 @@ def roc_auc_ci(
         compute=compute,
         split_every=split_every,
     )
+    if method == "bootstrap":
+        sort = ReplicateSort(y_true, y_score, sample_weight, None, None)
+        return interval_of(
+            sort,
+            name=name,
+            metric="roc_auc",
+            n_bootstraps=n_bootstraps,
+            confidence_level=confidence_level,
+            random_state=random_state,
+            interval="percentile",
+            compute=compute,
+            params={},
+            result=_auc_interval,
+        )
     if sample_weight is not None:
         raise ValueError(WEIGHTS_MESSAGE)
-    return roc(y_true, y_score).ci(
+    return roc(y_true, y_score).ci(  # type: ignore[return-value]  # DeLong's: an AUCInterval
         confidence_level=confidence_level, method=method, split_every=split_every, compute=compute
     )
+
+
+def _auc_interval(
+    estimate: float,
+    low: float,
+    high: float,
+    std_error: float,
+    confidence_level: float,
+    n_bootstraps: int,
+    replicates: Any,
+) -> AUCInterval:
+    return AUCInterval(estimate, low, high, std_error, confidence_level)
 
 
 def _contexts(graph: SortedGraph) -> tuple:

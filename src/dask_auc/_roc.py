@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._bootstrap import BootstrapInterval, ReplicateSort, interval_of
 from ._engine import LazyScore, SortedGraph, prepared_blocks, split_every_default
 from ._engine.inputs import sizes_of
 from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
@@ -124,7 +125,7 @@ _OPERATING_POINT_PARAMETERS = {
 _GAINS_PARAMETERS = {"n_bins": AtLeast(1, none=False), "compute": Boolean()}
 _INTERVAL_PARAMETERS = {
     "confidence_level": Interval(0, 1, closed="neither"),
-    "method": Options(("delong",)),
+    "method": Options(("delong", "bootstrap")),
     "split_every": AtLeast(2),
     "compute": Boolean(),
 }
@@ -248,6 +249,9 @@ class ROC:
             "curve-placed-points", with_placed_points, each=self._contexts
         )
         self._persisted = False
+        # the bootstrap's own sort (rows with their positions), made on its first query
+        self._inputs = (y_true, y_score, sample_weight)
+        self._replicate_sort: ReplicateSort | None = None
 
     # -- building blocks of the queries -----------------------------------------------------
 
@@ -527,8 +531,38 @@ class ROC:
         method: str = "delong",
         split_every: int | None = None,
         compute: bool = True,
-    ) -> AUCInterval | LazyScore:
-        """The AUC with DeLong's confidence interval, as :func:`dask_auc.roc_auc_ci`."""
+        metric: str = "roc_auc",
+        n_bootstraps: int = 2000,
+        random_state: Any = None,
+        groups: Any = None,
+        interval: str = "percentile",
+        **params: Any,
+    ) -> AUCInterval | BootstrapInterval | LazyScore:
+        """A confidence interval: the AUC's by DeLong, or any metric's by the bootstrap.
+
+        ``method="delong"`` (the default) gives :func:`dask_auc.roc_auc_ci`'s
+        :class:`~dask_auc.AUCInterval` of the AUC from this ROC's sort.
+        ``method="bootstrap"`` gives :func:`dask_auc.bootstrap_ci`'s
+        :class:`~dask_auc.BootstrapInterval` of ``metric`` (with its
+        ``**params``, ``n_bootstraps``, ``random_state``, ``groups`` and
+        ``interval``).  The bootstrap needs each row's position, which the
+        ROC's buckets do not keep (they hold distinct scores): its first
+        query sorts the input once more, with the rows' positions, for all
+        its replicates -- and on a persisted ROC keeps that sort too, so
+        that later bootstrap queries, of any metric or seed, sort nothing.
+
+        Examples
+        --------
+        >>> import numpy as np, dask_auc
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 500)
+        >>> r = dask_auc.roc(y, y + rng.normal(size=500))
+        >>> round(r.ci().high, 4)
+        0.7712
+        >>> ci = r.ci(method="bootstrap", metric="ks", n_bootstraps=100, random_state=1)
+        >>> round(ci.estimate, 4), round(ci.low, 4)
+        (0.3572, 0.3018)
+        """
         checked = check_params(
             "roc_auc_ci",
             _INTERVAL_PARAMETERS,
@@ -537,6 +571,23 @@ class ROC:
             split_every=split_every,
             compute=compute,
         )
+        if method == "bootstrap":
+            return interval_of(
+                self._replicates(groups),
+                name="bootstrap_ci",
+                metric=metric,
+                n_bootstraps=n_bootstraps,
+                confidence_level=confidence_level,
+                random_state=random_state,
+                interval=interval,
+                compute=compute,
+                params=params,
+            )
+        if metric != "roc_auc" or params or groups is not None:
+            raise ValueError(
+                "DeLong's interval is of the AUC only: pass method='bootstrap' for "
+                f"metric={metric!r}, groups or {sorted(params)}"
+            )
         if self._weighted:
             raise ValueError(WEIGHTS_MESSAGE)
         graph = self._graph
@@ -550,6 +601,19 @@ class ROC:
         )
         finish = _Finish(_IntervalFinish(checked["confidence_level"]), BinaryTarget("roc_auc_ci"))
         return _returned(self._query([sums, contexts], finish, "roc_auc_ci"), checked["compute"])
+
+    def _replicates(self, groups: Any) -> ReplicateSort:
+        """The sort of the rows with their keys, for the bootstrap (kept, without groups)."""
+        y_true, y_score, sample_weight = self._inputs
+        if groups is not None:
+            return ReplicateSort(y_true, y_score, sample_weight, groups, self._pos_label)
+        if self._replicate_sort is None:
+            self._replicate_sort = ReplicateSort(
+                y_true, y_score, sample_weight, None, self._pos_label
+            )
+        if self._persisted:
+            self._replicate_sort.persist()
+        return self._replicate_sort
 
     def labels(self, *, compute: bool = True) -> tuple[Any, ...] | LazyScore:
         """The distinct labels of ``y_true``, sorted (pROC's ``levels``), zero weights included.

@@ -386,7 +386,9 @@ def replicate_summary_walk(pos_scores, pos_keys, neg_scores, neg_keys, rep_keys,
     i, j = len(pos_scores), len(neg_scores)
     first = True
     while i > 0 or j > 0:
-        i, j = _next_group(pos_scores, neg_scores, i, j, pos_keys, neg_keys, rep_keys, thresholds, p, n)
+        i, j = _next_group(
+            pos_scores, neg_scores, i, j, pos_keys, neg_keys, rep_keys, thresholds, p, n
+        )
         for b in range(width):
             out[6, b] += n[b] * (2 * out[0, b] + p[b])
             out[0, b] += p[b]
@@ -401,9 +403,26 @@ def replicate_summary_walk(pos_scores, pos_keys, neg_scores, neg_keys, rep_keys,
 
 @_compile
 def replicate_points_walk(
-    pos_scores, pos_keys, neg_scores, neg_keys, rep_keys, thresholds,
-    start_pos, start_neg, tied_pos, tied_neg, total_pos, total_neg, continues,
-    kind, target, bounds, acc_int, acc_float, crossings, n_crossings,
+    pos_scores,
+    pos_keys,
+    neg_scores,
+    neg_keys,
+    rep_keys,
+    thresholds,
+    start_pos,
+    start_neg,
+    tied_pos,
+    tied_neg,
+    total_pos,
+    total_neg,
+    continues,
+    kind,
+    target,
+    bounds,
+    acc_int,
+    acc_float,
+    crossings,
+    n_crossings,
 ):  # pragma: no cover - compiled
     """Every replicate's part of one query from its absolute curve points (see
     :func:`dask_auc._kernels.bootstrap.replicate_parts`): kinds 0 average
@@ -423,7 +442,9 @@ def replicate_points_walk(
     while True:
         more = i > 0 or j > 0
         if more:
-            i, j = _next_group(pos_scores, neg_scores, i, j, pos_keys, neg_keys, rep_keys, thresholds, p, n)
+            i, j = _next_group(
+                pos_scores, neg_scores, i, j, pos_keys, neg_keys, rep_keys, thresholds, p, n
+            )
             if first:
                 for b in range(width):
                     p[b] += tied_pos[b]

@@ -110,14 +110,16 @@ def _poisson_thresholds() -> np.ndarray:
     return np.array(thresholds, dtype=np.uint64)
 
 
-#: the draw ``u`` is counted ``k`` times when ``POISSON_THRESHOLDS[k - 1] <= u < POISSON_THRESHOLDS[k]``
+#: a draw ``u`` counts ``k`` times when ``T[k - 1] <= u < T[k]`` (``T`` these thresholds)
 POISSON_THRESHOLDS = _poisson_thresholds()
 
 
 def check_seed(random_state: Any) -> int:
     """The seed as an int in ``[0, 2**64)``: an int as it is, a NumPy generator draws one."""
     if isinstance(random_state, (bool, np.bool_)):
-        raise TypeError(f"random_state must be None, an int or a NumPy generator, got {random_state!r}")
+        raise TypeError(
+            f"random_state must be None, an int or a NumPy generator, got {random_state!r}"
+        )
     if isinstance(random_state, (int, np.integer)):
         seed = int(random_state)
         if not 0 <= seed <= _MASK64:
@@ -260,7 +262,7 @@ def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
 
 @dataclass(frozen=True)
 class _Part:
-    """One class of a bucket: its rows' keys, its tie groups, and where they sit among the bucket's."""
+    """One class of a bucket: its rows' keys and tie groups, placed among the bucket's."""
 
     keys: np.ndarray  # r of each row, uint64, rows in ascending score order
     weights: np.ndarray | None
@@ -343,7 +345,7 @@ class ReplicateSpec:
 
 
 def chunks(spec: ReplicateSpec, n_rows: int) -> Iterator[tuple[int, int]]:
-    """Columns ``[first, stop)`` of the replicate arrays, a block at a time (column 0 the estimate)."""
+    """Columns ``[first, stop)`` of the replicate arrays, a block at a time (0: the estimate)."""
     width = spec.n_bootstraps + 1
     step = max(1, min(width, _CELLS // max(n_rows, 1)))
     for first in range(0, width, step):
@@ -353,7 +355,7 @@ def chunks(spec: ReplicateSpec, n_rows: int) -> Iterator[tuple[int, int]]:
 def column_counts(
     bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec
 ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]]:
-    """``(first, stop, scores, pos, neg)`` per block of columns: tie groups in *descending* score order."""
+    """``(first, stop, scores, pos, neg)`` per block of columns, tie groups in descending order."""
     distinct, pos, neg = _layout(bucket, plan)
     n = len(distinct)
     for first, stop in chunks(spec, len(pos.keys) + len(neg.keys)):
@@ -526,7 +528,9 @@ def replicate_scan(summaries: Sequence[ReplicateSummary]) -> ReplicateScan:
             carried = (summary.bottom, s["bottom_pos"], s["bottom_neg"])
         pos_above, neg_above = pos_above + s["pos"], neg_above + s["neg"]
     contexts = [
-        None if entry is None else ReplicateContext(**entry, pos_total=pos_above, neg_total=neg_above)
+        None
+        if entry is None
+        else ReplicateContext(**entry, pos_total=pos_above, neg_total=neg_above)
         for entry in placed
     ]
     return ReplicateScan(contexts, pos_above, neg_above, area)
@@ -579,9 +583,11 @@ def replicate_parts(
     walked = _walk(bucket, plan, spec)
     if walked is not None and _walked_parts(bucket, context, walked, query, out):
         # the estimate's column, by the NumPy path
-        out[:1] = replicate_parts(bucket, _first_column(context), plan, replace(spec, n_bootstraps=0), query)
+        out[:1] = replicate_parts(
+            bucket, _first_column(context), plan, replace(spec, n_bootstraps=0), query
+        )
         return out
-    for first, stop, scores, pos, neg in column_counts(bucket, plan, spec):
+    for first, stop, _, pos, neg in column_counts(bucket, plan, spec):
         cols = slice(first, stop)
 
         def column(values: np.ndarray, cols: slice = cols) -> np.ndarray:
@@ -725,7 +731,10 @@ def _walked_parts(
     if query.kind == "average_precision":
         out[1:] = acc_float.tolist()
     elif query.kind == "fpr_at_tpr":
-        out[1:] = [math.inf if f > n else f for f, n in zip(acc_int.tolist(), totals[1].tolist())]
+        out[1:] = [
+            math.inf if f > n else f
+            for f, n in zip(acc_int.tolist(), totals[1].tolist(), strict=True)
+        ]
     else:
         out[1:] = acc_int.tolist()
     for c in np.flatnonzero(n_crossings):
