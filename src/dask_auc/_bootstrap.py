@@ -402,7 +402,7 @@ def _metric_of(name: str, metric: str, params: dict[str, Any]) -> tuple[Replicat
                 f"{name}: metric='partial_auc' needs exactly one of fpr_range and tpr_range"
             )
         swap = tpr_range is not None
-        bounds: tuple[float, float] = tpr_range if swap else fpr_range
+        bounds: tuple[float, float] = tpr_range if swap else fpr_range  # type: ignore[assignment]
         standardized = given.get("standardized", True)
         finish = partial(_partial, bounds=bounds, swap=swap, standardized=standardized)
         return ReplicateQuery("partial", bounds=bounds, swap=swap), finish
