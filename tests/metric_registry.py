@@ -109,6 +109,9 @@ class Metric:
         The metric sorts rows across blocks (its graph depends on ``dask-auc.buckets``
         and its blocks go through the sort's kernels).  False for the per-sample
         metrics, which rank each row's columns within its block.
+    positional : bool
+        The result depends on each row's position in the input (the bootstrap's
+        replicate counts), so shuffling the rows changes it.
     """
 
     name: str
@@ -125,6 +128,7 @@ class Metric:
     atol: float = 0.0
     variants: tuple[dict[str, Any], ...] = ()
     sorts: bool = True
+    positional: bool = False
 
     @property
     def exact_unweighted(self) -> bool:
@@ -866,10 +870,161 @@ _ENTRIES += [
     ),
 ]
 
+# -- bootstrap intervals: every replicate against an independent computation ------------------
+
+BOOTSTRAPS = 8
+SEED = 5
+
+
+def _bootstrap(function: Callable[..., Any], **fixed: Any) -> Callable[..., Any]:
+    """``function(y_true, y_score, [score_b], ...)`` with few replicates and one seed.
+
+    Small cases leave some replicates without a class: their warning is
+    tested in ``test_bootstrap.py``, and ignored by the suite's settings.
+    """
+
+    def run(inputs: Mapping[str, Any], **options: Any) -> Any:
+        scores = [inputs["y_score"]] + ([inputs["score_b"]] if "score_b" in inputs else [])
+        options = {"n_bootstraps": BOOTSTRAPS, "random_state": SEED, **fixed, **options}
+        return function(
+            inputs["y_true"], *scores, sample_weight=inputs.get("sample_weight"), **options
+        )
+
+    return run
+
+
+def _exact_auc(y: np.ndarray, s: np.ndarray, w: np.ndarray) -> float:
+    """The AUC of integer row weights, by an exact pair count (ties one half)."""
+    positive = y == 1
+    w = w.astype(np.int64)
+    pairs = w[positive][:, None] * w[~positive][None, :]
+    above = s[positive][:, None] > s[~positive][None, :]
+    tied = s[positive][:, None] == s[~positive][None, :]
+    twice = int((pairs * (2 * above + tied)).sum())
+    return float(Fraction(twice, 2 * int(w[positive].sum()) * int(w[~positive].sum())))
+
+
+def _replicate_value(metric: str, params: dict[str, Any]) -> Callable[..., float]:
+    """The metric of rows weighted ``w`` (count times weight), by an independent reference."""
+
+    def value(y: np.ndarray, s: np.ndarray, w: np.ndarray) -> float:
+        if metric == "roc_auc" and "max_fpr" not in params:
+            if np.all(w == np.round(w)):
+                return _exact_auc(y, s, w)
+            return pairwise_auc(y, s, w)
+        if metric == "roc_auc":
+            return skm.roc_auc_score(y, s, sample_weight=w, **params)
+        if metric == "partial_auc":
+            return float(partial_auc_reference(y, s, w, **params))
+        if metric == "average_precision":
+            return skm.average_precision_score(y, s, sample_weight=w)
+        if metric == "ks":
+            columns = {"y_true": y, "y_score": s, "sample_weight": w}
+            return float(ks_reference(columns)["statistic"])
+        kind, field = ("fpr", "tpr") if metric == "tpr_at_fpr" else ("tpr", "fpr")
+        point = operating_point_reference(y, s, w, kind=kind, value=params[kind])
+        return float(point[field])
+
+    return value
+
+
+def _replicate_values(metric: str, params: dict[str, Any], columns: Columns, score: str):
+    """The estimate and every replicate's value; NaN where a replicate lacks a class."""
+    y, s = np.asarray(columns["y_true"]), np.asarray(columns[score])
+    weight = np.asarray(columns.get("sample_weight", np.ones(len(y))), dtype=float)
+    counts = dask_auc.bootstrap_counts(len(y), n_bootstraps=BOOTSTRAPS, random_state=SEED)
+    value = _replicate_value(metric, params)
+    out = []
+    for w in [weight, *(c * weight for c in counts)]:
+        pos, neg = w[y == 1].sum(), w[y != 1].sum()
+        defined = pos > 0 and (neg > 0 or metric == "average_precision")
+        out.append(value(y, s, w) if defined else np.nan)
+    return np.array(out)
+
+
+def _interval_fields(values: np.ndarray, confidence_level: float = 0.95) -> Fields:
+    defined = values[1:][~np.isnan(values[1:])]
+    low = high = std = np.nan
+    if len(defined) >= 2:
+        alpha = 1 - confidence_level
+        low, high = np.quantile(defined, [alpha / 2, 1 - alpha / 2])
+        std = np.std(defined, ddof=1)
+    return {
+        "low": np.asarray(low),
+        "high": np.asarray(high),
+        "std_error": np.asarray(std),
+    }
+
+
+def _bootstrap_reference(metric: str, **params: Any) -> Callable[[Columns], Fields]:
+    def reference(columns: Columns) -> Fields:
+        values = _replicate_values(metric, params, columns, "y_score")
+        return {
+            "estimate": np.asarray(values[0]),
+            "replicates": values[1:],
+            **_interval_fields(values),
+        }
+
+    return reference
+
+
+def _bootstrap_test_reference(columns: Columns) -> Fields:
+    a = _replicate_values("roc_auc", {}, columns, "y_score")
+    b = _replicate_values("roc_auc", {}, columns, "score_b")
+    difference = a - b
+    return {
+        "estimate_a": np.asarray(a[0]),
+        "estimate_b": np.asarray(b[0]),
+        "difference": np.asarray(difference[0]),
+        "replicates": difference[1:],
+        **_interval_fields(difference),
+    }
+
+
+_BOOTSTRAP_FIELDS = ("estimate", "replicates", "low", "high", "std_error")
+_BOOTSTRAP_VARIANTS = ({"random_state": SEED + 1}, {"n_bootstraps": BOOTSTRAPS + 1})
+_ENTRIES += [
+    Metric(
+        name=f"bootstrap_ci-{name}",
+        run=_bootstrap(dask_auc.bootstrap_ci, metric=metric, **params),
+        plain=_result_tuple,
+        reference=_bootstrap_reference(metric, **params),
+        weighted=True,
+        exact_fields=() if metric == "average_precision" else _BOOTSTRAP_FIELDS,
+        reference_exact=metric != "average_precision",
+        scores="resampled",
+        positional=True,
+        # a weighted standard error that is exactly 0 (every replicate 0.5) can come out as
+        # 4e-17: float sums of weights in another grouping
+        atol=1e-15,
+        variants=_BOOTSTRAP_VARIANTS + variants,
+    )
+    for name, metric, params, variants in (
+        ("roc_auc", "roc_auc", {}, ({"interval": "basic"},)),
+        ("average_precision", "average_precision", {}, ()),
+        ("partial_auc-tpr_range", "partial_auc", {"tpr_range": (0.2, 0.7)}, ()),
+        ("tpr_at_fpr", "tpr_at_fpr", {"fpr": MAX_FPR}, ({"fpr": 0.5},)),
+    )
+] + [
+    Metric(
+        name="bootstrap_test",
+        run=_bootstrap(dask_auc.bootstrap_test),
+        plain=_result_tuple,
+        reference=_bootstrap_test_reference,
+        weighted=True,
+        exact_fields=("estimate_a", "estimate_b", "difference", "replicates", "low", "high"),
+        reference_exact=True,
+        scores="paired",
+        positional=True,
+        atol=1e-15,
+        variants=_BOOTSTRAP_VARIANTS,
+    ),
+]
+
 # -- the same binary metrics as queries of a persisted dask_auc.roc -----------------------------
 
 
-def _persisted_roc(method: str, **fixed: Any) -> Callable[..., Any]:
+def _persisted_roc(query: str, **fixed: Any) -> Callable[..., Any]:
     """``roc(y_true, y_score, pos_label=..., sample_weight=...).persist().<method>(...)``.
 
     With ``compute=False`` the ROC is not persisted (persisting computes): the
@@ -885,7 +1040,7 @@ def _persisted_roc(method: str, **fixed: Any) -> Callable[..., Any]:
         )
         if options.get("compute", True):
             curve.persist()
-        return getattr(curve, method)(**options)
+        return getattr(curve, query)(**options)
 
     return run
 
@@ -902,6 +1057,10 @@ _ROC_QUERIES = {
     "confusion_matrix_at_thresholds": ("confusion_matrix_at_thresholds", {}),
     "det_curve-drop_intermediate": ("det_curve", {"drop_intermediate": True}),
     "operating_point-fpr": ("operating_point", {"fpr": MAX_FPR}),
+    "bootstrap_ci-roc_auc": (
+        "ci",
+        {"method": "bootstrap", "n_bootstraps": BOOTSTRAPS, "random_state": SEED},
+    ),
     "gains_table": ("gains_table", {"n_bins": GAINS_BINS}),
 }
 PERSISTED_SUFFIX = "-persisted-roc"

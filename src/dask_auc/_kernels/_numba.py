@@ -479,11 +479,11 @@ def _visit(kind, target, bounds, t, f, dp, dn, tp, tn, acc_int, acc_float, cross
             acc_int[b] = max(acc_int[b], gap)
     elif kind == 2:
         for b in range(width):
-            if (f[b] + dn[b]) / tn[b] <= target:
+            if tn[b] > 0 and (f[b] + dn[b]) / tn[b] <= target:
                 acc_int[b] = max(acc_int[b], t[b] + dp[b])
     elif kind == 3:
         for b in range(width):
-            if (t[b] + dp[b]) / tp[b] >= target:
+            if tp[b] > 0 and (t[b] + dp[b]) / tp[b] >= target:
                 acc_int[b] = min(acc_int[b], f[b] + dn[b])
     else:
         for b in range(width):
