@@ -893,7 +893,7 @@ def _bootstrap(function: Callable[..., Any], **fixed: Any) -> Callable[..., Any]
     return run
 
 
-def _exact_auc(y: np.ndarray, s: np.ndarray, w: np.ndarray) -> float:
+def exact_auc(y: np.ndarray, s: np.ndarray, w: np.ndarray) -> float:
     """The AUC of integer row weights, by an exact pair count (ties one half)."""
     positive = y == 1
     w = w.astype(np.int64)
@@ -910,7 +910,7 @@ def _replicate_value(metric: str, params: dict[str, Any]) -> Callable[..., float
     def value(y: np.ndarray, s: np.ndarray, w: np.ndarray) -> float:
         if metric == "roc_auc" and "max_fpr" not in params:
             if np.all(w == np.round(w)):
-                return _exact_auc(y, s, w)
+                return exact_auc(y, s, w)
             return pairwise_auc(y, s, w)
         if metric == "roc_auc":
             return skm.roc_auc_score(y, s, sample_weight=w, **params)
@@ -956,7 +956,7 @@ def _interval_fields(values: np.ndarray, confidence_level: float = 0.95) -> Fiel
     }
 
 
-def _bootstrap_reference(metric: str, **params: Any) -> Callable[[Columns], Fields]:
+def bootstrap_reference(metric: str, **params: Any) -> Callable[[Columns], Fields]:
     def reference(columns: Columns) -> Fields:
         values = _replicate_values(metric, params, columns, "y_score")
         return {
@@ -988,7 +988,7 @@ _ENTRIES += [
         name=f"bootstrap_ci-{name}",
         run=_bootstrap(dask_auc.bootstrap_ci, metric=metric, **params),
         plain=_result_tuple,
-        reference=_bootstrap_reference(metric, **params),
+        reference=bootstrap_reference(metric, **params),
         weighted=True,
         exact_fields=() if metric == "average_precision" else _BOOTSTRAP_FIELDS,
         reference_exact=metric != "average_precision",

@@ -163,6 +163,8 @@ def group_keys(values: Any) -> np.ndarray:
         values = values.astype(np.int64)
     elif values.dtype.kind == "f":
         values = values.astype(np.float64) + 0.0  # -0.0 is 0.0
+    elif values.dtype.kind in "US":  # NumPy strings: as the Python strings pandas hashes
+        values = values.astype(object)
     hashed = pd.util.hash_array(values, categorize=False)
     return mix64(np.asarray(hashed, dtype=np.uint64))
 

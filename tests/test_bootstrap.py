@@ -1,0 +1,366 @@
+"""Bootstrap intervals: every replicate against an independent computation, and the counts.
+
+The metric registry runs ``bootstrap_ci`` (four metrics) and ``bootstrap_test``
+through every invariance test; here: every metric replicate by replicate on
+ties spread across many buckets, the cluster bootstrap, the counts' law, the
+agreement with an ordinary resampling bootstrap, the errors, and a real
+process cluster.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dask_auc
+from metric_registry import BOOTSTRAPS, SEED, bootstrap_reference
+from strategies import boundaries, dask_array, dask_frame, scored_rows
+
+#: every metric of bootstrap_ci with its parameters, and whether its replicates are exact
+METRICS = [
+    ("roc_auc", {}, True),
+    ("roc_auc", {"max_fpr": 0.3}, False),  # scikit-learn interpolates in floats
+    ("partial_auc", {"fpr_range": (0.1, 0.45)}, True),
+    ("partial_auc", {"tpr_range": (0.2, 0.7), "standardized": False}, True),
+    ("average_precision", {}, False),
+    ("ks", {}, True),
+    ("tpr_at_fpr", {"fpr": 0.25}, True),
+    ("fpr_at_tpr", {"tpr": 0.6}, True),
+]
+IDS = [f"{m}-{'-'.join(map(str, p))}" if p else m for m, p, _ in METRICS]
+
+
+def _compare(result, expected: dict, exact: bool) -> None:
+    fields = result._asdict()
+    for name, want in expected.items():
+        got = np.asarray(fields[name], dtype=float)
+        if exact:
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("metric, params, exact", METRICS, ids=IDS)
+@settings(max_examples=8, deadline=None)
+@given(rows=scored_rows(min_size=20, max_size=150), data=st.data())
+def test_every_replicate_equals_the_reference(metric, params, exact, rows, data) -> None:
+    """Each replicate (and the estimate) equals the metric of the rows weighted by their counts.
+
+    The counts come from the public :func:`dask_auc.bootstrap_counts`; the
+    metric from scikit-learn or an exact reference.  Tie groups straddle the
+    edges of up to 7 buckets, in any partitioning (empty partitions too).
+    Unweighted, every replicate but average precision's is exact: equal to the bit.
+    """
+    y, s, _ = rows
+    cuts = data.draw(boundaries(len(y)))
+    buckets = data.draw(st.sampled_from([1, 3, 7]))
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        result = dask_auc.bootstrap_ci(
+            dask_array(y, cuts),
+            dask_array(s, cuts),
+            metric=metric,
+            n_bootstraps=BOOTSTRAPS,
+            random_state=SEED,
+            **params,
+        )
+    expected = bootstrap_reference(metric, **params)({"y_true": y, "y_score": s})
+    _compare(result, expected, exact)
+
+
+def test_a_heavy_tie_spread_over_buckets_is_one_tie_group() -> None:
+    """Half the rows share one score, dealt over several buckets by the sort: still exact."""
+    rng = np.random.default_rng(4)
+    n = 4000
+    y = rng.integers(0, 2, n)
+    s = np.where(rng.random(n) < 0.5, 0.5, np.round(rng.random(n), 2))
+    cuts = [0, 700, 700, 2500, n]
+    for metric, params, exact in METRICS:
+        with dask.config.set({"dask-auc.buckets": 9}):
+            result = dask_auc.bootstrap_ci(
+                dask_array(y, cuts), dask_array(s, cuts), metric=metric, n_bootstraps=6,
+                random_state=11, **params,
+            )  # fmt: skip
+        reference = dask_auc.bootstrap_ci(
+            y, s, metric=metric, n_bootstraps=6, random_state=11, **params
+        )
+        _compare(result, reference._asdict() | {"replicates": reference.replicates}, exact)
+
+
+def test_the_same_for_any_partitioning_scheduler_and_the_compiled_loops() -> None:
+    """Bit for bit: one partition or many, the direct or the tasks exchange, numba or not."""
+    rng = np.random.default_rng(8)
+    n = 3000
+    y = (rng.random(n) < 0.3).astype(int)
+    s = np.round(rng.random(n) + 0.3 * y, 2)
+    runs = []
+    for cuts, settings_ in (
+        ([0, n], {}),
+        ([0, 11, 11, 1200, 2999, n], {"dask-auc.exchange": "tasks"}),
+        (list(range(0, n + 1, 100)), {"dask-auc.numba": False, "dask-auc.buckets": 5}),
+    ):
+        with dask.config.set(settings_):
+            runs.append(
+                dask_auc.bootstrap_ci(
+                    dask_array(y, cuts), dask_array(s, cuts), n_bootstraps=40, random_state=3
+                )
+            )
+    for other in runs[1:]:
+        np.testing.assert_array_equal(other.replicates, runs[0].replicates)
+        assert other[:6] == runs[0][:6]
+
+
+def test_the_cluster_bootstrap_resamples_each_group_whole() -> None:
+    """With ``groups``, every row of a key gets its key's count: invariant to row order too."""
+    rng = np.random.default_rng(5)
+    n = 600
+    user = rng.integers(0, 40, n)
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n) + 0.2 * y, 1)
+    counts = dask_auc.bootstrap_counts(groups=user, n_bootstraps=5, random_state=2)
+    for key in np.unique(user):
+        rows = counts[:, user == key]
+        assert (rows == rows[:, :1]).all()
+    # string keys of the same values hash alike in every block
+    counts_str = dask_auc.bootstrap_counts(groups=user.astype(str), n_bootstraps=5, random_state=2)
+    for key in np.unique(user):
+        assert np.unique(counts_str[:, user == key], axis=1).shape[1] == 1
+    frame = dask_frame({"y": y, "s": s, "user": user}, [0, 100, 100, 450, n])
+    result = dask_auc.bootstrap_ci(
+        frame.y, frame.s, groups=frame.user, n_bootstraps=5, random_state=2
+    )
+    from metric_registry import exact_auc
+
+    for b in range(5):
+        assert result.replicates[b] == exact_auc(y, s, counts[b])
+    order = rng.permutation(n)
+    shuffled = dask_auc.bootstrap_ci(
+        dask_array(y[order], [0, 300, n]),
+        dask_array(s[order], [0, 300, n]),
+        groups=dask_array(user[order], [0, 300, n]),
+        n_bootstraps=5,
+        random_state=2,
+    )
+    np.testing.assert_array_equal(shuffled.replicates, result.replicates)
+
+
+def test_the_counts_are_poisson_one_draws() -> None:
+    """Mean and variance 1, and the Poisson(1) frequencies, within 5 standard errors."""
+    counts = dask_auc.bootstrap_counts(200_000, n_bootstraps=5, random_state=1).ravel()
+    n = len(counts)
+    assert abs(counts.mean() - 1) < 5 * math.sqrt(1 / n)
+    assert abs(counts.var() - 1) < 5 * math.sqrt(3 / n)  # Var of X^2-ish terms: 2 + 1
+    for k in range(6):
+        p = math.exp(-1) / math.factorial(k)
+        assert abs((counts == k).mean() - p) < 5 * math.sqrt(p * (1 - p) / n), k
+    # a replicate's counts do not depend on which other rows or replicates are asked
+    part = dask_auc.bootstrap_counts(
+        positions=np.arange(1000, 1010), n_bootstraps=5, random_state=1
+    )
+    full = dask_auc.bootstrap_counts(1010, n_bootstraps=5, random_state=1)
+    np.testing.assert_array_equal(part, full[:, 1000:])
+
+
+def _rank_auc(y: np.ndarray, s: np.ndarray) -> float:
+    """The AUC by the rank sum (average ranks for ties): Mann-Whitney's U over P * N."""
+    order = np.argsort(s, kind="stable")
+    ranks = np.empty(len(s))
+    sorted_s = s[order]
+    starts = np.flatnonzero(np.r_[True, sorted_s[1:] != sorted_s[:-1]])
+    ends = np.r_[starts[1:], len(s)]
+    for a, b in zip(starts, ends, strict=True):
+        ranks[order[a:b]] = (a + b + 1) / 2
+    pos = y == 1
+    p, n = pos.sum(), (~pos).sum()
+    return (ranks[pos].sum() - p * (p + 1) / 2) / (p * n)
+
+
+def test_the_interval_agrees_with_a_resampling_bootstrap() -> None:
+    """Against a plain NumPy bootstrap (rows drawn with replacement, another random stream).
+
+    Tolerance from theory: a bootstrap percentile from ``B`` replicates has a
+    standard error of about ``sqrt(q (1 - q) / B) / phi(z_q)`` bootstrap
+    standard errors (0.084 for ``q = 0.025``, ``B = 1000``); the two methods'
+    ends differ by at most 4 of their combined errors, 0.48 standard errors.
+    The Poisson and the multinomial bootstrap differ by O(1/n) only.
+    """
+    rng = np.random.default_rng(12)
+    n, B = 1000, 1000
+    y = (rng.random(n) < 0.4).astype(int)
+    s = y + rng.normal(0, 1.5, n)
+    ours = dask_auc.bootstrap_ci(
+        da.from_array(y, chunks=250), da.from_array(s, chunks=250), n_bootstraps=B,
+        random_state=21,
+    )  # fmt: skip
+    plain = []
+    for _ in range(B):
+        rows = rng.integers(0, n, n)
+        plain.append(_rank_auc(y[rows], s[rows]))
+    low, high = np.quantile(plain, [0.025, 0.975])
+    se = np.std(plain, ddof=1)
+    assert ours.estimate == pytest.approx(_rank_auc(y, s), abs=1e-15)
+    assert abs(ours.low - low) < 0.48 * se
+    assert abs(ours.high - high) < 0.48 * se
+    assert ours.std_error == pytest.approx(se, rel=0.15)  # 4 x the std's relative error
+
+
+def test_interval_kinds() -> None:
+    """Percentile, basic (reflected about the estimate) and normal, from the same replicates."""
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 500)
+    s = y + rng.normal(size=500)
+    kinds = {
+        kind: dask_auc.bootstrap_ci(y, s, n_bootstraps=100, random_state=4, interval=kind)
+        for kind in ("percentile", "basic", "normal")
+    }
+    p, b, z = kinds["percentile"], kinds["basic"], kinds["normal"]
+    np.testing.assert_array_equal(p.replicates, b.replicates)
+    assert b.low == pytest.approx(2 * p.estimate - p.high)
+    assert b.high == pytest.approx(2 * p.estimate - p.low)
+    assert z.low == pytest.approx(z.estimate - 1.959963984540054 * z.std_error)
+    assert np.quantile(p.replicates, 0.025) == p.low
+
+
+def test_the_paired_test_uses_the_same_counts_for_both_models() -> None:
+    rng = np.random.default_rng(6)
+    n = 800
+    y = rng.integers(0, 2, n)
+    a, b = y + rng.normal(size=n), y + 2 * rng.normal(size=n)
+    test = dask_auc.bootstrap_test(y, a, b, n_bootstraps=50, random_state=9)
+    one = dask_auc.bootstrap_ci(y, a, n_bootstraps=50, random_state=9)
+    two = dask_auc.bootstrap_ci(y, b, n_bootstraps=50, random_state=9)
+    np.testing.assert_array_equal(test.replicates, one.replicates - two.replicates)
+    assert test.difference == one.estimate - two.estimate
+    assert test.z == pytest.approx(test.difference / np.std(test.replicates, ddof=1))
+    assert test.p_value == pytest.approx(math.erfc(abs(test.z) / math.sqrt(2)))
+    same = dask_auc.bootstrap_test(y, a, a, n_bootstraps=20, random_state=9)
+    assert same.difference == 0 and math.isnan(same.z) and math.isnan(same.p_value)
+
+
+def test_roc_auc_ci_bootstrap_and_a_persisted_roc_sort_once() -> None:
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 2000)
+    s = np.round(y + rng.normal(size=2000), 2)
+    Y, S = da.from_array(y, chunks=500), da.from_array(s, chunks=500)
+    ci = dask_auc.roc_auc_ci(Y, S, method="bootstrap", n_bootstraps=60, random_state=1)
+    full = dask_auc.bootstrap_ci(Y, S, n_bootstraps=60, random_state=1)
+    assert isinstance(ci, dask_auc.AUCInterval)
+    assert ci == (full.estimate, full.low, full.high, full.std_error, 0.95)
+    assert ci.auc == dask_auc.roc_auc_score(Y, S)
+    curve = dask_auc.roc(Y, S).persist()
+    first = curve.ci(method="bootstrap", n_bootstraps=60, random_state=1)
+    np.testing.assert_array_equal(first.replicates, full.replicates)
+    # the replicate sort is kept: a later query of another metric sorts nothing
+    lazy = curve.ci(method="bootstrap", metric="ks", n_bootstraps=60, random_state=2, compute=False)
+    assert not [k for k in dict(lazy.__dask_graph__()) if "auc-split" in str(k)]
+    assert lazy.compute().estimate == dask_auc.ks_statistic(Y, S).statistic
+
+
+def test_weighted_replicates_weigh_counts_by_the_weights() -> None:
+    rng = np.random.default_rng(9)
+    n = 300
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n) + 0.3 * y, 1)
+    w = rng.choice([0.0, 0.5, 1.0, 2.25], n)
+    cuts = [0, 100, n]
+    result = dask_auc.bootstrap_ci(
+        dask_array(y, cuts),
+        dask_array(s, cuts),
+        sample_weight=dask_array(w, cuts),
+        metric="average_precision",
+        n_bootstraps=BOOTSTRAPS,
+        random_state=SEED,
+    )
+    expected = bootstrap_reference("average_precision")(
+        {"y_true": y, "y_score": s, "sample_weight": w}
+    )
+    assert result.estimate == pytest.approx(dask_auc.average_precision_score(y, s, sample_weight=w))
+    _compare(result, expected, exact=False)
+
+
+def test_undefined_replicates_are_left_out_with_a_warning() -> None:
+    y, s = np.array([0, 1, 0, 0]), np.array([0.1, 0.9, 0.3, 0.2])
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="bootstrap replicates drew no"):
+        result = dask_auc.bootstrap_ci(y, s, n_bootstraps=30, random_state=0)
+    assert np.isnan(result.replicates).any() and not np.isnan(result.replicates).all()
+    defined = result.replicates[~np.isnan(result.replicates)]
+    assert result.low == np.quantile(defined, 0.025)
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):
+        one = dask_auc.bootstrap_ci(np.zeros(4), s, n_bootstraps=5, random_state=0)
+    assert all(math.isnan(v) for v in one[:4])
+
+
+@pytest.mark.parametrize(
+    "options, error, message",
+    [
+        ({"metric": "f1"}, ValueError, "metric"),
+        ({"metric": "ks", "fpr": 0.1}, TypeError, "metric='ks' takes no parameter; got fpr"),
+        ({"metric": "tpr_at_fpr"}, ValueError, "needs fpr="),
+        ({"metric": "partial_auc"}, ValueError, "exactly one of fpr_range and tpr_range"),
+        ({"metric": "roc_auc", "max_fpr": 1.5}, ValueError, "max_fpr"),
+        ({"n_bootstraps": 0}, ValueError, "n_bootstraps"),
+        ({"random_state": -1}, ValueError, "between 0 and 2\\*\\*64 - 1"),
+        ({"random_state": "7"}, TypeError, "random_state must be"),
+        ({"random_state": True}, TypeError, "random_state must be"),
+        ({"interval": "bca"}, ValueError, "interval"),
+        ({"confidence_level": 1.0}, ValueError, "confidence_level"),
+    ],
+)
+def test_bad_parameters_raise_before_any_work(options, error, message) -> None:
+    y, s = da.from_array(np.array([0, 1, 0, 1])), da.from_array(np.array([0.1, 0.9, 0.3, 0.2]))
+    with dask.config.set(scheduler=_refuse):
+        with pytest.raises(error, match=message):
+            dask_auc.bootstrap_ci(y, s, **{"n_bootstraps": 5, "random_state": 1, **options})
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("computed before the parameters were checked")
+
+
+def test_input_errors() -> None:
+    y, s = np.array([0, 1, 0, 1]), np.array([0.1, 0.9, 0.3, 0.2])
+    with pytest.raises(ValueError, match="groups has 1 missing key"):
+        dask_auc.bootstrap_ci(y, s, groups=np.array([1.0, np.nan, 2.0, 3.0]), n_bootstraps=3)
+    with pytest.raises(ValueError, match="NaN"):
+        dask_auc.bootstrap_ci(y, np.array([0.1, np.nan, 0.3, 0.2]), n_bootstraps=3)
+    with pytest.raises(ValueError, match="Input contains NaN|inconsistent numbers|length"):
+        dask_auc.bootstrap_ci(y, s[:3], n_bootstraps=3)
+    with pytest.raises(ValueError, match="DeLong's interval is of the AUC only"):
+        dask_auc.roc(y, s).ci(metric="ks")
+    with pytest.raises(TypeError, match="int random_state"):
+        dask_auc.bootstrap_counts(4, n_bootstraps=2, random_state=None)
+    # random_state=None: a fresh seed each call
+    y, s = np.tile(y, 50), np.tile(s, 50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fresh = [dask_auc.bootstrap_ci(y, s, n_bootstraps=4).replicates for _ in range(2)]
+    assert fresh[0].shape == (4,) and not np.array_equal(fresh[0], fresh[1])
+
+
+@pytest.mark.cluster
+def test_on_a_process_cluster_the_replicates_are_the_threaded_ones(client) -> None:
+    rng = np.random.default_rng(10)
+    n = 20_000
+    y = (rng.random(n) < 0.3).astype(np.int8)
+    s = np.round(rng.random(n) + 0.3 * y, 3)
+    cuts = [0, 4000, 4000, 13_000, n]
+    frame = dask_frame({"y": y, "s": s}, cuts).persist()
+    on_cluster = dask_auc.bootstrap_ci(
+        frame.y, frame.s, metric="average_precision", n_bootstraps=50, random_state=5
+    )
+    with dask.config.set(scheduler="threads"):
+        threaded = dask_auc.bootstrap_ci(
+            dask_array(y, [0, n]), dask_array(s, [0, n]), metric="average_precision",
+            n_bootstraps=50, random_state=5,
+        )  # fmt: skip
+    np.testing.assert_allclose(on_cluster.replicates, threaded.replicates, rtol=1e-12)
+    auc_cluster = dask_auc.bootstrap_ci(frame.y, frame.s, n_bootstraps=50, random_state=5)
+    with dask.config.set(scheduler="threads"):
+        auc_threaded = dask_auc.bootstrap_ci(y, s, n_bootstraps=50, random_state=5)
+    np.testing.assert_array_equal(auc_cluster.replicates, auc_threaded.replicates)
