@@ -20,7 +20,14 @@ import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 
-from ._engine import LazyScore, SortedGraph, prepared_blocks, split_every_default
+from ._engine import (
+    LazyScore,
+    SortedGraph,
+    gather,
+    lazy_of,
+    prepared_blocks,
+    split_every_default,
+)
 from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
 from ._kernels.buckets import summarize_bucket
 from ._kernels.mannwhitney import (
@@ -154,6 +161,9 @@ def mannwhitneyu(
             f"mannwhitneyu: keepdims={keepdims!r} is not supported: the samples are 1-D."
         )
     labels, keys = _pooled(x, y)
+    if labels.shape[0] == 0:  # known empty: the sort would raise for want of rows
+        lazy = lazy_of([gather(len, [])], _both_empty, _NAME)
+        return lazy.compute() if checked["compute"] else lazy
     blocks = prepared_blocks(labels, keys, prepare=_PREPARE)
     graph = SortedGraph(blocks, plan=plan_labels)
     choice = graph.task("auc-positive", choose_positive, graph.plan_key, _X)
@@ -218,6 +228,11 @@ def _one_sample(values: Any, name: str) -> Any:
 
 
 # -- the finish ------------------------------------------------------------------------------
+
+
+def _both_empty(_: int) -> MannwhitneyuResult:
+    warnings.warn(_TOO_SMALL, RuntimeWarning, 2)
+    return MannwhitneyuResult(float("nan"), float("nan"))
 
 
 class _Finish:
