@@ -18,6 +18,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import dask_auc
+from dask_auc._kernels.buckets import Bucket
 from dask_auc._kernels.mannwhitney import (
     NAN_KEY,
     TieSummary,
@@ -26,7 +27,6 @@ from dask_auc._kernels.mannwhitney import (
     merge_tie_run,
     u_frequencies,
 )
-from dask_auc._kernels.buckets import Bucket
 from dask_auc._kernels.rows import SortedScores
 
 ALTERNATIVES = ("two-sided", "less", "greater")

@@ -188,13 +188,12 @@ def _pooled(x: Any, y: Any) -> tuple[Any, Any]:
     samples = [_one_sample(x, "x"), _one_sample(y, "y")]
     if not any(isinstance(s, da.Array) for s in samples):
         keys = [float_keys(s) for s in samples]
-        labels = [np.full(len(k), label, dtype=np.int8) for k, label in zip(keys, (_X, _Y))]
+        labels = [_labelled(k, label) for k, label in zip(keys, (_X, _Y), strict=True)]
         return np.concatenate(labels), np.concatenate(keys)
     arrays = [s if isinstance(s, da.Array) else da.from_array(s, chunks=-1) for s in samples]
-    keys = [a.map_blocks(float_keys, dtype=np.int64) for a in arrays]
-    labels = [
-        a.map_blocks(_labelled, label, dtype=np.int8) for a, label in zip(arrays, (_X, _Y))
-    ]
+    keys = [da.map_blocks(float_keys, a, dtype=np.int64) for a in arrays]
+    pairs = zip(arrays, (_X, _Y), strict=True)
+    labels = [da.map_blocks(_labelled, a, label, dtype=np.int8) for a, label in pairs]
     return da.concatenate(labels), da.concatenate(keys)
 
 
@@ -221,9 +220,7 @@ def _one_sample(values: Any, name: str) -> Any:
             "along an axis (scipy's N-d inputs) are not supported."
         )
     if values.dtype.kind not in "biuf":
-        raise TypeError(
-            f"mannwhitneyu: {name} must hold real numbers, got dtype {values.dtype}"
-        )
+        raise TypeError(f"mannwhitneyu: {name} must hold real numbers, got dtype {values.dtype}")
     return values
 
 
@@ -246,7 +243,9 @@ class _Finish:
         self, choice: LabelChoice, area: PartialROC, ties: TieSummary
     ) -> MannwhitneyuResult:
         nan = MannwhitneyuResult(float("nan"), float("nan"))
-        n1, n2, twice_u, tie_sum = area.pos, area.neg, area.twice_area, ties.total()
+        # unweighted rows: every count is a Python int, exact
+        n1, n2, twice_u = int(area.pos), int(area.neg), int(area.twice_area)
+        tie_sum = ties.total()
         omitted = False
         if area.top is not None and area.top.score == NAN_KEY:
             if self.nan_policy == "raise":
@@ -254,7 +253,7 @@ class _Finish:
             if self.nan_policy == "propagate":
                 return nan
             # the NaNs are the top tie group: x's NaNs outrank y's other rows and tie y's NaNs
-            a, b = area.top.pos, area.top.neg
+            a, b = int(area.top.pos), int(area.top.neg)
             twice_u -= 2 * a * (n2 - b) + a * b
             tie_sum -= tie_term(a + b)
             n1, n2, omitted = n1 - a, n2 - b, True
