@@ -206,6 +206,11 @@ def test_lazy_result():
     (result,) = dask_auc.compute(lazy)
     assert_same(result, reference(x, y))
     assert_same(lazy.compute(), reference(x, y))
+    # requests differing only in the p-value's options share the sort, each finishes its own
+    less = dask_auc.mannwhitneyu(chunked(x, 2), chunked(y, 2), alternative="less", compute=False)
+    both = dask_auc.compute(lazy, less)
+    assert_same(both[0], reference(x, y))
+    assert_same(both[1], reference(x, y, alternative="less"))
 
 
 def test_statistic_is_auc_times_pairs():
@@ -252,7 +257,7 @@ def test_errors():
         dask_auc.mannwhitneyu(np.array(["a", "b"]), y)
     with pytest.raises(dask_auc.InvalidParameterError, match="alternative"):
         dask_auc.mannwhitneyu(x, y, alternative="bigger")
-    with pytest.raises(ValueError, match="method='asymptotic'"):
+    with pytest.raises(ValueError, match="pass method='asymptotic'"):
         dask_auc.mannwhitneyu(np.arange(3000.0), np.arange(3000.0) + 0.5, method="exact")
 
 
@@ -276,3 +281,13 @@ def test_property_against_scipy(x, y, chunks, buckets, alternative):
             alternative=alternative,
         )
     assert_same(result, reference(x, y, alternative=alternative))
+
+
+def test_values_one_ulp_apart_stay_distinct_through_the_sort():
+    """Keys of neighbouring floats differ by 1 near 2**62: the sort must not round them."""
+    base = np.nextafter(1.0, 2.0) ** np.arange(40)  # 1, 1 + ulp, 1 + 2 ulp, ... distinct
+    x, y = base[::2], base[1::2]
+    with dask.config.set({"dask-auc.buckets": 5}):
+        result = dask_auc.mannwhitneyu(chunked(x, 3), chunked(y, 4), method="asymptotic")
+    assert_same(result, reference(x, y, method="asymptotic"))
+    assert result.statistic == sum(int(a > b) for a in x for b in y)  # no ties

@@ -284,9 +284,10 @@ def exact_pvalue(u1: Fraction, n1: int, n2: int, *, alternative: str) -> float:
     work = min(n1, n2) * (half + 1)
     if work > EXACT_WORK_LIMIT:
         raise ValueError(
-            f"method='exact' for samples of {n1} and {n2} rows would compute "
-            f"{work:,} terms of U's exact distribution (the limit is {EXACT_WORK_LIMIT:,}); "
-            "use method='asymptotic' (scipy's method='auto' does for samples this large)."
+            f"The exact p-value of samples of {n1} and {n2} rows would compute {work:,} "
+            f"terms of U's exact distribution (the limit is {EXACT_WORK_LIMIT:,}); pass "
+            "method='asymptotic' (method='auto' takes the exact one whenever a sample has "
+            "at most 8 values and nothing ties)."
         )
     frequencies = u_frequencies(n1, n2, half)
     total = math.comb(n1 + n2, n1)
