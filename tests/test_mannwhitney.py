@@ -109,10 +109,11 @@ def test_tie_summaries_merge_as_one_run():
         expected = int(np.sum(counts**3 - counts))
         cuts = np.sort(rng.integers(0, len(keys) + 1, rng.integers(0, 6)))
         parts = np.split(keys, cuts)  # highest first; some parts empty
-        summaries = [
-            bucket_ties(Bucket.binary(SortedScores(np.sort(p)), SortedScores(np.sort(p[:0]))))
-            for p in parts
-        ]
+        summaries = []
+        for part in parts:  # each bucket's rows dealt at random between the two samples
+            is_x = rng.random(len(part)) < 0.5
+            x, y = SortedScores(np.sort(part[is_x])), SortedScores(np.sort(part[~is_x]))
+            summaries.append(bucket_ties(Bucket.binary(x, y)))
         assert merge_tie_run(summaries).total() == expected
         # and in a tree of runs: the merge is associative
         left = merge_tie_run(summaries[: len(summaries) // 2])

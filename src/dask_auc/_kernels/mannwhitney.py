@@ -158,8 +158,31 @@ def _runs(part: SortedScores) -> tuple[np.ndarray, np.ndarray]:
     return values, counts.astype(np.int64)
 
 
+def _tie_terms(counts: np.ndarray) -> int:
+    """``sum(t**3 - t)`` over ``counts``, exact (Python ints where int64 could overflow)."""
+    counts = counts[counts > 1]
+    if len(counts) == 0:
+        return 0
+    if int(counts.max()) ** 3 * len(counts) < 2**62:
+        return int(np.sum(counts**3 - counts))
+    return sum(tie_term(int(t)) for t in counts)
+
+
+def _edge_group(parts: list[tuple[np.ndarray, np.ndarray]], index: int) -> tuple[int, int]:
+    """The pooled key at the part edges (``index`` -1: highest, 0: lowest) and its rows."""
+    edges = [int(v[index]) for v, _ in parts if len(v)]
+    key = max(edges) if index == -1 else min(edges)
+    rows = sum(int(c[index]) for v, c in parts if len(v) and int(v[index]) == key)
+    return key, rows
+
+
 def bucket_ties(bucket: Bucket) -> TieSummary:
     """The :class:`TieSummary` of one sorted bucket, both samples pooled.
+
+    A key held by both samples, ``a`` rows in one and ``b`` in the other,
+    adds ``(a + b)**3 - (a + b) - (a**3 - a) - (b**3 - b) = 3ab(a + b)`` to the
+    two samples' own tie sums: one binary search of the distinct keys of one
+    sample into the other's finds them, no merge of the two.
 
     Examples
     --------
@@ -169,22 +192,26 @@ def bucket_ties(bucket: Bucket) -> TieSummary:
     TieSummary(first=(7, 1), last=(0, 1), inner=24)
     """
     parts = [_runs(part) for part in bucket.groups]
-    values = np.concatenate([v for v, _ in parts])
-    if len(values) == 0:
+    held = [(v, c) for v, c in parts if len(v)]
+    if not held:
         return TieSummary.empty()
-    counts = np.concatenate([c for _, c in parts])
-    keys, inverse = np.unique(values, return_inverse=True)
-    pooled = np.zeros(len(keys), dtype=np.int64)
-    np.add.at(pooled, inverse, counts)
-    first = (int(keys[-1]), int(pooled[-1]))
-    last = (int(keys[0]), int(pooled[0]))
-    middle = pooled[1:-1]
-    middle = middle[middle > 1]
-    if len(middle) and int(middle.max()) ** 3 * len(middle) < 2**62:
-        inner = int(np.sum(middle**3 - middle))
-    else:  # int64 could overflow: Python ints
-        inner = sum(tie_term(int(t)) for t in middle)
-    return TieSummary(first, last, inner)
+    total = sum(_tie_terms(c) for _, c in held)
+    if len(held) == 2:
+        (low_v, low_c), (high_v, high_c) = sorted(held, key=lambda part: len(part[0]))
+        at = np.minimum(np.searchsorted(high_v, low_v), len(high_v) - 1)
+        common = high_v[at] == low_v
+        a, b = low_c[common], high_c[at[common]]
+        if len(a):
+            if int(max(a.max(), b.max())) ** 3 * len(a) < 2**60:
+                total += int(np.sum(3 * a * b * (a + b)))
+            else:  # int64 could overflow: Python ints
+                total += sum(
+                    3 * int(x) * int(y) * (int(x) + int(y)) for x, y in zip(a, b, strict=True)
+                )
+    first, last = _edge_group(held, -1), _edge_group(held, 0)
+    if first[0] == last[0]:
+        return TieSummary(first, last)
+    return TieSummary(first, last, total - tie_term(first[1]) - tie_term(last[1]))
 
 
 # -- p-values, as scipy.stats.mannwhitneyu computes them ---------------------------------------
