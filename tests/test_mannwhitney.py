@@ -86,6 +86,9 @@ def test_exact_on_one_small_sample_and_a_large_one():
     for alternative in ALTERNATIVES:
         options = dict(alternative=alternative)
         assert_same(dask_auc.mannwhitneyu(x, y, **options), reference(x, y, **options))
+    # C(3008, 8) > 2**62: the exact frequencies are Python ints
+    x, y = rng.normal(size=8), rng.normal(0.2, size=3000)
+    assert_same(dask_auc.mannwhitneyu(x, y), reference(x, y))
 
 
 def test_ties_across_bucket_edges():
@@ -127,6 +130,13 @@ def test_counted_bucket_parts():
     pos = SortedScores(np.array([1, 3]), np.array([4, 2]))
     neg = SortedScores(np.array([3, 3, 5]))
     assert bucket_ties(Bucket.binary(pos, neg)) == TieSummary((5, 1), (1, 4), 4**3 - 4)
+    # groups whose t**3 overflows int64: Python ints
+    big = 3_000_000
+    pos = SortedScores(np.array([2, 5, 9]), np.array([big, big, 1]))
+    neg = SortedScores(np.array([0, 5]), np.array([1, big]))
+    assert bucket_ties(Bucket.binary(pos, neg)).total() == (
+        (big**3 - big) + ((2 * big) ** 3 - 2 * big)
+    )
 
 
 def test_infinities_and_signed_zeros():
@@ -233,7 +243,7 @@ def test_u_frequencies_brute_force_and_totals():
         for xs in itertools.combinations(range(m + n), m):
             # U of x: pairs (x, y) where x's rank is greater than y's
             counts[sum(sum(1 for r in range(m + n) if r not in xs and r < v) for v in xs)] += 1
-        assert u_frequencies(m, n, m * n) == counts
+        assert u_frequencies(m, n, m * n) == tuple(counts)
     # beyond int64: Python ints, exact
     m, n = 30, 40
     assert sum(u_frequencies(m, n, m * n)) == math.comb(m + n, m)

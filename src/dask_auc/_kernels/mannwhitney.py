@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import reduce
+from functools import lru_cache, reduce
 
 import numpy as np
 
@@ -262,7 +262,8 @@ def asymptotic_pvalue(
     return min(max(p * factor, 0.0), 1.0)
 
 
-def u_frequencies(m: int, n: int, upto: int) -> list[int]:
+@lru_cache(maxsize=8)  # the requests of one data set (alternatives, options) share it
+def u_frequencies(m: int, n: int, upto: int) -> tuple[int, ...]:
     """How many of the ``C(m + n, m)`` orderings give U = 0, 1, ..., ``upto``, exact.
 
     They are the coefficients of the Gaussian binomial
@@ -272,7 +273,7 @@ def u_frequencies(m: int, n: int, upto: int) -> list[int]:
     Examples
     --------
     >>> u_frequencies(2, 2, 4)
-    [1, 1, 2, 1, 1]
+    (1, 1, 2, 1, 1)
     """
     m, n = min(m, n), max(m, n)
     size = upto + 1
@@ -288,7 +289,7 @@ def u_frequencies(m: int, n: int, upto: int) -> list[int]:
         padded = np.zeros(-(-size // i) * i, dtype=dtype)
         padded[:size] = coefficients
         coefficients = np.cumsum(padded.reshape(-1, i), axis=0).ravel()[:size]
-    return [int(c) for c in coefficients]
+    return tuple(int(c) for c in coefficients)
 
 
 def exact_pvalue(u1: Fraction, n1: int, n2: int, *, alternative: str) -> float:
