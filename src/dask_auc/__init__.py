@@ -30,6 +30,7 @@ from ._engine import LazyScore, compute
 from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._kernels.summary import PartialROC, TieGroup, merge_adjacent
 from ._kernels.validation import InvalidParameterError, UndefinedMetricWarning
+from ._mannwhitney import MannwhitneyuResult, mannwhitneyu
 from ._metric_at_thresholds import ConfusionMetric, confusion_metric, metric_at_thresholds
 from ._ranking import partial_roc_auc_score, roc_auc_score
 from ._roc import ROC, roc
@@ -66,6 +67,7 @@ __all__ = [
     "InvalidParameterError",
     "KSStatistic",
     "LazyScore",
+    "MannwhitneyuResult",
     "OperatingPoint",
     "PartialROC",
     "ROC",
@@ -89,6 +91,7 @@ __all__ = [
     "ks_statistic",
     "label_ranking_average_precision_score",
     "label_ranking_loss",
+    "mannwhitneyu",
     "merge_adjacent",
     "metric_at_thresholds",
     "ndcg_score",
