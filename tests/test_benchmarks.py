@@ -210,3 +210,27 @@ def test_bench_many_prints_every_way_with_equal_answers():
     assert names[0] == "roc_auc_score"
     assert {"ten together", "persist", "persisted ROC: ten queries"} <= set(names)
     assert "three dask-auc ways give equal answers: True" in done.stdout
+
+
+def test_bench_bootstrap_prints_every_row_and_the_estimate_is_the_auc():
+    """The bootstrap benchmark runs as a person would (smoke test; no timing is read)."""
+    done = _run(
+        BENCHMARKS / "bench_bootstrap.py",
+        *("--rows", "2e4", "--chunks", "4", "--replicates", "10", "--repeats", "1"),
+        *("--numba", "on", "--peer-replicates", "1"),
+        timeout=300,
+    )
+    header, rows = _table(done.stdout)
+    names = [row["measurement"] for row in rows]
+    assert names[0] == "roc_auc_score"
+    assert "bootstrap_ci(roc_auc), 10 replicates" in names
+    assert "'estimate_is_the_auc': True" in done.stdout
+
+
+def test_bootstrap_coverage_prints_both_intervals():
+    done = _run(
+        BENCHMARKS / "bootstrap_coverage.py",
+        *("--trials", "3", "--rows", "300", "--replicates", "20"),
+        timeout=300,
+    )
+    assert "| bootstrap (95%) |" in done.stdout and "| DeLong (95%) |" in done.stdout

@@ -1,0 +1,237 @@
+"""Bootstrap intervals: every replicate on one sort, against one AUC and a re-sort per replicate.
+
+Run it as a script::
+
+    python benchmarks/bench_bootstrap.py --rows 1e7 --chunks 16 --replicates 200 --repeats 3
+
+Every setting of ``--numba`` runs in a fresh Python process, which generates
+the same data (binary labels, continuous float64 scores: NumPy arrays wrapped
+in dask arrays of ``--chunks`` chunks), warms up once, then times
+``--repeats`` runs of each row and reports the median and the peak RSS above
+the process's baseline (``_memory.py``), and the ratio to one
+``roc_auc_score`` measured in the same process.
+
+Rows:
+
+* ``roc_auc_score`` -- one exact AUC (the unit);
+* ``bootstrap_ci(roc_auc)`` -- ``--replicates`` replicates of the AUC (one
+  sort, every replicate side by side in each bucket);
+* ``bootstrap_ci(average_precision)`` -- the same for average precision
+  (a second pass over the sorted buckets places every replicate's points);
+* ``scikit-learn, a re-sort per replicate`` -- the plain formulation: each
+  replicate draws Poisson(1) weights with NumPy and calls scikit-learn's
+  ``roc_auc_score`` with them (one sort each); ``--peer-replicates`` of them
+  are timed and the total is scaled to ``--replicates``;
+* ``np.argsort per replicate (floor)`` -- only the sort of each replicate, the
+  least a re-sorting bootstrap costs, scaled the same way.
+
+With ``--gauc-users N`` it also times ``grouped_roc_auc_score`` of a click log
+of ``--rows`` rows and N users, without and with a ``--gauc-replicates``
+interval (``n_bootstraps=``): the interval is made from the per-group table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+_TAG = "@@bench-bootstrap "
+
+
+def _data(rows: int, chunks: int, seed: int = 0):
+    import dask.array as da
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    y = (rng.random(rows) < 0.3).astype(np.int8)
+    s = rng.normal(size=rows) + y
+    size = -(-rows // chunks)
+    return y, s, da.from_array(y, chunks=size), da.from_array(s, chunks=size)
+
+
+def _timed(func, repeats: int) -> tuple[float, Any]:
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = func()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """One process: each row's median time and peak memory."""
+    import _memory
+    import dask
+    import numpy as np
+
+    import dask_auc
+
+    dask.config.set({"dask-auc.numba": args.numba == "on", "scheduler": "threads"})
+    y_np, s_np, y, s = _data(args.rows, args.chunks)
+    out: dict[str, Any] = {}
+
+    def run(name: str, func, repeats: int = args.repeats, scale: float = 1.0) -> Any:
+        func()  # warm-up (compiles numba loops, fills caches)
+        _memory.start()
+        seconds, result = _timed(func, repeats)
+        out[name] = {"seconds": seconds * scale, "memory": _memory.stop()["peak"]}
+        return result
+
+    B = args.replicates
+    auc = run("roc_auc_score", lambda: dask_auc.roc_auc_score(y, s))
+    ci = run(
+        f"bootstrap_ci(roc_auc), {B} replicates",
+        lambda: dask_auc.bootstrap_ci(y, s, n_bootstraps=B, random_state=0),
+    )
+    out["estimate_is_the_auc"] = ci.estimate == auc
+    out["interval"] = [ci.low, ci.high, ci.std_error]
+    run(
+        f"bootstrap_ci(average_precision), {B} replicates",
+        lambda: dask_auc.bootstrap_ci(
+            y, s, metric="average_precision", n_bootstraps=B, random_state=0
+        ),
+    )
+    if not args.no_peers:
+        from sklearn.metrics import roc_auc_score
+
+        rng = np.random.default_rng(1)
+        k = args.peer_replicates
+
+        def resampled() -> list[float]:
+            return [
+                roc_auc_score(y_np, s_np, sample_weight=rng.poisson(1.0, len(y_np)))
+                for _ in range(k)
+            ]
+
+        run(f"scikit-learn, a re-sort per replicate (x{B})", resampled, 1, B / k)
+        run(
+            f"np.argsort per replicate (floor, x{B})",
+            lambda: [np.argsort(s_np) for _ in range(k)],
+            1,
+            B / k,
+        )
+    if args.gauc_users:
+        import pandas as pd
+
+        rng = np.random.default_rng(2)
+        users = (rng.zipf(1.3, args.rows) % args.gauc_users).astype(np.int64)
+        clicks = (rng.random(args.rows) < 0.1).astype(np.int8)
+        score = np.round(rng.random(args.rows) + 0.2 * clicks, 4)
+        frame = pd.DataFrame({"user": users, "click": clicks, "score": score})
+        import dask.dataframe as dd
+
+        ddf = dd.from_pandas(frame, npartitions=args.chunks).persist()
+
+        def gauc(**options):
+            return dask_auc.grouped_roc_auc_score(
+                ddf, by="user", label="click", score="score", **options
+            )
+
+        plain = run("grouped_roc_auc_score", gauc)
+        R = args.gauc_replicates
+        with_ci = run(
+            f"grouped_roc_auc_score(n_bootstraps={R})",
+            lambda: gauc(n_bootstraps=R, random_state=0),
+        )
+        out["gauc_equal"] = plain.gauc == with_ci.gauc
+    return out
+
+
+def _fmt_bytes(value: Any, rows: int) -> str:
+    if value is None:
+        return ""
+    return f"{value / 2**20:,.0f} MiB ({value / rows:.1f} B/row)"
+
+
+def table(results: dict[str, dict[str, Any]], rows: int) -> str:
+    lines = [
+        "| measurement | " + " | ".join(f"numba {k}: s | x AUC | peak" for k in results) + " |",
+        "| --- |" + " ---: | ---: | ---: |" * len(results),
+    ]
+    first = next(iter(results.values()))
+    for row in [k for k, v in first.items() if isinstance(v, dict)]:
+        cells = []
+        for result in results.values():
+            entry = result.get(row)
+            base = result["roc_auc_score"]["seconds"]
+            if row.startswith("grouped_roc_auc_score("):
+                base = result["grouped_roc_auc_score"]["seconds"]
+            if entry is None:
+                cells += ["", "", ""]
+                continue
+            unit = "x GAUC" if row.startswith("grouped_roc_auc_score(") else ""
+            cells += [
+                f"{entry['seconds']:.3f}",
+                f"{entry['seconds'] / base:.2f}{(' ' + unit) if unit else ''}",
+                _fmt_bytes(entry["memory"], rows),
+            ]
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=lambda t: int(float(t)), default=int(1e7))
+    parser.add_argument("--chunks", type=int, default=16)
+    parser.add_argument("--replicates", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--peer-replicates", type=int, default=3)
+    parser.add_argument("--numba", default="on,off", help="on, off or on,off")
+    parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--gauc-users", type=lambda t: int(float(t)), default=0)
+    parser.add_argument("--gauc-replicates", type=int, default=1000)
+    parser.add_argument("--measure", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.measure:
+        args.numba = args.measure
+        print(_TAG + json.dumps(measure(args)), flush=True)
+        return 0
+    results = {}
+    passed = argv if argv is not None else sys.argv[1:]
+    for setting in args.numba.split(","):
+        command = [sys.executable, __file__, "--measure", setting, *_without_numba(passed)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        found = [line for line in done.stdout.splitlines() if line.startswith(_TAG)]
+        if done.returncode or not found:
+            sys.stderr.write(done.stdout + done.stderr)
+            return 1
+        results[setting] = json.loads(found[-1][len(_TAG) :])
+    print(f"$ python {shlex.join(['benchmarks/bench_bootstrap.py', *passed])}")
+    print(f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores")
+    print()
+    print(table(results, args.rows))
+    print()
+    for setting, result in results.items():
+        extra = {k: v for k, v in result.items() if not isinstance(v, dict)}
+        print(f"numba {setting}: {extra}")
+    return 0
+
+
+def _without_numba(argv: list[str]) -> list[str]:
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--numba":
+            skip = True
+            continue
+        if not arg.startswith("--numba="):
+            out.append(arg)
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
