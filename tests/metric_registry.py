@@ -79,10 +79,11 @@ class Metric:
         ``reference`` is exact too (a rational pair count, or scikit-learn's curve
         arrays, which are integer counts divided once): ``exact_fields`` of unweighted
         data must equal it bit for bit.
-    scores : {"binary", "paired", "proba", "grouped"}
-        What a case holds: binary labels and one score column; plus a second
-        model's ``score_b``; a 2-D probability matrix of ``N_CLASSES`` classes; plus
-        a ``group`` column.
+    scores : {"binary", "own_sort", "paired", "proba", "grouped"}
+        What a case holds: binary labels and one score column (``"own_sort"``:
+        the same, for a metric whose sort is not the ROC's, which the binary
+        metrics of one input share); plus a second model's ``score_b``; a 2-D
+        probability matrix of ``N_CLASSES`` classes; plus a ``group`` column.
     layouts : tuple of str
         Input layouts the metric takes: ``"frame"`` (columns of one dask DataFrame)
         and ``"array"`` (dask arrays).
@@ -992,7 +993,7 @@ _ENTRIES += [
         weighted=True,
         exact_fields=() if metric == "average_precision" else _BOOTSTRAP_FIELDS,
         reference_exact=metric != "average_precision",
-        scores="resampled",
+        scores="own_sort",
         positional=True,
         # a weighted standard error that is exactly 0 (every replicate 0.5) can come out as
         # 4e-17: float sums of weights in another grouping
@@ -1020,6 +1021,36 @@ _ENTRIES += [
         variants=_BOOTSTRAP_VARIANTS,
     ),
 ]
+
+def _run_mannwhitneyu(inputs: Mapping[str, Any], **options: Any) -> Any:
+    """The positives' scores against the negatives' (dask boolean masks: unknown lengths)."""
+    positive = inputs["y_true"] == 1
+    return dask_auc.mannwhitneyu(
+        inputs["y_score"][positive], inputs["y_score"][~positive], **options
+    )
+
+
+def _mannwhitneyu_reference(columns: Columns) -> Fields:
+    from scipy.stats import mannwhitneyu
+
+    y, s = np.asarray(columns["y_true"]), np.asarray(columns["y_score"])
+    result = mannwhitneyu(s[y == 1], s[y != 1])
+    return {"statistic": np.asarray(result.statistic), "pvalue": np.asarray(result.pvalue)}
+
+
+_ENTRIES.append(
+    Metric(
+        name="mannwhitneyu",
+        run=_run_mannwhitneyu,
+        plain=_result_tuple,
+        reference=_mannwhitneyu_reference,
+        weighted=False,
+        exact_fields=("statistic",),
+        reference_exact=True,
+        scores="own_sort",
+        variants=({"alternative": "less"}, {"use_continuity": False}),
+    )
+)
 
 # -- the same binary metrics as queries of a persisted dask_auc.roc -----------------------------
 

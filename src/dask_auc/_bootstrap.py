@@ -27,6 +27,7 @@ from statistics import NormalDist
 from typing import Any, NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from ._engine import LazyScore, SortedGraph, lazy_of, map_indexed_blocks, prepared_blocks
 from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
@@ -37,6 +38,7 @@ from ._kernels.bootstrap import (
     check_seed,
     combine,
     group_keys,
+    mix64,
     position_keys,
     prepare_rows,
     replicate_keys,
@@ -46,6 +48,7 @@ from ._kernels.bootstrap import (
     scan_contexts,
     traced_plan,
     traced_rows,
+    weighted_mean_replicates,
 )
 from ._kernels.bootstrap import counts_for as _counts_for
 from ._kernels.partial import mcclish
@@ -610,3 +613,40 @@ def _interval(
     if kind == "basic":
         low, high = 2 * float(estimate) - high, 2 * float(estimate) - low
     return low, high, std_error
+
+
+# -- the GAUC's interval: users resampled whole, from the per-group table -----------------------
+
+
+def grouped_interval(
+    index: Any,
+    auc: np.ndarray,
+    weights: np.ndarray,
+    *,
+    estimate: float,
+    n_bootstraps: int,
+    confidence_level: float,
+    random_state: Any,
+    compiled: bool,
+) -> BootstrapInterval:
+    """The cluster bootstrap interval of a weighted mean of group AUCs (GAUC).
+
+    Group ``g`` enters replicate ``b`` ``c(g, b)`` times (:func:`bootstrap_counts`
+    with ``groups=``: the hash of its key), all its rows with it, so its AUC is
+    unchanged and the replicate's GAUC is ``sum(c w auc) / sum(c w)`` over the
+    groups holding both classes: O(groups x replicates), no pass over the rows.
+    ``index`` holds the groups' keys (a MultiIndex: its levels' hashes combined).
+    """
+    seed = check_seed(random_state)
+    if isinstance(index, pd.MultiIndex):
+        keys = np.zeros(len(index), np.uint64)
+        for level in range(index.nlevels):
+            keys = mix64(keys ^ group_keys(index.get_level_values(level).to_numpy()))
+    else:
+        keys = group_keys(np.asarray(index))
+    values = weighted_mean_replicates(keys, auc, weights, seed, n_bootstraps, compiled)
+    values = np.concatenate([[estimate], values])
+    low, high, std_error = _interval(values, confidence_level, "percentile", "GAUC interval")
+    return BootstrapInterval(
+        float(estimate), low, high, std_error, confidence_level, n_bootstraps, values[1:]
+    )

@@ -500,3 +500,17 @@ def _visit(kind, target, bounds, t, f, dp, dn, tp, tn, acc_int, acc_float, cross
                 crossings[b, k, 2] = y0
                 crossings[b, k, 3] = y1
                 n_crossings[b] = k + 1
+
+
+@_compile
+def replicate_weighted_sums(keys, values, weights, replicate_keys, thresholds, num, den):
+    """``num[b] += c * values[g]``, ``den[b] += c * weights[g]`` over groups ``g`` in order,
+    ``c`` the Poisson(1) count of group key ``keys[g]`` in replicate ``b``."""  # noqa
+    width = len(replicate_keys)
+    counts = np.zeros(width, np.int64)
+    for g in range(len(keys)):
+        counts[:] = 0
+        _add_row(keys[g], replicate_keys, thresholds, counts)
+        for b in range(width):
+            num[b] += counts[b] * values[g]
+            den[b] += counts[b] * weights[g]

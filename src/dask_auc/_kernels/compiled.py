@@ -106,6 +106,7 @@ def _compile() -> None:
             scores = np.arange(8, dtype=dtype)
             replicate_summary(scores, keys, scores, keys, keys[:2], keys[1:4])
             context = tuple(np.ones(2, np.int64) for _ in range(6))
+            replicate_weighted_sums(keys[:3], scores[:3], scores[:3], keys[:2], keys[1:4])
             for kind in range(6):
                 replicate_points(
                     scores, keys, scores, keys, keys[:2], keys[1:4], context, False, kind, 0.5,
@@ -333,3 +334,25 @@ def replicate_points(
         kind, float(target), bounds, acc_int, acc_float, crossings, n_crossings,
     )  # fmt: skip
     return acc_int, acc_float, crossings, n_crossings
+
+
+def replicate_weighted_sums(
+    keys: np.ndarray,
+    values: np.ndarray,
+    weights: np.ndarray,
+    replicate_keys: np.ndarray,
+    thresholds: np.ndarray,
+    *,
+    compiled: bool = True,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every replicate's ``sum(c * values)`` and ``sum(c * weights)``, in group order, or None."""
+    kernel = _usable(compiled, keys)
+    if kernel is None:
+        return None
+    num = np.zeros(len(replicate_keys))
+    den = np.zeros(len(replicate_keys))
+    kernel.replicate_weighted_sums(
+        keys, values.astype(np.float64), weights.astype(np.float64), replicate_keys, thresholds,
+        num, den,
+    )  # fmt: skip
+    return num, den
