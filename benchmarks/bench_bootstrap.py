@@ -36,10 +36,8 @@ import argparse
 import json
 import os
 import shlex
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -61,20 +59,12 @@ def _data(rows: int, chunks: int, seed: int = 0):
     return y, s, da.from_array(y, chunks=size), da.from_array(s, chunks=size)
 
 
-def _timed(func, repeats: int) -> tuple[float, Any]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = func()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     """One process: each row's median time and peak memory."""
     import _memory
     import dask
     import numpy as np
+    from bench_many import timed
 
     import dask_auc
 
@@ -85,7 +75,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     def run(name: str, func, repeats: int = args.repeats, scale: float = 1.0) -> Any:
         func()  # warm-up (compiles numba loops, fills caches)
         _memory.start()
-        seconds, result = _timed(func, repeats)
+        seconds, result = timed(func, repeats)
         out[name] = {"seconds": seconds * scale, "memory": _memory.stop()["peak"]}
         return result
 

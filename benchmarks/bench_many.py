@@ -140,7 +140,8 @@ def _digest(results: list) -> str:
     return "|".join(parts)
 
 
-def _timed(func, repeats: int) -> tuple[float, Any]:
+def timed(func, repeats: int) -> tuple[float, Any]:
+    """The median of ``repeats`` runs of ``func()`` and its last result."""
     times, result = [], None
     for _ in range(repeats):
         start = time.perf_counter()
@@ -163,7 +164,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     def run(name: str, func, repeats: int = args.repeats) -> Any:
         func()  # warm-up (compiles numba loops, fills caches)
         _memory.start()
-        seconds, result = _timed(func, repeats)
+        seconds, result = timed(func, repeats)
         out[name] = {"seconds": seconds, "memory": _memory.stop()["peak"]}
         return result
 
