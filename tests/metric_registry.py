@@ -1022,6 +1022,7 @@ _ENTRIES += [
     ),
 ]
 
+
 def _run_mannwhitneyu(inputs: Mapping[str, Any], **options: Any) -> Any:
     """The positives' scores against the negatives' (dask boolean masks: unknown lengths)."""
     positive = inputs["y_true"] == 1

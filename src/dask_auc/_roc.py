@@ -548,8 +548,9 @@ class ROC:
         ``interval``).  The bootstrap needs each row's position, which the
         ROC's buckets do not keep (they hold distinct scores): its first
         query sorts the input once more, with the rows' positions, for all
-        its replicates -- and on a persisted ROC keeps that sort too, so
-        that later bootstrap queries, of any metric or seed, sort nothing.
+        its replicates -- and on a persisted ROC keeps that sort too (16
+        bytes a row, 24 weighted: each row's score and position), so that
+        later bootstrap queries, of any metric or seed, sort nothing.
 
         Examples
         --------

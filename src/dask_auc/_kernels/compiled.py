@@ -24,6 +24,7 @@ import importlib.util
 import threading
 import time
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -63,25 +64,47 @@ def loops() -> ModuleType | None:
 
     The first call starts their compilation in a background thread.
     """
+    return _compiled_family(_compiled, _compiler, _compile, "dask-auc-numba")
+
+
+#: the bootstrap's loops are compiled apart, on a process's first bootstrap: the other
+#: metrics' first call does not pay for them (3.7 s of compiling, cold)
+_replicates_compiled = threading.Event()
+_replicate_compiler: list[threading.Thread] = []
+
+
+def replicate_loops() -> ModuleType | None:
+    """:func:`loops` for the bootstrap's loops (their own background compilation)."""
+    return _compiled_family(
+        _replicates_compiled, _replicate_compiler, _compile_replicates, "dask-auc-numba-bootstrap"
+    )
+
+
+def _compiled_family(
+    ready: threading.Event, compiler: list[threading.Thread], compile_all: Any, name: str
+) -> ModuleType | None:
     if not _available():
         return None
-    if _compiled.is_set() or getattr(_warming, "active", False):
+    if ready.is_set() or getattr(_warming, "active", False):
         return _module()
     with _start:
-        if not _compiler:
-            thread = threading.Thread(target=_compile, name="dask-auc-numba", daemon=True)
-            _compiler.append(thread)
+        if not compiler:
+            thread = threading.Thread(target=compile_all, name=name, daemon=True)
+            compiler.append(thread)
             thread.start()
     return None
 
 
 def compile_now(timeout: float | None = None) -> bool:
-    """Compile the loops now (or wait for the background compilation); whether they are ready."""
+    """Compile every loop now (or wait for the background compilations); whether they are ready."""
     if not _available():
         return False
     loops()
+    replicate_loops()
     _compiler[0].join(timeout)
-    return _compiled.is_set() and _module() is not None
+    _replicate_compiler[0].join(timeout)
+    ready = _compiled.is_set() and _replicates_compiled.is_set()
+    return ready and _module() is not None
 
 
 def _compile() -> None:
@@ -100,22 +123,33 @@ def _compile() -> None:
             pair_counts(ascending[::2].copy(), ascending[1::2].copy())
             merged_points(ascending[::2].copy(), ascending[1::2].copy())
             aggregate(scores % 7, codes.view(bool), 100)
+        _calibrate()
+    finally:
+        _warming.active = False
+        _compiled.set()
+
+
+def _compile_replicates() -> None:
+    """:func:`_compile` for the bootstrap's loops."""
+    _warming.active = True
+    try:
+        if _module() is None:
+            return
         keys = np.arange(8, dtype=np.uint64)
         replicate_group_counts(keys, np.array([0, 3, 8]), keys[:2], keys[1:4], None)
+        replicate_weighted_sums(keys[:3], np.ones(3), np.ones(3), keys[:2], keys[1:4])
         for dtype in (np.float64, np.int64):
             scores = np.arange(8, dtype=dtype)
             replicate_summary(scores, keys, scores, keys, keys[:2], keys[1:4])
             context = tuple(np.ones(2, np.int64) for _ in range(6))
-            replicate_weighted_sums(keys[:3], scores[:3], scores[:3], keys[:2], keys[1:4])
             for kind in range(6):
                 replicate_points(
                     scores, keys, scores, keys, keys[:2], keys[1:4], context, False, kind, 0.5,
                     np.ones((4, 2), np.int64),
                 )  # fmt: skip
-        _calibrate()
     finally:
         _warming.active = False
-        _compiled.set()
+        _replicates_compiled.set()
 
 
 def _calibrate(rows: int = 1 << 20, repeats: int = 3) -> None:
@@ -159,10 +193,10 @@ def supports(dtype: np.dtype) -> bool:
     return dtype.kind in _SCORE_KINDS and dtype.itemsize in _UNSIGNED and _available()
 
 
-def _usable(compiled: bool, *arrays: np.ndarray) -> ModuleType | None:
+def _usable(compiled: bool, *arrays: np.ndarray, family: Any = loops) -> ModuleType | None:
     if not compiled or not all(supports(a.dtype) for a in arrays):
         return None
-    return loops()
+    return family()
 
 
 def grouped_rows(
@@ -265,7 +299,7 @@ def replicate_group_counts(
     Rows ``starts[g]:starts[g + 1]`` (by their uint64 ``keys``) form group
     ``g``.  Weighted rows take the NumPy path, whose float sums keep their order.
     """
-    kernel = _usable(compiled, keys)
+    kernel = _usable(compiled, keys, family=replicate_loops)
     if kernel is None or weights is not None:
         return None
     out = np.zeros((len(starts) - 1, len(replicate_keys)), np.int64)
@@ -288,7 +322,7 @@ def replicate_summary(
     Rows: positives, negatives, top group's positives and negatives, bottom
     group's, doubled area (see :class:`~dask_auc._kernels.bootstrap.ReplicateSummary`).
     """
-    kernel = _usable(compiled, pos, neg)
+    kernel = _usable(compiled, pos, neg, family=replicate_loops)
     if kernel is None or pos.dtype != neg.dtype:
         return None
     out = np.zeros((7, len(replicate_keys)), np.int64)
@@ -317,7 +351,7 @@ def replicate_points(
     top group's part above, totals), int64 per replicate.  Returns
     ``(integer parts, float parts, crossing segments, their counts)``.
     """
-    kernel = _usable(compiled, pos, neg)
+    kernel = _usable(compiled, pos, neg, family=replicate_loops)
     if kernel is None or pos.dtype != neg.dtype:
         return None
     width = len(replicate_keys)
@@ -346,7 +380,7 @@ def replicate_weighted_sums(
     compiled: bool = True,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Every replicate's ``sum(c * values)`` and ``sum(c * weights)``, in group order, or None."""
-    kernel = _usable(compiled, keys)
+    kernel = _usable(compiled, keys, family=replicate_loops)
     if kernel is None:
         return None
     num = np.zeros(len(replicate_keys))
