@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._calibration import brier_score_loss, log_loss, normalized_entropy
 from ._curves import (
     KSStatistic,
     average_precision_score,
@@ -65,6 +66,7 @@ __all__ = [
     "__version__",
     "auc",
     "average_precision_score",
+    "brier_score_loss",
     "compute",
     "confusion_matrix_at_thresholds",
     "confusion_metric",
@@ -77,9 +79,11 @@ __all__ = [
     "ks_statistic",
     "label_ranking_average_precision_score",
     "label_ranking_loss",
+    "log_loss",
     "merge_adjacent",
     "metric_at_thresholds",
     "ndcg_score",
+    "normalized_entropy",
     "operating_point",
     "partial_roc_auc_score",
     "plot_det",

@@ -1,0 +1,175 @@
+"""Pure-NumPy kernels of the calibration metrics: log loss, Brier score, normalized entropy.
+
+These metrics need no sort: each row's loss depends on its own label and
+probability only.  One task per block (:func:`calibration_sums`) validates
+the block with scikit-learn's messages and reduces it to exact sums
+(:func:`~dask_auc._kernels.sample_ranking.exact_total`) kept *per label*: the
+positive class is known only once every block's labels are (``labels``,
+``pos_label`` and the greater-label rule need the union), so each label's rows
+are summed both as positives and as negatives, and the caller picks.  Exact
+sums make the result the same bits for any partitioning.
+
+The per-row values are scikit-learn 1.9's, operation for operation
+(:func:`row_terms`), so a sum rounded once agrees with its ``np.average`` to a
+few ulps.
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .sample_ranking import UNIT_BITS, exact_total
+from .validation import (
+    ROW_INPUTS,
+    RowCounts,
+    as_score_array,
+    as_weight_array,
+    distinct_labels,
+    sorted_labels,
+    to_numpy,
+)
+
+#: the per-label sums, in the order of :attr:`CalibrationSums.per_label`'s tuples
+TERMS = ("weight", "log_pos", "log_neg", "brier_pos", "brier_neg", "proba")
+WEIGHT, LOG_POS, LOG_NEG, BRIER_POS, BRIER_NEG, PROBA = range(len(TERMS))
+
+#: more distinct labels than this in one block is an error whatever the options
+#: (1-D probabilities are binary), so their sums are not made
+_MAX_LABELS = 2
+
+
+def row_terms(proba: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each row's log loss and Brier term as a positive and as a negative, as scikit-learn has them.
+
+    scikit-learn stacks ``[1 - p, p]``, clips both columns to ``[eps, 1 - eps]``
+    (``eps`` of the probabilities' float dtype) for the log loss, and sums
+    ``(onehot - [1 - p, p])**2`` over the two columns for the Brier score: a
+    positive row scores ``2 * (1 - p)**2``, a negative one ``(1 - (1 - p))**2 + p**2``,
+    which is not ``2 * p**2`` in floats when ``p`` is tiny.
+
+    Returns
+    -------
+    log_pos, log_neg, brier_pos, brier_neg : ndarray
+        In the order of :data:`TERMS` after ``weight``.
+
+    Examples
+    --------
+    >>> [float(t[0]) for t in row_terms(np.array([0.25]))]
+    [1.3862943611198906, 0.2876820724517809, 1.125, 0.125]
+    """
+    eps = np.finfo(proba.dtype).eps
+    complement = 1 - proba
+    log_pos = -np.log(np.clip(proba, eps, 1 - eps))
+    log_neg = -np.log(np.clip(complement, eps, 1 - eps))
+    brier_pos = complement**2 + complement**2
+    brier_neg = (1 - complement) ** 2 + proba**2
+    return log_pos, log_neg, brier_pos, brier_neg
+
+
+def as_probabilities(values: Any) -> np.ndarray:
+    """Probabilities as a finite float array (float32 kept, as scikit-learn keeps it)."""
+    proba = as_score_array(values)
+    if proba.dtype not in (np.float32, np.float64):
+        proba = proba.astype(np.float64)
+    return proba
+
+
+@dataclass(frozen=True)
+class CalibrationSums:
+    """The exact sums of one block (or of consecutive blocks), per label.
+
+    Attributes
+    ----------
+    blocks : tuple of RowCounts
+        The row counts of each input in each block, in order (the alignment check).
+    classes : tuple
+        The sorted distinct labels of these rows.
+    per_label : dict
+        ``label -> tuple of exact totals`` in the order of :data:`TERMS`
+        (``weight``: the row count, or the summed weight; every other term
+        times the row's weight).  Empty when more than two labels were found.
+    low, high : float
+        The smallest and largest probability (the range check reads them).
+    weighted : bool
+        Rows carry weights.
+    """
+
+    blocks: tuple[RowCounts, ...]
+    classes: tuple[Any, ...]
+    per_label: dict[Any, tuple[int, ...]]
+    low: float = math.inf
+    high: float = -math.inf
+    weighted: bool = False
+
+    def total(self, term: int, labels: Sequence[Any]) -> int:
+        """The exact total of ``term`` over the rows of ``labels``."""
+        return sum(self.per_label[c][term] for c in labels if c in self.per_label)
+
+
+def calibration_sums(
+    label: Any, proba: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
+) -> CalibrationSums:
+    """Validate one block with scikit-learn's messages and reduce it to per-label exact sums.
+
+    Examples
+    --------
+    >>> sums = calibration_sums([0, 1, 1], [0.5, 0.5, 1.0])
+    >>> sums.classes, sums.per_label[1][0] >> UNIT_BITS, sums.high
+    ((0, 1), 2, 1.0)
+    """
+    labels, probabilities = to_numpy(label), to_numpy(proba)
+    lengths = RowCounts.of(names, labels, probabilities, weight)
+    weighted = weight is not None
+    if not lengths.aligned:  # the alignment check raises, naming the inputs
+        return CalibrationSums((lengths,), (), {}, weighted=weighted)
+    probabilities = as_probabilities(probabilities)
+    weights = None if weight is None else as_weight_array(weight)
+    classes = distinct_labels(labels)
+    low = float(probabilities.min()) if len(probabilities) else math.inf
+    high = float(probabilities.max()) if len(probabilities) else -math.inf
+    per_label: dict[Any, tuple[int, ...]] = {}
+    if len(classes) <= _MAX_LABELS:
+        terms = (*row_terms(probabilities), probabilities)
+        for c in classes:
+            rows = labels == c if len(classes) > 1 else slice(None)
+            w = None if weights is None else weights[rows]
+            count = int(np.count_nonzero(rows)) if len(classes) > 1 else len(labels)
+            weight_total = count << UNIT_BITS if w is None else exact_total(w)
+            per_label[c] = (
+                weight_total,
+                *(exact_total(t[rows] if w is None else t[rows].astype(np.float64) * w) for t in terms),
+            )
+    return CalibrationSums((lengths,), classes, per_label, low, high, weighted)
+
+
+def merge_calibration_sums(parts: Sequence[CalibrationSums]) -> CalibrationSums:
+    """The sums of consecutive blocks (exact: any grouping gives the same totals).
+
+    Examples
+    --------
+    >>> merged = merge_calibration_sums([calibration_sums([0], [0.2]), calibration_sums([], [])])
+    >>> merged.classes, len(merged.blocks)
+    ((0,), 2)
+    """
+    classes = sorted_labels(p.classes for p in parts)
+    per_label: dict[Any, tuple[int, ...]] = {}
+    if len(classes) <= _MAX_LABELS:
+        for c in classes:
+            held = [p.per_label[c] for p in parts if c in p.per_label]
+            per_label[c] = tuple(sum(t[i] for t in held) for i in range(len(TERMS)))
+    return CalibrationSums(
+        tuple(b for p in parts for b in p.blocks),
+        classes,
+        per_label,
+        min((p.low for p in parts), default=math.inf),
+        max((p.high for p in parts), default=-math.inf),
+        any(p.weighted for p in parts),
+    )
+
