@@ -916,6 +916,85 @@ _ENTRIES += [
     if entry.name in _ROC_QUERIES
 ]
 
+# -- calibration: log loss, Brier score, normalized entropy (issue 23) -------------------------
+# Probabilities are the cases' scores halved (exact in floats, so the dask inputs and the
+# NumPy columns hold the same values): in [0, 0.65), zeros among them (log loss clips).
+# Exact per-label sums: the same bits for any partitioning, weighted or not (no sort).
+
+
+def _calibration(function: Callable[..., Any], **fixed: Any) -> Callable[..., Any]:
+    def run(inputs: Mapping[str, Any], **options: Any) -> Any:
+        weight = inputs.get("sample_weight")
+        return function(
+            inputs["y_true"], inputs["y_score"] * 0.5, sample_weight=weight, **{**fixed, **options}
+        )
+
+    return run
+
+
+def _sklearn_calibration(function: Callable[..., Any], **fixed: Any) -> Callable[[Columns], Fields]:
+    def reference(columns: Columns) -> Fields:
+        value = function(
+            columns["y_true"],
+            columns["y_score"] * 0.5,
+            sample_weight=columns.get("sample_weight"),
+            **fixed,
+        )
+        return {"value": np.asarray(value, dtype=float)}
+
+    return reference
+
+
+def normalized_entropy_reference(
+    y_true: np.ndarray, y_proba: np.ndarray, sample_weight: np.ndarray | None = None
+) -> float:
+    """scikit-learn's log loss over the entropy of the (weighted) share of the greater class."""
+    rate = float(np.average(y_true == np.max(y_true), weights=sample_weight))
+    entropy = -(rate * np.log(rate) + (1 - rate) * np.log1p(-rate))
+    return skm.log_loss(y_true, y_proba, sample_weight=sample_weight) / entropy
+
+
+_CALIBRATION_ENTRIES = [
+    Metric(
+        name="log_loss",
+        run=_calibration(dask_auc.log_loss),
+        plain=_value,
+        reference=_sklearn_calibration(skm.log_loss),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,  # scikit-learn sums pairwise in floats
+        split_every=True,
+        sorts=False,
+        variants=({"normalize": False}, {"split_every": 2}),
+    ),
+    Metric(
+        name="brier_score_loss",
+        run=_calibration(dask_auc.brier_score_loss),
+        plain=_value,
+        reference=_sklearn_calibration(skm.brier_score_loss),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,
+        split_every=True,
+        sorts=False,
+        variants=({"scale_by_half": False}, {"pos_label": 0}, {"split_every": 2}),
+    ),
+    Metric(
+        name="normalized_entropy",
+        run=_calibration(dask_auc.normalized_entropy),
+        plain=_value,
+        reference=_sklearn_calibration(normalized_entropy_reference),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,
+        split_every=True,
+        sorts=False,
+        variants=({"split_every": 2},),
+    ),
+]
+_ENTRIES += _CALIBRATION_ENTRIES
+# -- end of the calibration entries -------------------------------------------------------------
+
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _ENTRIES}
 """Every public metric, by test id (and the binary ones again as persisted ROC queries)."""
 

@@ -212,9 +212,7 @@ def normalized_entropy(
     >>> dask_auc.normalized_entropy(y, p)  # the base rate itself: no information
     1.0
     """
-    checked = check_params(
-        "normalized_entropy", _COMMON, compute=compute, split_every=split_every
-    )
+    checked = check_params("normalized_entropy", _COMMON, compute=compute, split_every=split_every)
     finalize = _EntropyFinalizer(_given_labels(labels))
     return _calibration_score(
         "normalized_entropy", y_true, y_proba, sample_weight, finalize, checked, "lower"
@@ -314,7 +312,8 @@ def _binary_classes(classes: tuple[Any, ...], labels: tuple[Any, ...] | None) ->
             f"lexicographically. Pass the ordered labels={known.tolist()} and ensure that the "
             "columns of y_prob correspond to this ordering."
         )
-    undeclared = set(classes) - set(known.tolist())
+    # scikit-learn's set of NumPy scalars, shown as it shows them
+    undeclared = set(np.array(classes)) - set(labels)
     if undeclared:
         raise ValueError(
             f"y_true contains values {undeclared} not belonging to the passed labels "
@@ -359,9 +358,7 @@ class _EntropyFinalizer:
     def __call__(self, sums: CalibrationSums, rows: int) -> float:
         loss = _mean(sums, _log_loss_total(sums, self.labels), rows)
         positive = _binary_classes(sums.classes, self.labels)[1]
-        rate = as_float(sums.total(WEIGHT, [positive])) / as_float(
-            sums.total(WEIGHT, sums.classes)
-        )
+        rate = as_float(sums.total(WEIGHT, [positive])) / as_float(sums.total(WEIGHT, sums.classes))
         entropy = base_rate_entropy(rate)
         if entropy == 0:
             warn_undefined(

@@ -138,15 +138,19 @@ def calibration_sums(
     if len(classes) <= _MAX_LABELS:
         terms = (*row_terms(probabilities), probabilities)
         for c in classes:
-            rows = labels == c if len(classes) > 1 else slice(None)
-            w = None if weights is None else weights[rows]
-            count = int(np.count_nonzero(rows)) if len(classes) > 1 else len(labels)
-            weight_total = count << UNIT_BITS if w is None else exact_total(w)
-            per_label[c] = (
-                weight_total,
-                *(exact_total(t[rows] if w is None else t[rows].astype(np.float64) * w) for t in terms),
-            )
+            rows = labels == c if len(classes) > 1 else np.ones(len(labels), bool)
+            per_label[c] = _label_totals([t[rows] for t in terms], weights, rows)
     return CalibrationSums((lengths,), classes, per_label, low, high, weighted)
+
+
+def _label_totals(
+    terms: list[np.ndarray], weights: np.ndarray | None, rows: np.ndarray
+) -> tuple[int, ...]:
+    """The exact totals of one label's rows: their weight, then each term times its weight."""
+    if weights is None:
+        return (int(np.count_nonzero(rows)) << UNIT_BITS, *(exact_total(t) for t in terms))
+    w = weights[rows]
+    return (exact_total(w), *(exact_total(t.astype(np.float64) * w) for t in terms))
 
 
 def merge_calibration_sums(parts: Sequence[CalibrationSums]) -> CalibrationSums:
@@ -172,4 +176,3 @@ def merge_calibration_sums(parts: Sequence[CalibrationSums]) -> CalibrationSums:
         max((p.high for p in parts), default=-math.inf),
         any(p.weighted for p in parts),
     )
-
