@@ -321,18 +321,21 @@ def test_benchmark_script_runs_and_every_method_agrees(tmp_path):
 
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_grouped.py"
     output = tmp_path / "report.md"
+    methods = [
+        "dask-auc-threads", "polars-ranksum", "polars-groupby-cumulative",
+        "duckdb-groupby-window", "sklearn-per-group",
+    ]  # fmt: skip
     completed = subprocess.run(
         [sys.executable, str(script), "--rows", "20000", "--groups", "400",
-         "--sklearn-groups", "60", "--repeats", "1", "--output", str(output)],
+         "--sklearn-groups", "60", "--repeats", "1", "--output", str(output),
+         "--methods", ",".join(methods)],
         capture_output=True, text=True, timeout=180, check=True,
     )  # fmt: skip
     rows = [line for line in completed.stdout.splitlines() if line.startswith("| ")][2:]
-    assert [row.split("|")[1].strip() for row in rows] == [
-        "dask-auc-threads", "pandas-ranksum", "sklearn-per-group"
-    ]  # fmt: skip
+    assert [row.split("|")[1].strip() for row in rows] == methods
     for row in rows:
-        same = row.split("|")[10]
-        assert same.count("yes (") == 2 and "NO" not in same, row
+        same = row.split("|")[11]
+        assert same.count("yes (") == len(methods) - 1 and "NO" not in same, row
     assert "**extrapolated** x7" in completed.stdout
     assert output.read_text().strip() == completed.stdout.strip()
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dask_auc._kernels import compiled
 from dask_auc._kernels.grouped import (
     GroupBlockInfo,
     GroupPlan,
@@ -45,6 +46,36 @@ def test_group_pair_sums_equal_brute_force_pair_counts(distinct):
             assert np.isnan(auc[g])
         else:
             assert auc[g] == pairwise_auc(p, s)  # exact: one rounding of the same rational
+
+
+@pytest.mark.parametrize("kind", ["few-floats", "many-floats", "ints"])
+def test_compiled_pair_counts_equal_the_numpy_path(kind):
+    """The counting sort by (group, class) gives the NumPy path's exact counts.
+
+    Groups of every size: one row, a few (insertion sort), dozens, and one
+    heavy group of 800 rows (a class sorted by ``ndarray.sort``); one-class
+    groups; ``-0.0`` beside ``0.0``; integer scores.
+    """
+    pytest.importorskip("numba")
+    assert compiled.compile_now(timeout=300)
+    rng = np.random.default_rng(len(kind))
+    sizes = np.r_[1, 1, 2, 3, 16, 17, 33, 800, rng.integers(1, 40, 60)]
+    codes = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
+    n = len(codes)
+    if kind == "ints":
+        scores = rng.integers(-5, 5, n)
+    else:
+        scores = rng.integers(0, 4 if kind == "few-floats" else 10**6, n) / 4.0 - 0.5
+        scores[rng.random(n) < 0.1] = -0.0
+        scores[rng.random(n) < 0.1] = 0.0
+    positive = rng.random(n) < rng.random(len(sizes))[codes]
+    positive[codes == 3] = True  # a one-class group
+    direct = compiled.grouped_pair_counts(codes, len(sizes), scores, positive)
+    assert direct is not None
+    numpy_path = group_pair_sums(codes, len(sizes), scores, positive, compiled=False)
+    np.testing.assert_array_equal(direct[0], numpy_path.pos)
+    np.testing.assert_array_equal(direct[1], numpy_path.neg)
+    np.testing.assert_array_equal(direct[2], numpy_path.twice_area)
 
 
 def test_weighted_pair_sums_with_zero_weights_equal_brute_force():

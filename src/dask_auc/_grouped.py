@@ -19,7 +19,14 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._engine import MIN_ROWS_PER_BLOCK, HashedGraph, LazyScore, frame_bucket_count, map_frame
+from ._engine import (
+    MIN_ROWS_PER_BLOCK,
+    HashedGraph,
+    LazyScore,
+    compiled_kernels,
+    frame_bucket_count,
+    map_frame,
+)
 from ._kernels.grouped import (
     GAUC_WEIGHT_COLUMN,
     SAFE_EXPONENT,
@@ -185,7 +192,7 @@ def grouped_roc_auc_score(
     gauc_column = _check_columns(frame, by_columns, label, score, sample_weight, gauc_weight)
     if not isinstance(compute, bool):
         raise TypeError(f"compute must be a bool, got {compute!r}")
-    spec = GroupSpec(by_columns, label, score, sample_weight, gauc_column)
+    spec = GroupSpec(by_columns, label, score, sample_weight, gauc_column, compiled_kernels())
     lazy = _grouped_tables(frame, spec, _Finalizer(spec, gauc_weight))
     return lazy.compute() if compute else lazy
 

@@ -1,6 +1,6 @@
 """The engine: inputs, the sort and its exchange, the lazy result; it knows no metric."""
 
-from .config import split_every_default
+from .config import compiled_kernels, split_every_default
 from .graph import (
     HashedGraph,
     SortedGraph,
@@ -26,6 +26,7 @@ __all__ = [
     "LazyScore",
     "SortedGraph",
     "frame_bucket_count",
+    "compiled_kernels",
     "compute",
     "gather",
     "lazy_of",

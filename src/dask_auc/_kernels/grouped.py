@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import compiled as _compiled
 from .footprint import SizedByArrays
 from .order import stable_sort
 from .validation import (
@@ -83,6 +84,8 @@ class GroupSpec:
     score: str
     sample_weight: str | None = None
     gauc_column: str | None = None
+    #: the ``dask-auc.numba`` setting where the graph was built: compiled loops allowed
+    compiled: bool = True
 
     @property
     def columns(self) -> list[str]:
@@ -511,7 +514,9 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
     positive = rows.label == plan.positive_label
     if not isinstance(positive, np.ndarray):  # a comparison NumPy could not broadcast
         positive = np.zeros(len(rows.label), dtype=bool)
-    sums = group_pair_sums(codes, n_groups, rows.score, positive, rows.weight)
+    sums = group_pair_sums(
+        codes, n_groups, rows.score, positive, rows.weight, compiled=spec.compiled
+    )
     table = {"auc": sums.auc()}
     if rows.weight is None:
         table["n_pos"], table["n_neg"] = sums.pos, sums.neg
@@ -577,6 +582,8 @@ def group_pair_sums(
     scores: np.ndarray,
     positive: np.ndarray,
     weights: np.ndarray | None = None,
+    *,
+    compiled: bool = True,
 ) -> GroupSums:
     """Every group's positive and negative totals and twice its ROC area, in one pass.
 
@@ -594,6 +601,11 @@ def group_pair_sums(
         (:func:`class_exponents`) so that no pair product overflows or
         underflows; the sums are then of the scaled weights and carry the
         exponents (:meth:`GroupSums.totals` undoes them).
+    compiled : bool, default True
+        Unweighted, use the compiled loop where numba is installed
+        (:func:`~dask_auc._kernels.compiled.grouped_pair_counts`: a counting
+        sort by group and a small sort per group instead of two sorts of the
+        bucket); the same exact counts either way.
 
     Examples
     --------
@@ -609,6 +621,10 @@ def group_pair_sums(
     neg_total, twice_area = np.zeros_like(pos_total), np.zeros_like(pos_total)
     if len(codes) == 0:
         return GroupSums(pos_total, neg_total, twice_area)
+    if weights is None and compiled:
+        counted = _compiled.grouped_pair_counts(codes, n_groups, scores, positive)
+        if counted is not None:
+            return GroupSums(*counted)
     exponents = None
     if weights is not None:
         exponents = class_exponents(codes, n_groups, positive, weights)
