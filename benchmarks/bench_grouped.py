@@ -120,6 +120,10 @@ def setup_dask_auc(
 
     import dask_auc
 
+    if compiled:  # the numba loops compiled (or loaded from disk) before timing, not during
+        from dask_auc._kernels.compiled import compile_now
+
+        compile_now()
     frame = pd.DataFrame(data)
     partitions = args.partitions or 4 * (os.cpu_count() or 1)
     ddf = dd.from_pandas(frame, npartitions=partitions, sort=False)
