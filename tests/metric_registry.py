@@ -992,6 +992,81 @@ _CALIBRATION_ENTRIES = [
         variants=({"split_every": 2},),
     ),
 ]
+
+
+GROUPED_CALIBRATION = ("log_loss", "brier", "normalized_entropy", "calibration")
+
+
+def _run_grouped_calibration(inputs: Mapping[str, Any], **options: Any) -> Any:
+    frame = inputs["frame"]
+    return _run_grouped(
+        {**inputs, "frame": frame.assign(y_score=frame["y_score"] * 0.5)},
+        **{"metrics": GROUPED_CALIBRATION, **options},
+    )
+
+
+def _grouped_calibration_fields(result: Any) -> Fields:
+    fields = _grouped_fields(result)
+    fields.update({f"overall_{name}": np.asarray(v) for name, v in result.overall.items()})
+    return fields
+
+
+def calibration_by_group_reference(
+    y_true: np.ndarray, y_proba: np.ndarray, weights: np.ndarray | None = None
+) -> dict[str, float]:
+    """scikit-learn's log loss and Brier score of some rows (both classes as labels), with
+    the normalized entropy and Σ proba / Σ label; NaN where undefined."""
+    w = np.ones(len(y_true)) if weights is None else np.asarray(weights, dtype=float)
+    positive = (y_true == 1).astype(float)
+    values = dict.fromkeys(GROUPED_CALIBRATION, np.nan)
+    if w.sum() == 0:
+        return values
+    values["log_loss"] = skm.log_loss(positive, y_proba, sample_weight=w, labels=[0.0, 1.0])
+    values["brier"] = skm.brier_score_loss(positive, y_proba, sample_weight=w, pos_label=1.0)
+    rate = np.average(positive, weights=w)
+    if 0 < rate < 1:
+        entropy = -(rate * np.log(rate) + (1 - rate) * np.log1p(-rate))
+        values["normalized_entropy"] = values["log_loss"] / entropy
+    if np.dot(positive, w) > 0:
+        values["calibration"] = np.dot(y_proba, w) / np.dot(positive, w)
+    return values
+
+
+def _grouped_calibration_reference(columns: Columns) -> Fields:
+    """:func:`grouped_reference`, plus the calibration columns per group and overall."""
+    halved = {**columns, "y_score": columns["y_score"] * 0.5}
+    fields = grouped_reference(halved)
+    weights = halved.get("sample_weight")
+    per_group = [
+        calibration_by_group_reference(
+            halved["y_true"][rows],
+            halved["y_score"][rows],
+            None if weights is None else weights[rows],
+        )
+        for rows in (halved["group"] == g for g in np.unique(halved["group"]))
+    ]
+    overall = calibration_by_group_reference(halved["y_true"], halved["y_score"], weights)
+    for name in GROUPED_CALIBRATION:
+        fields[name] = np.array([values[name] for values in per_group])
+        fields[f"overall_{name}"] = np.asarray(overall[name])
+    return fields
+
+
+_CALIBRATION_ENTRIES.append(
+    Metric(
+        name="grouped_roc_auc_score-calibration",
+        run=_run_grouped_calibration,
+        plain=_grouped_calibration_fields,
+        reference=_grouped_calibration_reference,
+        weighted=True,
+        # the calibration sums are float sums in row order: equal within RTOL
+        exact_fields=("group", "auc", "n_pos", "n_neg", "gauc"),
+        reference_exact=False,
+        scores="grouped",
+        layouts=("frame",),
+        variants=({"metrics": ("log_loss",)}, {"gauc_weight": "uniform"}),
+    )
+)
 _ENTRIES += _CALIBRATION_ENTRIES
 # -- end of the calibration entries -------------------------------------------------------------
 

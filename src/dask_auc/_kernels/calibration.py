@@ -176,3 +176,73 @@ def merge_calibration_sums(parts: Sequence[CalibrationSums]) -> CalibrationSums:
         max((p.high for p in parts), default=-math.inf),
         any(p.weighted for p in parts),
     )
+
+
+# -- per group: the grouped AUC's calibration columns ------------------------------------------
+
+#: the calibration metrics a grouped AUC can add, by their column name
+GROUPED_METRICS = ("log_loss", "brier", "normalized_entropy", "calibration")
+#: the per-group sums they are made from (bucket tables carry them; the finalize divides)
+GROUP_SUM_COLUMNS = ("_cal_weight", "_cal_log_loss", "_cal_brier", "_cal_proba", "_cal_label")
+
+
+def group_calibration_sums(
+    codes: np.ndarray,
+    n_groups: int,
+    proba: Any,
+    positive: np.ndarray,
+    weights: np.ndarray | None,
+) -> dict[str, np.ndarray]:
+    """Per group: the weight, and the weighted sums of log loss, Brier term, probability, label.
+
+    ``np.bincount`` adds each group's rows in their order in the bucket,
+    which is the frame's row order (pieces arrive in block order): the sums
+    are the same bits for any partitioning.  Unweighted, every row weighs 1.
+
+    Examples
+    --------
+    >>> sums = group_calibration_sums(
+    ...     np.array([0, 0, 1]), 2, np.array([0.5, 0.25, 1.0]), np.array([True, False, True]), None)
+    >>> [float(v) for v in sums["_cal_proba"]], [float(v) for v in sums["_cal_label"]]
+    ([0.75, 1.0], [1.0, 1.0])
+    """
+    probabilities = as_probabilities(proba)
+    log_pos, log_neg, brier_pos, brier_neg = row_terms(probabilities)
+    terms = (
+        np.where(positive, log_pos, log_neg),
+        np.where(positive, brier_pos, brier_neg),
+        probabilities,
+        positive,
+    )
+    w = np.ones(len(codes)) if weights is None else weights
+    sums = [np.bincount(codes, weights=w, minlength=n_groups)]
+    for term in terms:
+        sums.append(np.bincount(codes, weights=term.astype(np.float64) * w, minlength=n_groups))
+    return dict(zip(GROUP_SUM_COLUMNS, sums, strict=True))
+
+
+def calibration_values(
+    sums: dict[str, np.ndarray], metrics: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """The calibration metrics from the sums of :func:`group_calibration_sums` (or their totals).
+
+    ``log_loss`` and ``brier`` (halved, scikit-learn's binary ``scale_by_half``)
+    are weighted means; ``normalized_entropy`` the log loss over the entropy
+    of the weighted share of positives; ``calibration`` the summed
+    probabilities over the summed labels.  NaN where undefined: no weight,
+    one class only (normalized entropy), no positive weight (calibration).
+    """
+    weight, label = sums["_cal_weight"], sums["_cal_label"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_loss = np.where(weight > 0, sums["_cal_log_loss"] / weight, np.nan)
+        rate = label / weight
+        inside = (weight > 0) & (rate > 0) & (rate < 1)
+        safe = np.where(inside, rate, 0.5)
+        entropy = -(safe * np.log(safe) + (1 - safe) * np.log1p(-safe))
+        values = {
+            "log_loss": log_loss,
+            "brier": np.where(weight > 0, sums["_cal_brier"] / weight, np.nan) * 0.5,
+            "normalized_entropy": np.where(inside, log_loss / entropy, np.nan),
+            "calibration": np.where(label > 0, sums["_cal_proba"] / label, np.nan),
+        }
+    return {name: values[name] for name in metrics}

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from . import compiled as _compiled
+from .calibration import group_calibration_sums
 from .footprint import SizedByArrays
 from .order import stable_sort
 from .validation import (
@@ -84,6 +85,8 @@ class GroupSpec:
     score: str
     sample_weight: str | None = None
     gauc_column: str | None = None
+    #: calibration metrics to add per group (``score`` is then a probability)
+    metrics: tuple[str, ...] = ()
     #: the ``dask-auc.numba`` setting where the graph was built: compiled loops allowed
     compiled: bool = True
 
@@ -112,6 +115,8 @@ class GroupBlockInfo:
     classes: tuple[Any, ...]  # the block's distinct labels, all rows'
     rows: int = 0
     missing_keys: int = 0  # rows left out: a key column holds a missing value
+    low: float = np.inf  # the smallest and largest score (the probability range check)
+    high: float = -np.inf
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,8 @@ class GroupPlan:
     classes: tuple[Any, ...]
     rows: int = 0
     missing_keys: int = 0
+    low: float = np.inf
+    high: float = -np.inf
 
     @property
     def positive_label(self) -> Any:
@@ -230,7 +237,8 @@ def split_group_block(
         label, score = label[present], score[present]
         weight = None if weight is None else weight[present]
         gauc_weight = None if gauc_weight is None else gauc_weight[present]
-    info = GroupBlockInfo(classes, len(present), int(len(present) - present.sum()))
+    low, high = (float(score.min()), float(score.max())) if len(score) else (np.inf, -np.inf)
+    info = GroupBlockInfo(classes, len(present), int(len(present) - present.sum()), low, high)
     keys = canonical_keys(keys)
     rows = GroupRows(keys, label, score, weight, gauc_weight)
     if n_buckets == 1:
@@ -498,7 +506,10 @@ def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
     """The classes of the whole frame (at most two), its rows and those without a key."""
     rows = sum(info.rows for info in infos)
     classes = union_of_classes([info.classes for info in infos], _TARGET, rows)
-    return GroupPlan(classes, rows, sum(info.missing_keys for info in infos))
+    missing = sum(info.missing_keys for info in infos)
+    low = min((info.low for info in infos), default=np.inf)
+    high = max((info.high for info in infos), default=-np.inf)
+    return GroupPlan(classes, rows, missing, low, high)
 
 
 def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.DataFrame:
@@ -525,6 +536,8 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
         table["n_pos"] = np.bincount(codes[positive & counted], minlength=n_groups)
         table["n_neg"] = np.bincount(codes[~positive & counted], minlength=n_groups)
         table["weight_pos"], table["weight_neg"] = sums.totals()
+    if spec.metrics:
+        table.update(group_calibration_sums(codes, n_groups, rows.score, positive, rows.weight))
     if rows.gauc_weight is not None:
         table[GAUC_WEIGHT_COLUMN] = np.bincount(codes, weights=rows.gauc_weight, minlength=n_groups)
     frame = pd.DataFrame(table, index=index)
