@@ -323,15 +323,60 @@ def _sorted_in_place(values, first, stop):  # pragma: no cover - compiled
 
 
 @_compile
+def _first_not_below(values, first, stop, value):  # pragma: no cover - compiled
+    """The first index in ``[first, stop)`` of ascending ``values`` holding ``>= value``."""
+    while first < stop:
+        middle = (first + stop) >> 1
+        if values[middle] < value:
+            first = middle + 1
+        else:
+            stop = middle
+    return first
+
+
+@_compile
+def _first_above(values, first, stop, value):  # pragma: no cover - compiled
+    """The first index in ``[first, stop)`` of ascending ``values`` holding ``> value``."""
+    while first < stop:
+        middle = (first + stop) >> 1
+        if values[middle] <= value:
+            first = middle + 1
+        else:
+            stop = middle
+    return first
+
+
+@_compile
+def _pairs_against_sorted(values, first, stop, sorted_first, sorted_stop):  # pragma: no cover
+    """For the rows ``[first, stop)``: (sorted rows below them, sorted rows tied), summed.
+
+    ``values[sorted_first:sorted_stop]`` is ascending; each row is placed by a
+    binary search, a second one only when it ties (so heavy ties cost no scan).
+    """
+    below = 0
+    tied = 0
+    for k in range(first, stop):
+        value = values[k]
+        low = _first_not_below(values, sorted_first, sorted_stop, value)
+        high = low
+        if low < sorted_stop and values[low] == value:
+            high = _first_above(values, low, sorted_stop, value)
+        below += low - sorted_first
+        tied += high - low
+    return below, tied
+
+
+@_compile
 def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # pragma: no cover
     """Every group's class counts and twice its ROC area (unweighted), without a global sort.
 
     A counting sort of the scores by (group code, class) -- codes dense in
-    ``range(n_groups)`` -- then, per group, each class's scores sorted on
-    their own (by insertion when few) and their pairs counted by one merge
-    (:func:`merged_pair_counts`): twice the area is ``2 * (pairs pos > neg) +
-    (pairs pos == neg)``, a tie counting one half.  Exact int64 counts, the
-    NumPy path's numbers.  Writes ``pos``, ``neg`` and ``twice``.
+    ``range(n_groups)`` -- then, per group, the smaller class's scores sorted
+    (by insertion when few) and every row of the larger class placed among
+    them by a binary search: with 10% clicks, 90% of the rows are never
+    sorted.  Twice the area is ``2 * (pairs pos > neg) + (pairs pos == neg)``,
+    a tie counting one half.  Exact int64 counts, the NumPy path's numbers.
+    Writes ``pos``, ``neg`` and ``twice``.
     """
     n = len(codes)
     starts = np.zeros(2 * n_groups + 1, np.int64)
@@ -348,11 +393,17 @@ def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # 
         cursor[part] = at + 1
     for g in range(n_groups):
         first, middle, stop = starts[2 * g], starts[2 * g + 1], starts[2 * g + 2]
-        neg[g] = middle - first
-        pos[g] = stop - middle
-        if first == middle or middle == stop:
+        n_neg, n_pos = middle - first, stop - middle
+        neg[g] = n_neg
+        pos[g] = n_pos
+        if n_neg == 0 or n_pos == 0:
             continue
-        _sorted_in_place(values, first, middle)
-        _sorted_in_place(values, middle, stop)
-        strict, tied = merged_pair_counts(values[middle:stop], values[first:middle])
-        twice[g] = 2 * strict + tied
+        if n_pos <= n_neg:  # each negative among the sorted positives
+            _sorted_in_place(values, middle, stop)
+            below, tied = _pairs_against_sorted(values, first, middle, middle, stop)
+            # positives above a negative: all but those below or tied with it
+            twice[g] = 2 * (n_pos * n_neg - below - tied) + tied
+        else:  # each positive among the sorted negatives
+            _sorted_in_place(values, first, middle)
+            below, tied = _pairs_against_sorted(values, middle, stop, first, middle)
+            twice[g] = 2 * below + tied
