@@ -157,14 +157,14 @@ def test_hash_split_sends_a_key_to_the_same_bucket_from_every_block():
         assert info.classes == (0, 1)
         assert sum(len(p.score) for p in pieces) == len(block)
         for b, piece in enumerate(pieces):
-            for user in piece.keys["user"]:
+            for user in piece.row_keys["user"]:
                 assert buckets.setdefault(user, b) == b
 
 
 def test_split_drops_rows_with_a_missing_key_and_counts_them():
     block = _block(["a", None, "b", np.nan, "a"], 2)
     info, pieces = split_group_block(block, _SPEC, 3)
-    kept = pd.concat([p.keys for p in pieces])["user"]
+    kept = pd.concat([p.row_keys for p in pieces])["user"]
     assert sorted(kept) == ["a", "a", "b"]
     assert (info.rows, info.missing_keys) == (5, 2)
 

@@ -10,13 +10,17 @@ of its groups in one vectorized pass:
    the one representation of its values (:func:`canonical_key_column`: the
    blocks of one frame may carry int64 here and float64 there), hashes the
    keys by value (:func:`key_hash`) and cuts the rows into one
-   :class:`GroupRows` piece per bucket.
+   :class:`GroupRows` piece per bucket.  Each row carries an integer code into
+   its piece's key table: string and object keys are factorized once per
+   block, so each distinct key is hashed, shipped and matched once; numeric
+   keys, cheap to hash and ship, stay one per row.
 2. :func:`plan_groups` picks the positive class from every block's classes
    (scikit-learn's rule for the whole frame: two classes, the greater one is
    positive).
-3. :func:`bucket_table` concatenates one bucket's pieces in a dtype that
+3. :func:`bucket_table` concatenates one bucket's key tables in a dtype that
    holds every key exactly (:func:`concat_key_columns`), numbers its groups
-   (``pandas.factorize``) and reduces them with :func:`group_pair_sums`;
+   (``pandas.factorize`` of the keys, the rows follow through their codes)
+   and reduces them with :func:`group_pair_sums`;
    :func:`concat_group_tables` joins the buckets' tables the same way.
 
 :func:`group_pair_sums` is the heart, pure NumPy with no loop over groups:
@@ -99,13 +103,24 @@ class GroupSpec:
 
 @dataclass(frozen=True)
 class GroupRows(SizedByArrays):
-    """Rows of one bucket (or one block's piece of it)."""
+    """Rows of one block's piece of a bucket, each row's group key as an integer code.
+
+    ``keys`` holds the piece's distinct keys (canonical, one row each) and
+    ``codes[i]`` is the row of ``keys`` that row ``i`` belongs to: the keys
+    are hashed, shipped and matched once per distinct key, not per row.
+    """
 
     keys: pd.DataFrame
+    codes: np.ndarray
     label: np.ndarray
     score: np.ndarray
     weight: np.ndarray | None = None
     gauc_weight: np.ndarray | None = None
+
+    @property
+    def row_keys(self) -> pd.DataFrame:
+        """Every row's key (for inspection; the kernels use the codes)."""
+        return self.keys.take(self.codes).reset_index(drop=True)
 
 
 @dataclass(frozen=True)
@@ -240,16 +255,56 @@ def split_group_block(
     low, high = (float(score.min()), float(score.max())) if len(score) else (np.inf, -np.inf)
     info = GroupBlockInfo(classes, len(present), int(len(present) - present.sum()), low, high)
     keys = canonical_keys(keys)
-    rows = GroupRows(keys, label, score, weight, gauc_weight)
+    # numbers (and bools) hash and travel cheaply: one key per row, as they are;
+    # strings and objects are matched once per distinct key of the block
+    per_row = all(keys[name].dtype.kind in _NUMBER_KINDS for name in spec.by)
+    if per_row:
+        codes = np.arange(len(keys))
+    else:
+        codes, distinct = _group_codes(keys, spec.by)
+        keys = _key_table(distinct, spec.by)
     if n_buckets == 1:
-        return info, [rows]
-    bucket = key_hash(keys) % np.uint64(n_buckets)
+        return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)]
+    key_bucket = key_hash(keys) % np.uint64(n_buckets)
     if n_buckets <= 1 << 16:
-        bucket = bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints is a radix sort
-    order = np.argsort(bucket, kind="stable")
-    cuts = np.searchsorted(bucket[order], np.arange(n_buckets + 1))
-    ordered = _take(rows, order)
-    return info, [_slice(ordered, cuts[b], cuts[b + 1]) for b in range(n_buckets)]
+        key_bucket = key_bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints: radix
+    key_order = np.argsort(key_bucket, kind="stable")
+    key_cuts = np.searchsorted(key_bucket[key_order], np.arange(n_buckets + 1))
+    if per_row:  # the rows are the keys: a piece's rows are its keys, in order
+        order, cuts = key_order, key_cuts
+    else:
+        # each key's code within its bucket's piece: its place among that bucket's keys
+        piece_code = np.empty(len(key_order), np.int64)
+        piece_code[key_order] = np.arange(len(key_order)) - np.repeat(
+            key_cuts[:-1], np.diff(key_cuts)
+        )
+        row_bucket = key_bucket[codes]
+        order = np.argsort(row_bucket, kind="stable")
+        cuts = np.searchsorted(row_bucket[order], np.arange(n_buckets + 1))
+        codes = piece_code[codes]
+    pieces = []
+    for b in range(n_buckets):
+        rows = order[cuts[b] : cuts[b + 1]]
+        piece_keys = keys.take(key_order[key_cuts[b] : key_cuts[b + 1]]).reset_index(drop=True)
+        pieces.append(
+            GroupRows(
+                piece_keys,
+                np.arange(len(rows)) if per_row else codes[rows],
+                label[rows],
+                score[rows],
+                None if weight is None else weight[rows],
+                None if gauc_weight is None else gauc_weight[rows],
+            )
+        )
+    return info, pieces
+
+
+def _key_table(distinct: pd.Index, by: tuple[str, ...]) -> pd.DataFrame:
+    """The distinct keys of :func:`_group_codes` as a DataFrame, one column per ``by``."""
+    columns = {name: distinct.get_level_values(i) for i, name in enumerate(by)}
+    return pd.DataFrame(
+        {name: pd.Series(v, copy=False) for name, v in columns.items()}, columns=list(by)
+    )
 
 
 def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
@@ -262,28 +317,6 @@ def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
     if (weights < 0).any():
         raise ValueError(f"Negative values in the gauc_weight column {name!r}")
     return weights
-
-
-def _take(rows: GroupRows, order: np.ndarray) -> GroupRows:
-    def pick(values: np.ndarray | None) -> np.ndarray | None:
-        return None if values is None else values[order]
-
-    keys = rows.keys.take(order).reset_index(drop=True)
-    score = rows.score[order]
-    return GroupRows(keys, rows.label[order], score, pick(rows.weight), pick(rows.gauc_weight))
-
-
-def _slice(rows: GroupRows, start: int, stop: int) -> GroupRows:
-    def cut(values: np.ndarray | None) -> np.ndarray | None:
-        return None if values is None else values[start:stop]
-
-    return GroupRows(
-        rows.keys.iloc[start:stop],
-        rows.label[start:stop],
-        rows.score[start:stop],
-        cut(rows.weight),
-        cut(rows.gauc_weight),
-    )
 
 
 # Group keys by value.  The blocks of one frame may give a key column
@@ -520,7 +553,9 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
     when ``spec.gauc_column`` is set.
     """
     rows = _concat(pieces)
-    codes, index = _group_codes(rows.keys, spec.by)
+    # the pieces' distinct keys, matched once each: a group sent by several blocks is one
+    key_codes, index = _group_codes(rows.keys, spec.by)
+    codes = key_codes[rows.codes]
     n_groups = len(index)
     positive = rows.label == plan.positive_label
     if not isinstance(positive, np.ndarray):  # a comparison NumPy could not broadcast
@@ -545,14 +580,19 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
 
 
 def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
+    """One bucket's pieces as one: key tables stacked, each piece's codes shifted to match."""
+
     def join(values: list[np.ndarray | None]) -> np.ndarray | None:
         return None if values[0] is None else np.concatenate(values)  # type: ignore[arg-type]
 
     names = pieces[0].keys.columns
     columns = {name: concat_key_columns([p.keys[name] for p in pieces]) for name in names}
     keys = pd.DataFrame(columns, columns=names, copy=False)
+    offsets = np.cumsum([0] + [len(p.keys) for p in pieces[:-1]])
+    codes = np.concatenate([p.codes + offset for p, offset in zip(pieces, offsets, strict=True)])
     return GroupRows(
         keys,
+        codes,
         np.concatenate([p.label for p in pieces]),
         np.concatenate([p.score for p in pieces]),
         join([p.weight for p in pieces]),
