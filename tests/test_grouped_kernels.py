@@ -343,3 +343,21 @@ def test_a_light_group_after_a_heavy_one_keeps_its_digits_at_any_ratio(exponent)
     # bit for bit: the light group's rows in their own order (a stable sort) and the same
     # reduceat over its runs, alone or beside the heavy group, on any CPU
     assert sums.totals()[1][1] == alone.neg[0]
+
+
+def test_pieces_with_per_row_keys_and_key_codes_meet_in_one_bucket():
+    """A block of numeric keys (one per row) and one of object keys (codes) join by value."""
+    numbers = _block(np.array([3, 1, 3, 2, 1, 3]), 7)
+    objects = _block(np.array([1, "x", 3, "x", 1], dtype=object), 8)
+    pieces = [split_group_block(block, _SPEC, 1)[1][0] for block in (numbers, objects)]
+    assert pieces[0].codes is None and pieces[1].codes is not None
+    assert len(pieces[1].keys) == 3  # 1, "x", 3: each distinct key once
+    table = bucket_table(GroupPlan((0, 1)), _SPEC, *pieces)
+    frame = pd.concat([numbers, objects], ignore_index=True)
+    expected = frame.groupby(frame["user"].astype(str))["y"].size()
+    got = table["n_pos"] + table["n_neg"]
+    counted = frame[frame["w"] != 0].groupby(frame["user"].astype(str))["y"].size()
+    assert sorted(map(str, table.index)) == sorted(expected.index)
+    assert got.groupby(table.index.map(str)).sum().sort_index().tolist() == (
+        counted.reindex(expected.index, fill_value=0).sort_index().tolist()
+    )

@@ -108,10 +108,12 @@ class GroupRows(SizedByArrays):
     ``keys`` holds the piece's distinct keys (canonical, one row each) and
     ``codes[i]`` is the row of ``keys`` that row ``i`` belongs to: the keys
     are hashed, shipped and matched once per distinct key, not per row.
+    ``codes`` None: one key per row, row ``i``'s is ``keys`` row ``i`` (numeric
+    keys, which cost less to ship than codes would).
     """
 
     keys: pd.DataFrame
-    codes: np.ndarray
+    codes: np.ndarray | None
     label: np.ndarray
     score: np.ndarray
     weight: np.ndarray | None = None
@@ -120,6 +122,8 @@ class GroupRows(SizedByArrays):
     @property
     def row_keys(self) -> pd.DataFrame:
         """Every row's key (for inspection; the kernels use the codes)."""
+        if self.codes is None:
+            return self.keys.reset_index(drop=True)
         return self.keys.take(self.codes).reset_index(drop=True)
 
 
@@ -258,9 +262,8 @@ def split_group_block(
     # numbers (and bools) hash and travel cheaply: one key per row, as they are;
     # strings and objects are matched once per distinct key of the block
     per_row = all(keys[name].dtype.kind in _NUMBER_KINDS for name in spec.by)
-    if per_row:
-        codes = np.arange(len(keys))
-    else:
+    codes = None
+    if not per_row:
         codes, distinct = _group_codes(keys, spec.by)
         keys = _key_table(distinct, spec.by)
     if n_buckets == 1:
@@ -270,7 +273,7 @@ def split_group_block(
         key_bucket = key_bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints: radix
     key_order = np.argsort(key_bucket, kind="stable")
     key_cuts = np.searchsorted(key_bucket[key_order], np.arange(n_buckets + 1))
-    if per_row:  # the rows are the keys: a piece's rows are its keys, in order
+    if codes is None:  # the rows are the keys: a piece's rows are its keys, in order
         order, cuts = key_order, key_cuts
     else:
         # each key's code within its bucket's piece: its place among that bucket's keys
@@ -289,7 +292,7 @@ def split_group_block(
         pieces.append(
             GroupRows(
                 piece_keys,
-                np.arange(len(rows)) if per_row else codes[rows],
+                None if codes is None else codes[rows],
                 label[rows],
                 score[rows],
                 None if weight is None else weight[rows],
@@ -555,7 +558,7 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
     rows = _concat(pieces)
     # the pieces' distinct keys, matched once each: a group sent by several blocks is one
     key_codes, index = _group_codes(rows.keys, spec.by)
-    codes = key_codes[rows.codes]
+    codes = key_codes if rows.codes is None else key_codes[rows.codes]
     n_groups = len(index)
     positive = rows.label == plan.positive_label
     if not isinstance(positive, np.ndarray):  # a comparison NumPy could not broadcast
@@ -588,8 +591,15 @@ def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
     names = pieces[0].keys.columns
     columns = {name: concat_key_columns([p.keys[name] for p in pieces]) for name in names}
     keys = pd.DataFrame(columns, columns=names, copy=False)
-    offsets = np.cumsum([0] + [len(p.keys) for p in pieces[:-1]])
-    codes = np.concatenate([p.codes + offset for p, offset in zip(pieces, offsets, strict=True)])
+    codes = None
+    if any(p.codes is not None for p in pieces):
+        offsets = np.cumsum([0] + [len(p.keys) for p in pieces[:-1]])
+        codes = np.concatenate(
+            [
+                (np.arange(len(p.label)) if p.codes is None else p.codes) + offset
+                for p, offset in zip(pieces, offsets, strict=True)
+            ]
+        )
     return GroupRows(
         keys,
         codes,
