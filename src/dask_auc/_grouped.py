@@ -24,8 +24,7 @@ from ._engine import (
     HashedGraph,
     LazyScore,
     compiled_kernels,
-    frame_bucket_count,
-    map_frame,
+    hashed_blocks,
 )
 from ._kernels.calibration import GROUP_SUM_COLUMNS, GROUPED_METRICS, calibration_values
 from ._kernels.grouped import (
@@ -36,7 +35,7 @@ from ._kernels.grouped import (
     bucket_table,
     concat_group_tables,
     plan_groups,
-    split_group_block,
+    split_group_blocks,
 )
 from ._kernels.validation import (
     InvalidParameterError,
@@ -244,13 +243,13 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
 
     Every row of a group goes to the same bucket, so a group spread over all
     partitions is whole in its bucket; the tables are disjoint.  The bucket
-    count follows from the rows (:func:`~dask_auc._engine.frame_bucket_count`;
+    count follows from the rows (:func:`~dask_auc._engine.hashed_blocks`;
     ``dask.config`` key ``dask-auc.buckets`` overrides).
     """
-    n_buckets = frame_bucket_count(frame, 8 * len(spec.columns))
-    graph = HashedGraph(
-        map_frame(frame[spec.columns], split_group_block, spec, n_buckets), n_buckets
+    splits, n_buckets = hashed_blocks(
+        frame[spec.columns], split_group_blocks, spec, row_bytes=8 * len(spec.columns)
     )
+    graph = HashedGraph(splits, n_buckets)
     plan = graph.task("auc-grouped-plan", plan_groups, graph.infos)
     tables = graph.per_bucket("auc-grouped-table", bucket_table, plan, spec)
     return graph.lazy([plan, *tables], finalize, "grouped_roc_auc_score")

@@ -61,6 +61,7 @@ from .validation import (
     as_score_array,
     as_weight_array,
     distinct_labels,
+    sorted_labels,
     to_numpy,
     union_of_classes,
 )
@@ -308,6 +309,40 @@ def _key_table(distinct: pd.Index, by: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(
         {name: pd.Series(v, copy=False) for name, v in columns.items()}, columns=list(by)
     )
+
+
+def split_group_blocks(
+    partitions: Sequence[pd.DataFrame], spec: GroupSpec, n_buckets: int
+) -> tuple[GroupBlockInfo, list[GroupRows]]:
+    """:func:`split_group_block` of consecutive partitions taken as one block.
+
+    Joined by ``pandas.concat`` when their non-empty partitions agree on
+    every column's dtype; otherwise (an int64 key here, float64 there, which
+    ``concat`` would round to one float) each is split on its own and the
+    pieces of a bucket are stacked, their keys joined exactly.
+
+    Examples
+    --------
+    >>> parts = [pd.DataFrame({"user": [1, 2], "y": [0, 1], "s": [0.2, 0.4]}),
+    ...          pd.DataFrame({"user": [2.5], "y": [1], "s": [0.9]})]
+    >>> info, pieces = split_group_blocks(parts, GroupSpec(("user",), "y", "s"), 1)
+    >>> info.rows, pieces[0].row_keys["user"].tolist()
+    (3, [1.0, 2.0, 2.5])
+    """
+    present = [p for p in partitions if len(p)] or list(partitions[:1])
+    if len({tuple(p.dtypes) for p in present}) == 1:
+        joined = present[0] if len(present) == 1 else pd.concat(present, ignore_index=True)
+        return split_group_block(joined, spec, n_buckets)
+    splits = [split_group_block(p, spec, n_buckets) for p in present]
+    infos = [info for info, _ in splits]
+    info = GroupBlockInfo(
+        sorted_labels(info.classes for info in infos),
+        sum(info.rows for info in infos),
+        sum(info.missing_keys for info in infos),
+        min(info.low for info in infos),
+        max(info.high for info in infos),
+    )
+    return info, [_concat(tuple(pieces[b] for _, pieces in splits)) for b in range(n_buckets)]
 
 
 def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
