@@ -1107,6 +1107,160 @@ _ENTRIES += [
     if entry.name in _ROC_QUERIES
 ]
 
+# -- calibration: log loss, Brier score, normalized entropy (issue 23) -------------------------
+# Probabilities are the cases' scores halved (exact in floats, so the dask inputs and the
+# NumPy columns hold the same values): in [0, 0.65), zeros among them (log loss clips).
+# Exact per-label sums: the same bits for any partitioning, weighted or not (no sort).
+
+
+def _calibration(function: Callable[..., Any], **fixed: Any) -> Callable[..., Any]:
+    def run(inputs: Mapping[str, Any], **options: Any) -> Any:
+        weight = inputs.get("sample_weight")
+        return function(
+            inputs["y_true"], inputs["y_score"] * 0.5, sample_weight=weight, **{**fixed, **options}
+        )
+
+    return run
+
+
+def _sklearn_calibration(function: Callable[..., Any], **fixed: Any) -> Callable[[Columns], Fields]:
+    def reference(columns: Columns) -> Fields:
+        value = function(
+            columns["y_true"],
+            columns["y_score"] * 0.5,
+            sample_weight=columns.get("sample_weight"),
+            **fixed,
+        )
+        return {"value": np.asarray(value, dtype=float)}
+
+    return reference
+
+
+def normalized_entropy_reference(
+    y_true: np.ndarray, y_proba: np.ndarray, sample_weight: np.ndarray | None = None
+) -> float:
+    """scikit-learn's log loss over the entropy of the (weighted) share of the greater class."""
+    rate = float(np.average(y_true == np.max(y_true), weights=sample_weight))
+    entropy = -(rate * np.log(rate) + (1 - rate) * np.log1p(-rate))
+    return skm.log_loss(y_true, y_proba, sample_weight=sample_weight) / entropy
+
+
+_CALIBRATION_ENTRIES = [
+    Metric(
+        name="log_loss",
+        run=_calibration(dask_auc.log_loss),
+        plain=_value,
+        reference=_sklearn_calibration(skm.log_loss),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,  # scikit-learn sums pairwise in floats
+        split_every=True,
+        sorts=False,
+        variants=({"normalize": False}, {"split_every": 2}),
+    ),
+    Metric(
+        name="brier_score_loss",
+        run=_calibration(dask_auc.brier_score_loss),
+        plain=_value,
+        reference=_sklearn_calibration(skm.brier_score_loss),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,
+        split_every=True,
+        sorts=False,
+        variants=({"scale_by_half": False}, {"pos_label": 0}, {"split_every": 2}),
+    ),
+    Metric(
+        name="normalized_entropy",
+        run=_calibration(dask_auc.normalized_entropy),
+        plain=_value,
+        reference=_sklearn_calibration(normalized_entropy_reference),
+        weighted=True,
+        exact_fields=("value",),
+        reference_exact=False,
+        split_every=True,
+        sorts=False,
+        variants=({"split_every": 2},),
+    ),
+]
+
+
+GROUPED_CALIBRATION = ("log_loss", "brier", "normalized_entropy", "calibration")
+
+
+def _run_grouped_calibration(inputs: Mapping[str, Any], **options: Any) -> Any:
+    frame = inputs["frame"]
+    return _run_grouped(
+        {**inputs, "frame": frame.assign(y_score=frame["y_score"] * 0.5)},
+        **{"metrics": GROUPED_CALIBRATION, **options},
+    )
+
+
+def _grouped_calibration_fields(result: Any) -> Fields:
+    fields = _grouped_fields(result)
+    fields.update({f"overall_{name}": np.asarray(v) for name, v in result.overall.items()})
+    return fields
+
+
+def calibration_by_group_reference(
+    y_true: np.ndarray, y_proba: np.ndarray, weights: np.ndarray | None = None
+) -> dict[str, float]:
+    """scikit-learn's log loss and Brier score of some rows (both classes as labels), with
+    the normalized entropy and Σ proba / Σ label; NaN where undefined."""
+    w = np.ones(len(y_true)) if weights is None else np.asarray(weights, dtype=float)
+    positive = (y_true == 1).astype(float)
+    values = dict.fromkeys(GROUPED_CALIBRATION, np.nan)
+    if w.sum() == 0:
+        return values
+    values["log_loss"] = skm.log_loss(positive, y_proba, sample_weight=w, labels=[0.0, 1.0])
+    values["brier"] = skm.brier_score_loss(positive, y_proba, sample_weight=w, pos_label=1.0)
+    rate = np.average(positive, weights=w)
+    if 0 < rate < 1:
+        entropy = -(rate * np.log(rate) + (1 - rate) * np.log1p(-rate))
+        values["normalized_entropy"] = values["log_loss"] / entropy
+    if np.dot(positive, w) > 0:
+        values["calibration"] = np.dot(y_proba, w) / np.dot(positive, w)
+    return values
+
+
+def _grouped_calibration_reference(columns: Columns) -> Fields:
+    """:func:`grouped_reference`, plus the calibration columns per group and overall."""
+    halved = {**columns, "y_score": columns["y_score"] * 0.5}
+    fields = grouped_reference(halved)
+    weights = halved.get("sample_weight")
+    per_group = [
+        calibration_by_group_reference(
+            halved["y_true"][rows],
+            halved["y_score"][rows],
+            None if weights is None else weights[rows],
+        )
+        for rows in (halved["group"] == g for g in np.unique(halved["group"]))
+    ]
+    overall = calibration_by_group_reference(halved["y_true"], halved["y_score"], weights)
+    for name in GROUPED_CALIBRATION:
+        fields[name] = np.array([values[name] for values in per_group])
+        fields[f"overall_{name}"] = np.asarray(overall[name])
+    return fields
+
+
+_CALIBRATION_ENTRIES.append(
+    Metric(
+        name="grouped_roc_auc_score-calibration",
+        run=_run_grouped_calibration,
+        plain=_grouped_calibration_fields,
+        reference=_grouped_calibration_reference,
+        weighted=True,
+        # the calibration sums are float sums in row order: equal within RTOL
+        exact_fields=("group", "auc", "n_pos", "n_neg", "gauc"),
+        reference_exact=False,
+        scores="grouped",
+        layouts=("frame",),
+        variants=({"metrics": ("log_loss",)}, {"gauc_weight": "uniform"}),
+    )
+)
+_ENTRIES += _CALIBRATION_ENTRIES
+# -- end of the calibration entries -------------------------------------------------------------
+
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _ENTRIES}
 """Every public metric, by test id (and the binary ones again as persisted ROC queries)."""
 

@@ -368,3 +368,35 @@ def test_thresholds_gains_ks_and_gini_equal_their_references(files, rows):
     assert gini.endswith(f"{got['gini']:.10f}")
     assert "threshold at FPR <= 0.05" in text and "best threshold (f1)" in text
     assert "gains table (4 bins, ties never split)" in text and "cumulative_lift" in text
+
+
+def test_calibration_overall_and_per_group_equal_sklearn(rows, tmp_path):
+    from sklearn.metrics import brier_score_loss, log_loss
+
+    probabilities = rows.assign(p=rows["p"] / 2)  # in [0, 0.65]
+    path = tmp_path / "probabilities.parquet"
+    probabilities.to_parquet(path, index=False)
+    report = answers(
+        path, "--label", "y", "--score", "p", "--weight", "w", "--by", "user",
+        "--calibration", "--per-group", tmp_path / "groups.csv", "--scheduler", "threads",
+    )  # fmt: skip
+    y, p, w = (probabilities[c].to_numpy() for c in ("y", "p", "w"))
+    assert report["log_loss"] == pytest.approx(log_loss(y, p, sample_weight=w), rel=1e-12)
+    assert report["brier_score"] == pytest.approx(
+        brier_score_loss(y, p, sample_weight=w), rel=1e-12
+    )
+    rate = np.average(y, weights=w)
+    entropy = -(rate * np.log(rate) + (1 - rate) * np.log1p(-rate))
+    assert report["normalized_entropy"] == pytest.approx(report["log_loss"] / entropy, rel=1e-12)
+    assert report["group_calibration"]["calibration"] == pytest.approx(
+        np.dot(p, w) / np.dot(y, w), rel=1e-12
+    )
+    table = pd.read_csv(tmp_path / "groups.csv", index_col="user")
+    rows_7 = probabilities[probabilities["user"] == 7]  # no positive: NaN calibration
+    assert np.isnan(table.loc[7, "calibration"]) and np.isnan(table.loc[7, "normalized_entropy"])
+    assert table.loc[7, "log_loss"] == pytest.approx(
+        log_loss(rows_7["y"], rows_7["p"], sample_weight=rows_7["w"], labels=[0, 1]), rel=1e-9
+    )
+    text = run(path, "--label", "y", "--score", "p", "--calibration", "--scheduler", "threads")
+    assert text.returncode == 0, text.stderr
+    assert "normalized entropy" in text.stdout and "Brier score" in text.stdout

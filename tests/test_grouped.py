@@ -321,18 +321,21 @@ def test_benchmark_script_runs_and_every_method_agrees(tmp_path):
 
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_grouped.py"
     output = tmp_path / "report.md"
+    methods = [
+        "dask-auc-threads", "polars-ranksum", "polars-groupby-cumulative",
+        "duckdb-groupby-window", "sklearn-per-group",
+    ]  # fmt: skip
     completed = subprocess.run(
         [sys.executable, str(script), "--rows", "20000", "--groups", "400",
-         "--sklearn-groups", "60", "--repeats", "1", "--output", str(output)],
+         "--sklearn-groups", "60", "--repeats", "1", "--output", str(output),
+         "--methods", ",".join(methods)],
         capture_output=True, text=True, timeout=180, check=True,
     )  # fmt: skip
     rows = [line for line in completed.stdout.splitlines() if line.startswith("| ")][2:]
-    assert [row.split("|")[1].strip() for row in rows] == [
-        "dask-auc-threads", "pandas-ranksum", "sklearn-per-group"
-    ]  # fmt: skip
+    assert [row.split("|")[1].strip() for row in rows] == methods
     for row in rows:
-        same = row.split("|")[10]
-        assert same.count("yes (") == 2 and "NO" not in same, row
+        same = row.split("|")[11]
+        assert same.count("yes (") == len(methods) - 1 and "NO" not in same, row
     assert "**extrapolated** x7" in completed.stdout
     assert output.read_text().strip() == completed.stdout.strip()
 
@@ -441,3 +444,76 @@ def test_groups_weighing_1e30_and_1e_minus_30_in_one_bucket_equal_sklearn():
     np.testing.assert_allclose(result.per_group["auc"], expected["auc"], rtol=0, atol=1e-12)
     for column in ("weight_pos", "weight_neg"):
         np.testing.assert_allclose(result.per_group[column], expected[column], rtol=1e-14)
+
+
+# -- calibration columns beside the AUC (issue 23) ---------------------------------------------
+
+
+def _click_frame(n=3000, users=40, seed=5):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "user": rng.integers(0, users, n),
+            "y": rng.integers(0, 2, n),
+            "p": np.round(rng.random(n), 2),
+            "w": rng.choice([0.0, 0.5, 1.0, 3.0], n),
+        }
+    )
+    frame.loc[frame["user"] == 0, "y"] = 1  # one class: NaN normalized entropy
+    frame.loc[frame["user"] == 1, "w"] = 0.0  # zero weight: NaN everywhere (weighted)
+    frame.loc[frame["user"] == 2, "p"] = np.r_[0.0, 1.0][frame.loc[frame["user"] == 2, "y"]]
+    return frame
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(
+    "cuts", [[0, 3000], [0, 0, 700, 700, 2999, 3000], list(range(0, 3001, 100))]
+)
+def test_calibration_columns_equal_sklearn_per_group(weighted, cuts):
+    from metric_registry import GROUPED_CALIBRATION, calibration_by_group_reference
+
+    frame = _click_frame()
+    ddf = dask_frame({name: frame[name].to_numpy() for name in frame}, cuts)
+    result = dask_auc.grouped_roc_auc_score(
+        ddf, by="user", label="y", score="p", sample_weight="w" if weighted else None,
+        metrics=GROUPED_CALIBRATION,
+    )  # fmt: skip
+    weights = frame["w"].to_numpy() if weighted else None
+    for user, rows in frame.groupby("user"):
+        want = calibration_by_group_reference(
+            rows["y"].to_numpy(), rows["p"].to_numpy(), None if weights is None else rows["w"]
+        )
+        got = result.per_group.loc[user]
+        for name in GROUPED_CALIBRATION:
+            np.testing.assert_allclose(got[name], want[name], rtol=1e-12, err_msg=f"{user} {name}")
+    overall = calibration_by_group_reference(frame["y"].to_numpy(), frame["p"].to_numpy(), weights)
+    for name in GROUPED_CALIBRATION:
+        np.testing.assert_allclose(result.overall[name], overall[name], rtol=1e-12)
+    assert np.isnan(result.per_group.loc[0, "normalized_entropy"])
+    plain = dask_auc.grouped_roc_auc_score(
+        ddf, by="user", label="y", score="p", sample_weight="w" if weighted else None
+    )
+    pd.testing.assert_frame_equal(result.per_group[plain.per_group.columns], plain.per_group)
+    assert plain.overall == {} and result.gauc == plain.gauc
+
+
+def test_calibration_columns_check_probabilities_and_names():
+    frame = _click_frame(n=200)
+    frame.loc[5, "p"] = 1.5
+    ddf = dd.from_pandas(frame, npartitions=3)
+    # the AUC alone reads scores, any scores
+    dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="p")
+    with pytest.raises(ValueError, match="y_prob contains values greater than 1: 1.5"):
+        dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="p", metrics=["brier"])
+    with pytest.raises(dask_auc.InvalidParameterError, match="'metrics' parameter"):
+        dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="p", metrics=["auc"])
+
+
+def test_calibration_columns_without_numba_are_the_same():
+    ddf = dd.from_pandas(_click_frame(n=500), npartitions=4)
+    options = dict(by="user", label="y", score="p", metrics=("log_loss", "calibration"))
+    with dask.config.set({"dask-auc.numba": False}):
+        numpy_path = dask_auc.grouped_roc_auc_score(ddf, **options)
+    default = dask_auc.grouped_roc_auc_score(ddf, **options)
+    pd.testing.assert_frame_equal(default.per_group, numpy_path.per_group)
+    assert default.overall == numpy_path.overall

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dask_auc._kernels import compiled
 from dask_auc._kernels.grouped import (
     GroupBlockInfo,
     GroupPlan,
@@ -45,6 +46,36 @@ def test_group_pair_sums_equal_brute_force_pair_counts(distinct):
             assert np.isnan(auc[g])
         else:
             assert auc[g] == pairwise_auc(p, s)  # exact: one rounding of the same rational
+
+
+@pytest.mark.parametrize("kind", ["few-floats", "many-floats", "ints"])
+def test_compiled_pair_counts_equal_the_numpy_path(kind):
+    """The counting sort by (group, class) gives the NumPy path's exact counts.
+
+    Groups of every size: one row, a few (insertion sort), dozens, and one
+    heavy group of 800 rows (a class sorted by ``ndarray.sort``); one-class
+    groups; ``-0.0`` beside ``0.0``; integer scores.
+    """
+    pytest.importorskip("numba")
+    assert compiled.compile_now(timeout=300)
+    rng = np.random.default_rng(len(kind))
+    sizes = np.r_[1, 1, 2, 3, 16, 17, 33, 800, rng.integers(1, 40, 60)]
+    codes = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
+    n = len(codes)
+    if kind == "ints":
+        scores = rng.integers(-5, 5, n)
+    else:
+        scores = rng.integers(0, 4 if kind == "few-floats" else 10**6, n) / 4.0 - 0.5
+        scores[rng.random(n) < 0.1] = -0.0
+        scores[rng.random(n) < 0.1] = 0.0
+    positive = rng.random(n) < rng.random(len(sizes))[codes]
+    positive[codes == 3] = True  # a one-class group
+    direct = compiled.grouped_pair_counts(codes, len(sizes), scores, positive)
+    assert direct is not None
+    numpy_path = group_pair_sums(codes, len(sizes), scores, positive, compiled=False)
+    np.testing.assert_array_equal(direct[0], numpy_path.pos)
+    np.testing.assert_array_equal(direct[1], numpy_path.neg)
+    np.testing.assert_array_equal(direct[2], numpy_path.twice_area)
 
 
 def test_weighted_pair_sums_with_zero_weights_equal_brute_force():
@@ -126,14 +157,14 @@ def test_hash_split_sends_a_key_to_the_same_bucket_from_every_block():
         assert info.classes == (0, 1)
         assert sum(len(p.score) for p in pieces) == len(block)
         for b, piece in enumerate(pieces):
-            for user in piece.keys["user"]:
+            for user in piece.row_keys["user"]:
                 assert buckets.setdefault(user, b) == b
 
 
 def test_split_drops_rows_with_a_missing_key_and_counts_them():
     block = _block(["a", None, "b", np.nan, "a"], 2)
     info, pieces = split_group_block(block, _SPEC, 3)
-    kept = pd.concat([p.keys for p in pieces])["user"]
+    kept = pd.concat([p.row_keys for p in pieces])["user"]
     assert sorted(kept) == ["a", "a", "b"]
     assert (info.rows, info.missing_keys) == (5, 2)
 
@@ -312,3 +343,21 @@ def test_a_light_group_after_a_heavy_one_keeps_its_digits_at_any_ratio(exponent)
     # bit for bit: the light group's rows in their own order (a stable sort) and the same
     # reduceat over its runs, alone or beside the heavy group, on any CPU
     assert sums.totals()[1][1] == alone.neg[0]
+
+
+def test_pieces_with_per_row_keys_and_key_codes_meet_in_one_bucket():
+    """A block of numeric keys (one per row) and one of object keys (codes) join by value."""
+    numbers = _block(np.array([3, 1, 3, 2, 1, 3]), 7)
+    objects = _block(np.array([1, "x", 3, "x", 1], dtype=object), 8)
+    pieces = [split_group_block(block, _SPEC, 1)[1][0] for block in (numbers, objects)]
+    assert pieces[0].codes is None and pieces[1].codes is not None
+    assert len(pieces[1].keys) == 3  # 1, "x", 3: each distinct key once
+    table = bucket_table(GroupPlan((0, 1)), _SPEC, *pieces)
+    frame = pd.concat([numbers, objects], ignore_index=True)
+    expected = frame.groupby(frame["user"].astype(str))["y"].size()
+    got = table["n_pos"] + table["n_neg"]
+    counted = frame[frame["w"] != 0].groupby(frame["user"].astype(str))["y"].size()
+    assert sorted(map(str, table.index)) == sorted(expected.index)
+    assert got.groupby(table.index.map(str)).sum().sort_index().tolist() == (
+        counted.reindex(expected.index, fill_value=0).sort_index().tolist()
+    )

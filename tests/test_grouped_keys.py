@@ -320,3 +320,24 @@ def mixed_dtype_layouts(draw):
 @given(mixed_dtype_layouts())
 def test_any_layout_of_numeric_key_dtypes_groups_by_value(parts):
     check_layout(parts, ["user"])
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        [(repeat([BIG + 1, 1]), "int64"), ([], "float64"), (repeat([float(BIG), 0.5]), "float64")],
+        [(repeat([2**63 + 1, 4]), "uint64"), (repeat([-4, 4]), "int64"), (repeat([4]), "int64")],
+        [(repeat(["a", "b"]), "object"), (repeat(["b", "c"]), "string"), ([], "object")],
+    ],
+    ids=["beyond 2**53 beside 0.5", "uint64 beside int64", "object beside string"],
+)
+def test_coalesced_partitions_of_mixed_dtypes_group_by_value(layout):
+    """Tiny partitions of known length are joined into one block: by ``concat`` only when
+    their dtypes agree, else split apart and stacked (``concat`` would round 2**53 + 1)."""
+    parts = [partition({"user": keys}, seed) for seed, keys in enumerate(layout)]
+    with dask.config.set({"dask-auc.measure-above": 0, "dask-auc.coalesce": True}):
+        lazy = dask_auc.grouped_roc_auc_score(
+            dask_from_parts(parts), by="user", label="y", score="s", compute=False
+        )
+        assert any("coalesced" in str(key) for key in dict(lazy.__dask_graph__()))
+        check_layout(parts, ["user"])

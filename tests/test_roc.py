@@ -262,10 +262,11 @@ def _tasks(lazies, prefix: str) -> set:
     return names
 
 
+# the binary metrics that sort (calibration metrics are binary but read each row alone)
 BINARY = {
     name: m
     for name, m in REGISTRY.items()
-    if m.scores == "binary" and not name.endswith(PERSISTED_SUFFIX)
+    if m.scores == "binary" and m.sorts and not name.endswith(PERSISTED_SUFFIX)
 }
 _COLUMNS = {"y_true": (RNG.random(N) < 0.3).astype(int), "y_score": np.round(RNG.random(N), 2)}
 _INPUTS = dask_inputs(_COLUMNS, CUTS, "frame")

@@ -18,6 +18,7 @@ from ._bootstrap import (
     bootstrap_counts,
     bootstrap_test,
 )
+from ._calibration import brier_score_loss, log_loss, normalized_entropy
 from ._curves import (
     KSStatistic,
     average_precision_score,
@@ -79,6 +80,7 @@ __all__ = [
     "bootstrap_ci",
     "bootstrap_counts",
     "bootstrap_test",
+    "brier_score_loss",
     "compute",
     "confusion_matrix_at_thresholds",
     "confusion_metric",
@@ -91,10 +93,12 @@ __all__ = [
     "ks_statistic",
     "label_ranking_average_precision_score",
     "label_ranking_loss",
+    "log_loss",
     "mannwhitneyu",
     "merge_adjacent",
     "metric_at_thresholds",
     "ndcg_score",
+    "normalized_entropy",
     "operating_point",
     "partial_roc_auc_score",
     "plot_det",

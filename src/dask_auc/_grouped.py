@@ -12,14 +12,21 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._engine import MIN_ROWS_PER_BLOCK, HashedGraph, LazyScore, frame_bucket_count, map_frame
+from ._engine import (
+    MIN_ROWS_PER_BLOCK,
+    HashedGraph,
+    LazyScore,
+    compiled_kernels,
+    hashed_blocks,
+)
+from ._kernels.calibration import GROUP_SUM_COLUMNS, GROUPED_METRICS, calibration_values
 from ._kernels.grouped import (
     GAUC_WEIGHT_COLUMN,
     SAFE_EXPONENT,
@@ -28,7 +35,7 @@ from ._kernels.grouped import (
     bucket_table,
     concat_group_tables,
     plan_groups,
-    split_group_block,
+    split_group_blocks,
 )
 from ._kernels.validation import (
     InvalidParameterError,
@@ -66,11 +73,15 @@ class GroupedAUC:
     rows_without_group : int
         Rows left out of every group because a ``by`` column holds a missing
         value (NaN, None, NA) in them.
+    overall : dict of str to float
+        The calibration ``metrics`` asked for, over every row with a group
+        (empty when none were asked for).
     """
 
     per_group: pd.DataFrame
     gauc: float
     rows_without_group: int = 0
+    overall: dict[str, float] = field(default_factory=dict)
 
 
 def grouped_roc_auc_score(
@@ -81,6 +92,7 @@ def grouped_roc_auc_score(
     score: str,
     sample_weight: str | None = None,
     gauc_weight: str = "rows",
+    metrics: Sequence[str] = (),
     compute: bool = True,
 ) -> GroupedAUC | LazyScore:
     """Exact ROC AUC of every group of a DataFrame, and the group-weighted AUC (GAUC).
@@ -138,6 +150,22 @@ def grouped_roc_auc_score(
         classes (``n_pos > 0`` and ``n_neg > 0``); the other groups are skipped.
         NaN with an :class:`UndefinedMetricWarning` if no group holds both
         classes or their weights sum to zero.
+    metrics : sequence of str, default=()
+        Calibration metrics computed in the same pass, from the same bucket
+        rows, with ``score`` read as the probability of the positive class (in
+        [0, 1], else scikit-learn's ``ValueError``); each adds a column of
+        that name to ``per_group`` and its value over all rows to ``overall``:
+
+        - ``"log_loss"``: the (weighted) mean log loss, as
+          :func:`sklearn.metrics.log_loss` with both classes as ``labels``;
+        - ``"brier"``: the Brier score, as :func:`sklearn.metrics.brier_score_loss`;
+        - ``"normalized_entropy"``: the log loss over the entropy of the
+          (weighted) share of positives (:func:`~dask_auc.normalized_entropy`);
+          NaN for a group of one class;
+        - ``"calibration"``: the summed probabilities over the summed labels
+          (weighted; 1 is calibrated); NaN without a positive.
+
+        Rows of weight zero count nothing; a group of zero weight has NaN.
     compute : bool, default=True
         If False, return a :class:`~dask_auc.LazyScore` whose ``compute()``
         returns the :class:`GroupedAUC`.
@@ -185,9 +213,29 @@ def grouped_roc_auc_score(
     gauc_column = _check_columns(frame, by_columns, label, score, sample_weight, gauc_weight)
     if not isinstance(compute, bool):
         raise TypeError(f"compute must be a bool, got {compute!r}")
-    spec = GroupSpec(by_columns, label, score, sample_weight, gauc_column)
+    spec = GroupSpec(
+        by_columns,
+        label,
+        score,
+        sample_weight,
+        gauc_column,
+        metrics=_checked_metrics(metrics),
+        compiled=compiled_kernels(),
+    )
     lazy = _grouped_tables(frame, spec, _Finalizer(spec, gauc_weight))
     return lazy.compute() if compute else lazy
+
+
+def _checked_metrics(metrics: Any) -> tuple[str, ...]:
+    names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    unknown = [m for m in names if m not in GROUPED_METRICS]
+    if unknown:
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of grouped_roc_auc_score must be names among "
+            f"{GROUPED_METRICS}. Got {list(metrics) if not isinstance(metrics, str) else metrics!r}"
+            " instead."
+        )
+    return tuple(dict.fromkeys(names))
 
 
 def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> LazyScore:
@@ -195,13 +243,13 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
 
     Every row of a group goes to the same bucket, so a group spread over all
     partitions is whole in its bucket; the tables are disjoint.  The bucket
-    count follows from the rows (:func:`~dask_auc._engine.frame_bucket_count`;
+    count follows from the rows (:func:`~dask_auc._engine.hashed_blocks`;
     ``dask.config`` key ``dask-auc.buckets`` overrides).
     """
-    n_buckets = frame_bucket_count(frame, 8 * len(spec.columns))
-    graph = HashedGraph(
-        map_frame(frame[spec.columns], split_group_block, spec, n_buckets), n_buckets
+    splits, n_buckets = hashed_blocks(
+        frame[spec.columns], split_group_blocks, spec, row_bytes=8 * len(spec.columns)
     )
+    graph = HashedGraph(splits, n_buckets)
     plan = graph.task("auc-grouped-plan", plan_groups, graph.infos)
     tables = graph.per_bucket("auc-grouped-table", bucket_table, plan, spec)
     return graph.lazy([plan, *tables], finalize, "grouped_roc_auc_score")
@@ -275,12 +323,40 @@ class _Finalizer:
         if plan.missing_keys:
             by = self.spec.by[0] if len(self.spec.by) == 1 else list(self.spec.by)
             warn(_MISSING_KEYS_MESSAGE.format(missing=plan.missing_keys, rows=plan.rows, by=by))
+        overall = {}
+        if self.spec.metrics:
+            _check_probabilities(plan)
         per_group = concat_group_tables(tables)
+        if self.spec.metrics:
+            sums = {name: per_group.pop(name).to_numpy() for name in GROUP_SUM_COLUMNS}
+            for name, values in calibration_values(sums, self.spec.metrics).items():
+                per_group[name] = values
+            totals = {name: np.array([math.fsum(values)]) for name, values in sums.items()}
+            overall = _overall(totals, self.spec.metrics)
         if self.spec.gauc_column is not None:
             weights = per_group.pop(GAUC_WEIGHT_COLUMN).to_numpy()
         else:
             weights = _group_weights(per_group, self.gauc_weight)
-        return GroupedAUC(per_group, _weighted_mean(per_group, weights), plan.missing_keys)
+        gauc = _weighted_mean(per_group, weights)
+        return GroupedAUC(per_group, gauc, plan.missing_keys, overall)
+
+
+def _check_probabilities(plan: GroupPlan) -> None:
+    """scikit-learn's errors for probabilities outside [0, 1] (the calibration metrics)."""
+    if plan.high > 1:
+        raise ValueError(f"y_prob contains values greater than 1: {plan.high}")
+    if plan.low < 0:
+        raise ValueError(f"y_prob contains values lower than 0: {plan.low}")
+
+
+def _overall(totals: dict[str, np.ndarray], metrics: tuple[str, ...]) -> dict[str, float]:
+    values = {name: float(v[0]) for name, v in calibration_values(totals, metrics).items()}
+    if "normalized_entropy" in values and math.isnan(values["normalized_entropy"]):
+        warn_undefined(
+            "Normalized entropy is not defined when every row (of nonzero weight) is of one "
+            "class: the base rate's entropy is 0; overall normalized_entropy is NaN."
+        )
+    return values
 
 
 def _group_weights(per_group: pd.DataFrame, gauc_weight: str) -> np.ndarray:

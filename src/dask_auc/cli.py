@@ -50,6 +50,7 @@ import dask
 import dask.dataframe as dd
 import pandas as pd
 
+from ._calibration import brier_score_loss, log_loss, normalized_entropy
 from ._engine import LazyScore
 from ._grouped import MISSING_KEYS_PATTERN, GroupedAUC, grouped_roc_auc_score
 from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning
@@ -177,6 +178,13 @@ def _parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="N",
         help="also print the gains (lift) table of N score quantile bins (10: deciles)",
+    )
+    parser.add_argument(
+        "--calibration",
+        action="store_true",
+        help="also report log loss, Brier score and normalized entropy, the score read as "
+        "the positive class's probability (in [0, 1]); with --by also per group (their "
+        "quantiles, the --per-group table's columns) and the calibration sum(p) / sum(y)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument(
@@ -558,6 +566,16 @@ def _lazy_metrics(
         lazy["gains"] = curve.gains_table(n_bins=args.gains, compute=False)
     if args.max_fpr is not None:
         lazy["partial_auc"] = curve.auc(max_fpr=args.max_fpr, compute=False)
+    if args.calibration:
+        hit = frame[args.label] == positive
+        both = [False, True]  # a file of one class still has a log loss
+        lazy["log_loss"] = log_loss(hit, score, sample_weight=weight, labels=both, compute=False)
+        lazy["brier_score"] = brier_score_loss(
+            hit, score, sample_weight=weight, pos_label=True, compute=False
+        )
+        lazy["normalized_entropy"] = normalized_entropy(
+            hit, score, sample_weight=weight, labels=both, compute=False
+        )
     if args.by is not None:
         hits = _unused_name(frame.columns, "positive")
         frame = frame.assign(**{hits: frame[args.label] == positive})
@@ -567,6 +585,7 @@ def _lazy_metrics(
             label=hits,
             score=args.score,
             sample_weight=args.weight,
+            metrics=_GROUP_CALIBRATION if args.calibration else (),
             compute=False,
         )
     if figure is not None:  # the ROC's pos_label names the class on the axes
@@ -577,6 +596,10 @@ def _lazy_metrics(
         ):
             lazy[name] = plot(curve, name=args.score, ax=ax, compute=False)
     return lazy
+
+
+#: the calibration columns ``--calibration`` adds to the grouped AUC's table
+_GROUP_CALIBRATION = ("log_loss", "brier", "normalized_entropy", "calibration")
 
 
 def _unused_name(columns: Any, name: str) -> str:
@@ -676,6 +699,9 @@ def _report(
     ]
     if points:
         report["operating_points"] = points
+    if args.calibration:
+        for name in ("log_loss", "brier_score", "normalized_entropy"):
+            report[name] = metrics[name]
     if "gains" in metrics:
         table = metrics["gains"].reset_index()
         report["gains"] = [
@@ -696,8 +722,27 @@ def _point_report(name: str, point: OperatingPoint) -> dict[str, Any]:
     return {"target": shown, **{field: _plain(value) for field, value in point._asdict().items()}}
 
 
+def _quantiles(values: pd.Series) -> dict[str, float]:
+    return {
+        name: float(values.quantile(q)) if len(values) else float("nan")
+        for name, q in (("min", 0.0), ("25%", 0.25), ("median", 0.5), ("75%", 0.75), ("max", 1.0))
+    }
+
+
+def _group_calibration(grouped: GroupedAUC) -> dict[str, Any]:
+    """The calibration of the rows with a group, and quantiles of the per-group columns."""
+    table = grouped.per_group
+    return {
+        "calibration": grouped.overall["calibration"],
+        "group_quantiles": {
+            name: _quantiles(table[name].dropna()) for name in _GROUP_CALIBRATION if name in table
+        },
+    }
+
+
 def _group_summary(grouped: GroupedAUC, by: str, weight: str | None) -> dict[str, Any]:
     auc = grouped.per_group["auc"].dropna()
+    calibration = {"group_calibration": _group_calibration(grouped)} if grouped.overall else {}
     return {
         "by": by,
         "gauc": grouped.gauc,
@@ -717,6 +762,7 @@ def _group_summary(grouped: GroupedAUC, by: str, weight: str | None) -> dict[str
                 ("max", 1.0),
             )
         },
+        **calibration,
     }
 
 
@@ -744,6 +790,10 @@ def _table(report: dict[str, Any]) -> str:
     rows.append(("KS statistic", f"{report['ks']:.10f} (at score >= {report['ks_threshold']})"))
     for point in report.get("operating_points", []):
         rows.append(_point_line(point))
+    if "log_loss" in report:
+        rows.append(("log loss", f"{report['log_loss']:.10f}"))
+        rows.append(("Brier score", f"{report['brier_score']:.10f}"))
+        rows.append(("normalized entropy", f"{report['normalized_entropy']:.10f}"))
     if "gauc" in report:
         rows.append((f"groups ({report['by']})", f"{report['groups']:,}"))
         rows.append(("  with both classes", f"{report['groups_with_both_classes']:,}"))
@@ -753,6 +803,12 @@ def _table(report: dict[str, Any]) -> str:
         quantiles = report["group_auc_quantiles"]
         shown = "  ".join(f"{name} {value:.4f}" for name, value in quantiles.items())
         rows.append(("  group AUC", shown))
+        if "group_calibration" in report:
+            calibration = report["group_calibration"]
+            rows.append(("  calibration (sum p / sum y)", f"{calibration['calibration']:.10f}"))
+            for name, quantiles in calibration["group_quantiles"].items():
+                shown = "  ".join(f"{q} {value:.4f}" for q, value in quantiles.items())
+                rows.append((f"  group {name.replace('_', ' ')}", shown))
     rows.append(("time", f"{report['seconds']:.2f} s on {report['ran_on']}"))
     width = max(len(name) for name, _ in rows) + 2
     title = f"{PROG}: {' '.join(report['paths'])}"

@@ -1,6 +1,6 @@
 """The engine: inputs, the sort and its exchange, the lazy result; it knows no metric."""
 
-from .config import split_every_default
+from .config import compiled_kernels, split_every_default
 from .graph import (
     HashedGraph,
     SortedGraph,
@@ -12,7 +12,7 @@ from .graph import (
 )
 from .inputs import (
     MIN_ROWS_PER_BLOCK,
-    frame_bucket_count,
+    hashed_blocks,
     map_frame,
     prepared_blocks,
     score_column_count,
@@ -25,9 +25,10 @@ __all__ = [
     "HashedGraph",
     "LazyScore",
     "SortedGraph",
-    "frame_bucket_count",
+    "compiled_kernels",
     "compute",
     "gather",
+    "hashed_blocks",
     "lazy_of",
     "map_blocks",
     "map_frame",

@@ -191,10 +191,55 @@ def _frame_blocks(
     return Blocks(blocks, BlockSizes(rows, row_bytes))
 
 
-def frame_bucket_count(frame: Any, row_bytes: int) -> int:
-    """How many buckets a hash exchange of ``frame``'s partitions needs (sized by its rows)."""
+def hashed_blocks(
+    frame: Any, func: Callable, *args: Any, row_bytes: int
+) -> tuple[list[Delayed], int]:
+    """``func(partitions, *args, n_buckets)`` per block of a hash exchange, and ``n_buckets``.
+
+    ``partitions`` is a list of consecutive pandas partitions of ``frame``:
+    one, or, when the partition lengths are known, several tiny ones
+    coalesced into a block as :func:`prepared_blocks` coalesces them (2,000
+    partitions of a thousand rows make a few blocks, not 2,000 tasks that
+    each cut a piece for every bucket).  The bucket count follows from the
+    rows (:func:`~dask_auc._engine.sizing.bucket_layout`; ``dask.config``
+    key ``dask-auc.buckets`` overrides).
+    """
     rows = _frame_lengths([frame])
-    return bucket_layout(BlockSizes(rows, row_bytes), frame.npartitions).n_buckets
+    n_buckets = bucket_layout(BlockSizes(rows, row_bytes), frame.npartitions).n_buckets
+    if rows is not None:
+        groups = coalesced_groups(rows, row_bytes)
+        if len(groups) < len(rows):
+            parts = frame.to_delayed()
+            # dask may fuse partitions when it optimizes: then nothing is coalesced
+            if len(parts) == len(rows):
+                blocks = _coalesced_tasks(
+                    parts, groups, partial(_applied, func, (*args, n_buckets))
+                )
+                return blocks, n_buckets
+    return map_frame(frame, _one_partition, func, *args, n_buckets), n_buckets
+
+
+def _coalesced_tasks(parts: list[Delayed], groups: list[range], call: Callable) -> list[Delayed]:
+    """One task ``call([partitions of the group])`` per group, in one layer of raw tasks.
+
+    Not ``dask.delayed`` calls on lists of Delayed: those inspect every item
+    (``is_dataframe_like``), seconds for thousands of partitions.
+    """
+    name = "dask-auc-coalesced-" + tokenize([p.key for p in parts], groups, call)
+    dsk: dict[Any, Any] = {
+        (name, g): (call, [parts[i].key for i in group]) for g, group in enumerate(groups)
+    }
+    dependencies: Sequence[Any] = parts[:1]  # they share one graph
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=dependencies)
+    return [Delayed((name, g), graph, layer=name) for g in range(len(groups))]
+
+
+def _applied(func: Callable, args: tuple[Any, ...], partitions: list[Any]) -> Any:
+    return func(partitions, *args)
+
+
+def _one_partition(partition: Any, func: Callable, *args: Any) -> Any:
+    return func([partition], *args)
 
 
 def _partitions(*partitions: Any) -> tuple[Any, ...]:

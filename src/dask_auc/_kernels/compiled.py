@@ -123,6 +123,8 @@ def _compile() -> None:
             pair_counts(ascending[::2].copy(), ascending[1::2].copy())
             merged_points(ascending[::2].copy(), ascending[1::2].copy())
             aggregate(scores % 7, codes.view(bool), 100)
+            grouped_pair_counts(np.arange(300) % 3, 3, scores, codes.view(bool))
+            grouped_pair_counts(np.zeros(300, np.int64), 1, scores, codes.view(bool))
         _calibrate()
     finally:
         _warming.active = False
@@ -258,6 +260,30 @@ def merged_points(
     if m < n:  # ties: keep compact arrays, not views of the rows' buffers
         values, below_neg, below_pos = values[:m].copy(), below_neg[:m].copy(), below_pos[:m].copy()
     return values[descending], (below_neg[descending], below_pos[descending])
+
+
+def grouped_pair_counts(
+    codes: np.ndarray, n_groups: int, scores: np.ndarray, positive: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Unweighted per-group (positives, negatives, twice the area) by one counting sort, or None.
+
+    The compiled twin of :func:`~dask_auc._kernels.grouped.group_pair_sums`
+    without weights: exact int64 counts, the same numbers.
+    """
+    kernel = _usable(True, scores)
+    if kernel is None:
+        return None
+    pos, neg, twice = (np.zeros(n_groups, np.int64) for _ in range(3))
+    kernel.grouped_pair_counts(
+        codes.astype(np.int64, copy=False),
+        n_groups,
+        scores,
+        positive.view(np.uint8),
+        pos,
+        neg,
+        twice,
+    )
+    return pos, neg, twice
 
 
 def aggregate(

@@ -10,13 +10,17 @@ of its groups in one vectorized pass:
    the one representation of its values (:func:`canonical_key_column`: the
    blocks of one frame may carry int64 here and float64 there), hashes the
    keys by value (:func:`key_hash`) and cuts the rows into one
-   :class:`GroupRows` piece per bucket.
+   :class:`GroupRows` piece per bucket.  Each row carries an integer code into
+   its piece's key table: string and object keys are factorized once per
+   block, so each distinct key is hashed, shipped and matched once; numeric
+   keys, cheap to hash and ship, stay one per row.
 2. :func:`plan_groups` picks the positive class from every block's classes
    (scikit-learn's rule for the whole frame: two classes, the greater one is
    positive).
-3. :func:`bucket_table` concatenates one bucket's pieces in a dtype that
+3. :func:`bucket_table` concatenates one bucket's key tables in a dtype that
    holds every key exactly (:func:`concat_key_columns`), numbers its groups
-   (``pandas.factorize``) and reduces them with :func:`group_pair_sums`;
+   (``pandas.factorize`` of the keys, the rows follow through their codes)
+   and reduces them with :func:`group_pair_sums`;
    :func:`concat_group_tables` joins the buckets' tables the same way.
 
 :func:`group_pair_sums` is the heart, pure NumPy with no loop over groups:
@@ -47,6 +51,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import compiled as _compiled
+from .calibration import group_calibration_sums
 from .footprint import SizedByArrays
 from .order import stable_sort
 from .validation import (
@@ -55,6 +61,7 @@ from .validation import (
     as_score_array,
     as_weight_array,
     distinct_labels,
+    sorted_labels,
     to_numpy,
     union_of_classes,
 )
@@ -83,6 +90,10 @@ class GroupSpec:
     score: str
     sample_weight: str | None = None
     gauc_column: str | None = None
+    #: calibration metrics to add per group (``score`` is then a probability)
+    metrics: tuple[str, ...] = ()
+    #: the ``dask-auc.numba`` setting where the graph was built: compiled loops allowed
+    compiled: bool = True
 
     @property
     def columns(self) -> list[str]:
@@ -93,13 +104,28 @@ class GroupSpec:
 
 @dataclass(frozen=True)
 class GroupRows(SizedByArrays):
-    """Rows of one bucket (or one block's piece of it)."""
+    """Rows of one block's piece of a bucket, each row's group key as an integer code.
+
+    ``keys`` holds the piece's distinct keys (canonical, one row each) and
+    ``codes[i]`` is the row of ``keys`` that row ``i`` belongs to: the keys
+    are hashed, shipped and matched once per distinct key, not per row.
+    ``codes`` None: one key per row, row ``i``'s is ``keys`` row ``i`` (numeric
+    keys, which cost less to ship than codes would).
+    """
 
     keys: pd.DataFrame
+    codes: np.ndarray | None
     label: np.ndarray
     score: np.ndarray
     weight: np.ndarray | None = None
     gauc_weight: np.ndarray | None = None
+
+    @property
+    def row_keys(self) -> pd.DataFrame:
+        """Every row's key (for inspection; the kernels use the codes)."""
+        if self.codes is None:
+            return self.keys.reset_index(drop=True)
+        return self.keys.take(self.codes).reset_index(drop=True)
 
 
 @dataclass(frozen=True)
@@ -109,6 +135,8 @@ class GroupBlockInfo:
     classes: tuple[Any, ...]  # the block's distinct labels, all rows'
     rows: int = 0
     missing_keys: int = 0  # rows left out: a key column holds a missing value
+    low: float = np.inf  # the smallest and largest score (the probability range check)
+    high: float = -np.inf
 
 
 @dataclass(frozen=True)
@@ -122,6 +150,8 @@ class GroupPlan:
     classes: tuple[Any, ...]
     rows: int = 0
     missing_keys: int = 0
+    low: float = np.inf
+    high: float = -np.inf
 
     @property
     def positive_label(self) -> Any:
@@ -227,18 +257,92 @@ def split_group_block(
         label, score = label[present], score[present]
         weight = None if weight is None else weight[present]
         gauc_weight = None if gauc_weight is None else gauc_weight[present]
-    info = GroupBlockInfo(classes, len(present), int(len(present) - present.sum()))
+    low, high = (float(score.min()), float(score.max())) if len(score) else (np.inf, -np.inf)
+    info = GroupBlockInfo(classes, len(present), int(len(present) - present.sum()), low, high)
     keys = canonical_keys(keys)
-    rows = GroupRows(keys, label, score, weight, gauc_weight)
+    # numbers (and bools) hash and travel cheaply: one key per row, as they are;
+    # strings and objects are matched once per distinct key of the block
+    per_row = all(keys[name].dtype.kind in _NUMBER_KINDS for name in spec.by)
+    codes = None
+    if not per_row:
+        codes, distinct = _group_codes(keys, spec.by)
+        keys = _key_table(distinct, spec.by)
     if n_buckets == 1:
-        return info, [rows]
-    bucket = key_hash(keys) % np.uint64(n_buckets)
+        return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)]
+    key_bucket = key_hash(keys) % np.uint64(n_buckets)
     if n_buckets <= 1 << 16:
-        bucket = bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints is a radix sort
-    order = np.argsort(bucket, kind="stable")
-    cuts = np.searchsorted(bucket[order], np.arange(n_buckets + 1))
-    ordered = _take(rows, order)
-    return info, [_slice(ordered, cuts[b], cuts[b + 1]) for b in range(n_buckets)]
+        key_bucket = key_bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints: radix
+    key_order = np.argsort(key_bucket, kind="stable")
+    key_cuts = np.searchsorted(key_bucket[key_order], np.arange(n_buckets + 1))
+    if codes is None:  # the rows are the keys: a piece's rows are its keys, in order
+        order, cuts = key_order, key_cuts
+    else:
+        # each key's code within its bucket's piece: its place among that bucket's keys
+        piece_code = np.empty(len(key_order), np.int64)
+        piece_code[key_order] = np.arange(len(key_order)) - np.repeat(
+            key_cuts[:-1], np.diff(key_cuts)
+        )
+        row_bucket = key_bucket[codes]
+        order = np.argsort(row_bucket, kind="stable")
+        cuts = np.searchsorted(row_bucket[order], np.arange(n_buckets + 1))
+        codes = piece_code[codes]
+    pieces = []
+    for b in range(n_buckets):
+        rows = order[cuts[b] : cuts[b + 1]]
+        piece_keys = keys.take(key_order[key_cuts[b] : key_cuts[b + 1]]).reset_index(drop=True)
+        pieces.append(
+            GroupRows(
+                piece_keys,
+                None if codes is None else codes[rows],
+                label[rows],
+                score[rows],
+                None if weight is None else weight[rows],
+                None if gauc_weight is None else gauc_weight[rows],
+            )
+        )
+    return info, pieces
+
+
+def _key_table(distinct: pd.Index, by: tuple[str, ...]) -> pd.DataFrame:
+    """The distinct keys of :func:`_group_codes` as a DataFrame, one column per ``by``."""
+    columns = {name: distinct.get_level_values(i) for i, name in enumerate(by)}
+    return pd.DataFrame(
+        {name: pd.Series(v, copy=False) for name, v in columns.items()}, columns=list(by)
+    )
+
+
+def split_group_blocks(
+    partitions: Sequence[pd.DataFrame], spec: GroupSpec, n_buckets: int
+) -> tuple[GroupBlockInfo, list[GroupRows]]:
+    """:func:`split_group_block` of consecutive partitions taken as one block.
+
+    Joined by ``pandas.concat`` when their non-empty partitions agree on
+    every column's dtype; otherwise (an int64 key here, float64 there, which
+    ``concat`` would round to one float) each is split on its own and the
+    pieces of a bucket are stacked, their keys joined exactly.
+
+    Examples
+    --------
+    >>> parts = [pd.DataFrame({"user": [1, 2], "y": [0, 1], "s": [0.2, 0.4]}),
+    ...          pd.DataFrame({"user": [2.5], "y": [1], "s": [0.9]})]
+    >>> info, pieces = split_group_blocks(parts, GroupSpec(("user",), "y", "s"), 1)
+    >>> info.rows, pieces[0].row_keys["user"].tolist()
+    (3, [1.0, 2.0, 2.5])
+    """
+    present = [p for p in partitions if len(p)] or list(partitions[:1])
+    if len({tuple(p.dtypes) for p in present}) == 1:
+        joined = present[0] if len(present) == 1 else pd.concat(present, ignore_index=True)
+        return split_group_block(joined, spec, n_buckets)
+    splits = [split_group_block(p, spec, n_buckets) for p in present]
+    infos = [info for info, _ in splits]
+    info = GroupBlockInfo(
+        sorted_labels(info.classes for info in infos),
+        sum(info.rows for info in infos),
+        sum(info.missing_keys for info in infos),
+        min(info.low for info in infos),
+        max(info.high for info in infos),
+    )
+    return info, [_concat(tuple(pieces[b] for _, pieces in splits)) for b in range(n_buckets)]
 
 
 def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
@@ -251,28 +355,6 @@ def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
     if (weights < 0).any():
         raise ValueError(f"Negative values in the gauc_weight column {name!r}")
     return weights
-
-
-def _take(rows: GroupRows, order: np.ndarray) -> GroupRows:
-    def pick(values: np.ndarray | None) -> np.ndarray | None:
-        return None if values is None else values[order]
-
-    keys = rows.keys.take(order).reset_index(drop=True)
-    score = rows.score[order]
-    return GroupRows(keys, rows.label[order], score, pick(rows.weight), pick(rows.gauc_weight))
-
-
-def _slice(rows: GroupRows, start: int, stop: int) -> GroupRows:
-    def cut(values: np.ndarray | None) -> np.ndarray | None:
-        return None if values is None else values[start:stop]
-
-    return GroupRows(
-        rows.keys.iloc[start:stop],
-        rows.label[start:stop],
-        rows.score[start:stop],
-        cut(rows.weight),
-        cut(rows.gauc_weight),
-    )
 
 
 # Group keys by value.  The blocks of one frame may give a key column
@@ -495,7 +577,10 @@ def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
     """The classes of the whole frame (at most two), its rows and those without a key."""
     rows = sum(info.rows for info in infos)
     classes = union_of_classes([info.classes for info in infos], _TARGET, rows)
-    return GroupPlan(classes, rows, sum(info.missing_keys for info in infos))
+    missing = sum(info.missing_keys for info in infos)
+    low = min((info.low for info in infos), default=np.inf)
+    high = max((info.high for info in infos), default=-np.inf)
+    return GroupPlan(classes, rows, missing, low, high)
 
 
 def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.DataFrame:
@@ -506,12 +591,16 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
     when ``spec.gauc_column`` is set.
     """
     rows = _concat(pieces)
-    codes, index = _group_codes(rows.keys, spec.by)
+    # the pieces' distinct keys, matched once each: a group sent by several blocks is one
+    key_codes, index = _group_codes(rows.keys, spec.by)
+    codes = key_codes if rows.codes is None else key_codes[rows.codes]
     n_groups = len(index)
     positive = rows.label == plan.positive_label
     if not isinstance(positive, np.ndarray):  # a comparison NumPy could not broadcast
         positive = np.zeros(len(rows.label), dtype=bool)
-    sums = group_pair_sums(codes, n_groups, rows.score, positive, rows.weight)
+    sums = group_pair_sums(
+        codes, n_groups, rows.score, positive, rows.weight, compiled=spec.compiled
+    )
     table = {"auc": sums.auc()}
     if rows.weight is None:
         table["n_pos"], table["n_neg"] = sums.pos, sums.neg
@@ -520,6 +609,8 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
         table["n_pos"] = np.bincount(codes[positive & counted], minlength=n_groups)
         table["n_neg"] = np.bincount(codes[~positive & counted], minlength=n_groups)
         table["weight_pos"], table["weight_neg"] = sums.totals()
+    if spec.metrics:
+        table.update(group_calibration_sums(codes, n_groups, rows.score, positive, rows.weight))
     if rows.gauc_weight is not None:
         table[GAUC_WEIGHT_COLUMN] = np.bincount(codes, weights=rows.gauc_weight, minlength=n_groups)
     frame = pd.DataFrame(table, index=index)
@@ -527,14 +618,26 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
 
 
 def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
+    """One bucket's pieces as one: key tables stacked, each piece's codes shifted to match."""
+
     def join(values: list[np.ndarray | None]) -> np.ndarray | None:
         return None if values[0] is None else np.concatenate(values)  # type: ignore[arg-type]
 
     names = pieces[0].keys.columns
     columns = {name: concat_key_columns([p.keys[name] for p in pieces]) for name in names}
     keys = pd.DataFrame(columns, columns=names, copy=False)
+    codes = None
+    if any(p.codes is not None for p in pieces):
+        offsets = np.cumsum([0] + [len(p.keys) for p in pieces[:-1]])
+        codes = np.concatenate(
+            [
+                (np.arange(len(p.label)) if p.codes is None else p.codes) + offset
+                for p, offset in zip(pieces, offsets, strict=True)
+            ]
+        )
     return GroupRows(
         keys,
+        codes,
         np.concatenate([p.label for p in pieces]),
         np.concatenate([p.score for p in pieces]),
         join([p.weight for p in pieces]),
@@ -577,6 +680,8 @@ def group_pair_sums(
     scores: np.ndarray,
     positive: np.ndarray,
     weights: np.ndarray | None = None,
+    *,
+    compiled: bool = True,
 ) -> GroupSums:
     """Every group's positive and negative totals and twice its ROC area, in one pass.
 
@@ -594,6 +699,11 @@ def group_pair_sums(
         (:func:`class_exponents`) so that no pair product overflows or
         underflows; the sums are then of the scaled weights and carry the
         exponents (:meth:`GroupSums.totals` undoes them).
+    compiled : bool, default True
+        Unweighted, use the compiled loop where numba is installed
+        (:func:`~dask_auc._kernels.compiled.grouped_pair_counts`: a counting
+        sort by group and a small sort per group instead of two sorts of the
+        bucket); the same exact counts either way.
 
     Examples
     --------
@@ -609,6 +719,10 @@ def group_pair_sums(
     neg_total, twice_area = np.zeros_like(pos_total), np.zeros_like(pos_total)
     if len(codes) == 0:
         return GroupSums(pos_total, neg_total, twice_area)
+    if weights is None and compiled:
+        counted = _compiled.grouped_pair_counts(codes, n_groups, scores, positive)
+        if counted is not None:
+            return GroupSums(*counted)
     exponents = None
     if weights is not None:
         exponents = class_exponents(codes, n_groups, positive, weights)

@@ -1,0 +1,410 @@
+"""Calibration metrics of binary probabilities: log loss, Brier score, normalized entropy.
+
+scikit-learn's :func:`~sklearn.metrics.log_loss` and
+:func:`~sklearn.metrics.brier_score_loss` (1.9) on dask collections, and
+normalized entropy (the log loss over the entropy of the base rate).  No sort:
+each block is validated and reduced to exact per-label sums in one task
+(:func:`~dask_auc._kernels.calibration.calibration_sums`), the sums of
+consecutive blocks merge in a tree, and a finalize applies scikit-learn's
+label rules once every label is known.  The result is the same bits for any
+partitioning, and agrees with scikit-learn to a few ulps (it sums exactly
+where scikit-learn sums pairwise in floats).
+
+Only 1-D probabilities of the positive class (a binary target) are taken;
+2-D per-class probabilities raise rather than being read some other way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._engine import LazyScore, gather, lazy_of, prepared_blocks, split_every_default
+from ._kernels.calibration import (
+    BRIER_NEG,
+    BRIER_POS,
+    LOG_NEG,
+    LOG_POS,
+    WEIGHT,
+    CalibrationSums,
+    calibration_sums,
+    merge_calibration_sums,
+)
+from ._kernels.sample_ranking import as_float
+from ._kernels.validation import check_aligned, warn, warn_undefined
+from ._params import AtLeast, Boolean, Constraint, Label, check_params
+
+_NAMES = ("y_true", "y_proba", "sample_weight")
+_COMMON = {"compute": Boolean(), "split_every": AtLeast(2)}
+
+
+class _ScaleByHalf(Constraint):
+    description = "an instance of 'bool', an instance of 'numpy.bool' or a str among {'auto'}"
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, (bool, np.bool_)) or (isinstance(value, str) and value == "auto")
+
+
+def log_loss(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    normalize: bool = True,
+    sample_weight: Any = None,
+    labels: Any = None,
+    compute: bool = True,
+    split_every: int | None = None,
+) -> float | LazyScore:
+    """Log loss (logistic loss, cross-entropy) of binary probabilities, with dask.
+
+    Same result, arguments and errors as :func:`sklearn.metrics.log_loss` (1.9)
+    for a 1-D ``y_proba``: the probability of the greater of the two classes
+    (or of ``labels[1]`` after sorting), clipped to ``[eps, 1 - eps]`` with
+    ``eps`` the machine precision of its float dtype.
+
+    Parameters
+    ----------
+    y_true : dask Series or Array, pandas Series, ndarray or list
+        True labels: two classes (numbers, strings, bools), one per row.
+    y_proba : same kinds as ``y_true``, 1-D
+        Probability of the positive class, in [0, 1].  2-D per-class
+        probabilities are not supported (a ``ValueError`` says so).
+    normalize : bool, default=True
+        Return the mean loss per row (weighted); False: the sum.
+    sample_weight : same kinds as ``y_true``, optional
+        Finite, non-negative row weights, not all zero.
+    labels : array-like, optional
+        The two classes, when ``y_true`` may hold only one of them.
+    compute : bool, default=True
+        If False, return a :class:`~dask_auc.LazyScore`.
+    split_every : int >= 2, optional
+        Fan-in of the tree that adds up the blocks' sums (default:
+        ``dask-auc.split-every``).  The result does not depend on it.
+
+    Returns
+    -------
+    float or LazyScore
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, dask_auc
+    >>> y = da.from_array(np.array([0, 1, 1, 0]), chunks=2)
+    >>> p = da.from_array(np.array([0.1, 0.9, 0.8, 0.35]), chunks=2)
+    >>> round(dask_auc.log_loss(y, p), 6)
+    0.216162
+    """
+    checked = check_params(
+        "log_loss",
+        {"normalize": Boolean(), **_COMMON},
+        normalize=normalize,
+        compute=compute,
+        split_every=split_every,
+    )
+    finalize = _LogLossFinalizer(checked["normalize"], _given_labels(labels))
+    return _calibration_score(
+        "log_loss", y_true, y_proba, sample_weight, finalize, checked, "lower"
+    )
+
+
+def brier_score_loss(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    labels: Any = None,
+    scale_by_half: bool | str = "auto",
+    compute: bool = True,
+    split_every: int | None = None,
+) -> float | LazyScore:
+    """Brier score of binary probabilities, with dask.
+
+    Same result, arguments and errors as
+    :func:`sklearn.metrics.brier_score_loss` (1.9) for a 1-D ``y_proba``: the
+    (weighted) mean of ``(1 - p)**2`` over positives and ``p**2`` over
+    negatives (as scikit-learn computes them on ``[1 - p, p]``, halved by
+    ``scale_by_half``).
+
+    Parameters
+    ----------
+    y_true : dask Series or Array, pandas Series, ndarray or list
+        True labels, at most two classes.
+    y_proba : same kinds as ``y_true``, 1-D
+        Probability of the positive class, in [0, 1].  2-D per-class
+        probabilities (multiclass) are not supported.
+    sample_weight : same kinds as ``y_true``, optional
+        Finite, non-negative row weights, not all zero.
+    pos_label : int, float, bool or str, optional
+        The positive class.  Default: 1 when the classes are among {0, 1} or
+        {-1, 1}, else the greater class; string classes need it.
+    labels : array-like, optional
+        Accepted as scikit-learn does; unused for 1-D probabilities.
+    scale_by_half : bool or "auto", default="auto"
+        Halve the sum of the two classes' squared errors ("auto": yes, binary).
+    compute : bool, default=True
+        If False, return a :class:`~dask_auc.LazyScore`.
+    split_every : int >= 2, optional
+        Fan-in of the tree that adds up the blocks' sums.
+
+    Returns
+    -------
+    float or LazyScore
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, dask_auc
+    >>> y = da.from_array(np.array([0, 1, 1, 0]), chunks=2)
+    >>> p = da.from_array(np.array([0.1, 0.9, 0.8, 0.3]), chunks=2)
+    >>> round(dask_auc.brier_score_loss(y, p), 6)
+    0.0375
+    >>> round(dask_auc.brier_score_loss(y, p, scale_by_half=False), 6)
+    0.075
+    """
+    checked = check_params(
+        "brier_score_loss",
+        {"pos_label": Label(), "scale_by_half": _ScaleByHalf(), **_COMMON},
+        pos_label=pos_label,
+        scale_by_half=scale_by_half,
+        compute=compute,
+        split_every=split_every,
+    )
+    finalize = _BrierFinalizer(checked["pos_label"], checked["scale_by_half"] is not False)
+    return _calibration_score(
+        "brier_score_loss", y_true, y_proba, sample_weight, finalize, checked, "less"
+    )
+
+
+def normalized_entropy(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    sample_weight: Any = None,
+    labels: Any = None,
+    compute: bool = True,
+    split_every: int | None = None,
+) -> float | LazyScore:
+    """Normalized entropy: the log loss over the entropy of the (weighted) base rate.
+
+    ``log_loss(y_true, y_proba) / H(r)`` with ``r`` the (weighted) share of
+    positives and ``H(r) = -r log r - (1 - r) log(1 - r)`` (He et al. 2014,
+    "Practical Lessons from Predicting Clicks on Ads at Facebook"): 1 for a
+    model no better than always predicting the base rate, lower is better.
+    The positive class, ``labels`` and every check are :func:`log_loss`'s.
+
+    Parameters
+    ----------
+    y_true, y_proba, sample_weight, labels, compute, split_every
+        As in :func:`log_loss`.
+
+    Returns
+    -------
+    float or LazyScore
+        NaN with an :class:`~dask_auc.UndefinedMetricWarning` when every row
+        (of nonzero weight) is of one class: the base rate's entropy is 0.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> y, p = np.array([0, 1, 1, 0]), np.array([0.5, 0.5, 0.5, 0.5])
+    >>> dask_auc.normalized_entropy(y, p)  # the base rate itself: no information
+    1.0
+    """
+    checked = check_params("normalized_entropy", _COMMON, compute=compute, split_every=split_every)
+    finalize = _EntropyFinalizer(_given_labels(labels))
+    return _calibration_score(
+        "normalized_entropy", y_true, y_proba, sample_weight, finalize, checked, "lower"
+    )
+
+
+# -- the graph: one task per block, a tree of exact merges, one finalize --------------------
+
+
+def _calibration_score(
+    name: str,
+    y_true: Any,
+    y_proba: Any,
+    sample_weight: Any,
+    finalize: Any,
+    checked: dict[str, Any],
+    below: str,
+) -> float | LazyScore:
+    if _is_two_dimensional(y_proba):
+        raise ValueError(
+            f"{name} of dask-auc takes the 1-D probabilities of the positive class (a "
+            f"binary target); got a 2-D y_proba of shape {getattr(y_proba, 'shape', '?')}. "
+            "Multiclass probabilities are not supported: pass the positive class's column."
+        )
+    blocks = prepared_blocks(y_true, y_proba, sample_weight, prepare=calibration_sums, names=_NAMES)
+    total = _ordered_sum(list(blocks), checked["split_every"])
+    lazy = lazy_of([total], _Checked(finalize, below), name)
+    return lazy.compute() if checked["compute"] else lazy
+
+
+def _is_two_dimensional(y_proba: Any) -> bool:
+    shape = getattr(y_proba, "shape", None)
+    if shape is None:
+        shape = np.shape(y_proba)
+    columns = shape[1] if len(shape) == 2 else None
+    return len(shape) > 2 or (columns is not None and columns != 1)
+
+
+def _ordered_sum(parts: list[Any], split_every: int | None) -> Any:
+    """A tree of merges of consecutive blocks' sums (exact: any tree gives the same sums)."""
+    fan_in = split_every or split_every_default()
+    level = parts
+    while True:
+        runs = [level[i : i + fan_in] for i in range(0, max(len(level), 1), fan_in)]
+        level = [gather(merge_calibration_sums, run) for run in runs]
+        if len(level) == 1:
+            return level[0]
+
+
+def _given_labels(labels: Any) -> tuple[Any, ...] | None:
+    return None if labels is None else tuple(np.asarray(labels).tolist())
+
+
+# -- finalize: scikit-learn's checks, in its order, and its arithmetic -----------------------
+
+
+class _Checked:
+    """The checks every calibration metric makes, then its own finalize."""
+
+    def __init__(self, finalize: Any, below: str):
+        self.finalize, self.below = finalize, below
+
+    def __call__(self, sums: CalibrationSums) -> float:
+        rows = check_aligned(sums.blocks)
+        if rows == 0:
+            raise ValueError(
+                "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
+            )
+        if sums.high > 1:
+            raise ValueError(f"y_prob contains values greater than 1: {sums.high}")
+        if sums.low < 0:
+            raise ValueError(f"y_prob contains values {self.below} than 0: {sums.low}")
+        if sums.weighted and sums.total(WEIGHT, sums.classes) == 0:
+            raise ValueError("Sample weights must contain at least one non-zero number.")
+        return float(self.finalize(sums, rows))
+
+
+def _binary_classes(classes: tuple[Any, ...], labels: tuple[Any, ...] | None) -> tuple[Any, Any]:
+    """(negative, positive) classes of log loss: scikit-learn's ``LabelBinarizer`` rules."""
+    if labels is None:
+        if len(classes) == 1:
+            raise ValueError(
+                f"y_true contains only one label ({classes[0]}). Please provide the list of "
+                "all expected class labels explicitly through the labels argument."
+            )
+        if len(classes) > 2:
+            raise ValueError(
+                f"y_true and y_prob contain different number of classes: {len(classes)} vs 2. "
+                "Please provide the true labels explicitly through the labels argument. "
+                f"Classes found in y_true: {np.array(classes)}"
+            )
+        return classes[0], classes[1]
+    known = np.unique(np.array(labels))
+    if len(known) != len(labels) or not all(k == g for k, g in zip(known, labels, strict=True)):
+        warn(
+            f"Labels passed were {list(labels)}. But this function assumes labels are ordered "
+            f"lexicographically. Pass the ordered labels={known.tolist()} and ensure that the "
+            "columns of y_prob correspond to this ordering."
+        )
+    # scikit-learn's set of NumPy scalars, shown as it shows them
+    undeclared = set(np.array(classes)) - set(labels)
+    if undeclared:
+        raise ValueError(
+            f"y_true contains values {undeclared} not belonging to the passed labels "
+            f"{list(labels)}."
+        )
+    if len(known) == 1:
+        raise ValueError(f"The labels array needs to contain at least two labels, got {known}.")
+    if len(known) != 2:
+        raise ValueError(
+            "The number of classes in labels is different from that in y_prob. "
+            f"Classes found in labels: {known}"
+        )
+    negative, positive = known.tolist()
+    return negative, positive
+
+
+def _mean(sums: CalibrationSums, total: int, rows: int) -> float:
+    """``np.average`` of per-row values: the exact total rounded once, over rows or weights."""
+    if not sums.weighted:
+        return as_float(total) / rows
+    return as_float(total) / as_float(sums.total(WEIGHT, sums.classes))
+
+
+def _log_loss_total(sums: CalibrationSums, labels: tuple[Any, ...] | None) -> int:
+    negative, positive = _binary_classes(sums.classes, labels)
+    return sums.total(LOG_POS, [positive]) + sums.total(LOG_NEG, [negative])
+
+
+class _LogLossFinalizer:
+    def __init__(self, normalize: bool, labels: tuple[Any, ...] | None):
+        self.normalize, self.labels = normalize, labels
+
+    def __call__(self, sums: CalibrationSums, rows: int) -> float:
+        total = _log_loss_total(sums, self.labels)
+        return _mean(sums, total, rows) if self.normalize else as_float(total)
+
+
+class _EntropyFinalizer:
+    def __init__(self, labels: tuple[Any, ...] | None):
+        self.labels = labels
+
+    def __call__(self, sums: CalibrationSums, rows: int) -> float:
+        loss = _mean(sums, _log_loss_total(sums, self.labels), rows)
+        positive = _binary_classes(sums.classes, self.labels)[1]
+        rate = as_float(sums.total(WEIGHT, [positive])) / as_float(sums.total(WEIGHT, sums.classes))
+        entropy = base_rate_entropy(rate)
+        if entropy == 0:
+            warn_undefined(
+                "Normalized entropy is not defined when every row (of nonzero weight) is "
+                "of one class: the base rate's entropy is 0; returning NaN."
+            )
+            return math.nan
+        return loss / entropy
+
+
+def base_rate_entropy(rate: float) -> float:
+    """``-r log r - (1 - r) log(1 - r)`` in nats, 0 at ``r`` of 0 or 1."""
+    if rate <= 0 or rate >= 1:
+        return 0.0
+    return -(rate * math.log(rate) + (1 - rate) * math.log1p(-rate))
+
+
+class _BrierFinalizer:
+    def __init__(self, pos_label: Any, halve: bool):
+        self.pos_label, self.halve = pos_label, halve
+
+    def __call__(self, sums: CalibrationSums, rows: int) -> float:
+        positive = _brier_positive(sums.classes, self.pos_label)
+        positives = [c for c in sums.classes if c == positive]
+        negatives = [c for c in sums.classes if c not in positives]
+        total = sums.total(BRIER_POS, positives) + sums.total(BRIER_NEG, negatives)
+        score = _mean(sums, total, rows)
+        return score * 0.5 if self.halve else score
+
+
+def _brier_positive(classes: Sequence[Any], pos_label: Any) -> Any:
+    """scikit-learn's positive class of a binary Brier score."""
+    if len(classes) > 2:
+        raise ValueError(
+            "The type of the target inferred from y_true is multiclass but should be binary "
+            "according to the shape of y_prob."
+        )
+    if pos_label is not None:
+        return pos_label
+    strings = any(isinstance(c, str) for c in classes)
+    if not strings and (set(classes) <= {0, 1} or set(classes) <= {-1, 1}):
+        return 1
+    if strings:
+        shown = ", ".join(repr(c) for c in classes)
+        raise ValueError(
+            f"y_true takes value in {{{shown}}} and pos_label is not specified: either make "
+            "y_true take value in {0, 1} or {-1, 1} or pass pos_label explicitly."
+        )
+    return classes[-1]
