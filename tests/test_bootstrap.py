@@ -224,7 +224,7 @@ def test_interval_kinds() -> None:
     assert b.low == pytest.approx(2 * p.estimate - p.high)
     assert b.high == pytest.approx(2 * p.estimate - p.low)
     assert z.low == pytest.approx(z.estimate - 1.959963984540054 * z.std_error)
-    assert np.quantile(p.replicates, 0.025) == p.low
+    assert np.quantile(p.replicates, (1 - 0.95) / 2) == p.low
 
 
 def test_the_paired_test_uses_the_same_counts_for_both_models() -> None:
@@ -290,7 +290,7 @@ def test_undefined_replicates_are_left_out_with_a_warning() -> None:
         result = dask_auc.bootstrap_ci(y, s, n_bootstraps=30, random_state=0)
     assert np.isnan(result.replicates).any() and not np.isnan(result.replicates).all()
     defined = result.replicates[~np.isnan(result.replicates)]
-    assert result.low == np.quantile(defined, 0.025)
+    assert result.low == np.quantile(defined, (1 - 0.95) / 2)
     with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):
         one = dask_auc.bootstrap_ci(np.zeros(4), s, n_bootstraps=5, random_state=0)
     assert all(math.isnan(v) for v in one[:4])
@@ -364,3 +364,104 @@ def test_on_a_process_cluster_the_replicates_are_the_threaded_ones(client) -> No
     with dask.config.set(scheduler="threads"):
         auc_threaded = dask_auc.bootstrap_ci(y, s, n_bootstraps=50, random_state=5)
     np.testing.assert_array_equal(auc_cluster.replicates, auc_threaded.replicates)
+
+
+# -- GAUC's interval: the groups resampled whole, from the per-group table ---------------------
+
+
+def _click_log(n: int = 6000, users: int = 300, seed: int = 3):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "user": rng.zipf(1.5, n) % users,
+            "region": rng.integers(0, 3, n),
+            "click": (rng.random(n) < 0.2).astype(int),
+            "score": np.round(rng.random(n), 2),
+            "weight": rng.choice([0.0, 1.0, 2.5], n),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"gauc_weight": "positives"},
+        {"sample_weight": "weight", "gauc_weight": "uniform"},
+        {"by": ["region", "user"]},
+    ],
+)
+def test_the_gauc_interval_equals_a_per_group_reference(options) -> None:
+    """Each replicate: the weighted mean of the groups' AUCs with each group's count."""
+    import dask.dataframe as dd
+    from sklearn.metrics import roc_auc_score
+
+    frame = _click_log()
+    by = options.get("by", "user")
+    kwargs = {k: v for k, v in options.items() if k != "by"}
+    result = dask_auc.grouped_roc_auc_score(
+        dd.from_pandas(frame, npartitions=5), by=by, label="click", score="score",
+        n_bootstraps=40, random_state=8, **kwargs,
+    )  # fmt: skip
+    weight = kwargs.get("sample_weight")
+    rows = []
+    for key, group in frame.groupby(by, sort=True):
+        click, score = group.click.to_numpy(), group.score.to_numpy()
+        w = group[weight].to_numpy() if weight else np.ones(len(group))
+        pos, neg = w[click == 1].sum(), w[click == 0].sum()
+        if (click[w > 0] == 1).any() and (click[w > 0] == 0).any():
+            auc = roc_auc_score(click, score, sample_weight=w)
+            mode = kwargs.get("gauc_weight", "rows")
+            g_weight = {"rows": pos + neg, "positives": pos, "uniform": 1.0}[mode]
+            rows.append((key, auc, g_weight))
+    keys = [k for k, _, _ in rows]
+    auc = np.array([a for _, a, _ in rows])
+    w = np.array([g for _, _, g in rows])
+    if isinstance(by, list):
+        # a MultiIndex key: its levels' hashes combined, as the per-group table is indexed
+        from dask_auc._kernels.bootstrap import counts_for, group_keys, mix64, replicate_keys
+
+        hashed = np.zeros(len(keys), np.uint64)
+        for level in range(len(by)):
+            hashed = mix64(hashed ^ group_keys(np.array([k[level] for k in keys])))
+        counts = counts_for(hashed, replicate_keys(8, np.arange(40)))
+    else:
+        counts = dask_auc.bootstrap_counts(groups=np.array(keys), n_bootstraps=40, random_state=8)
+    expected = (counts * w * auc).sum(axis=1) / (counts * w).sum(axis=1)
+    np.testing.assert_allclose(result.interval.replicates, expected, rtol=1e-12)
+    assert result.interval.estimate == result.gauc
+    assert result.gauc == pytest.approx(float(np.dot(w, auc) / w.sum()), rel=1e-12)
+    assert result.interval.low == np.quantile(result.interval.replicates, (1 - 0.95) / 2)
+
+
+def test_the_gauc_interval_is_the_same_for_any_partitioning_and_lazy() -> None:
+    import dask.dataframe as dd
+
+    frame = _click_log(seed=4)
+    results = [
+        dask_auc.grouped_roc_auc_score(
+            dd.from_pandas(frame, npartitions=parts), by="user", label="click", score="score",
+            n_bootstraps=30, random_state=2,
+        ).interval
+        for parts in (1, 9)
+    ]  # fmt: skip
+    np.testing.assert_array_equal(results[0].replicates, results[1].replicates)
+    with dask.config.set({"dask-auc.numba": False}):
+        numpy_path = dask_auc.grouped_roc_auc_score(
+            dd.from_pandas(frame, npartitions=3), by="user", label="click", score="score",
+            n_bootstraps=30, random_state=2,
+        ).interval  # fmt: skip
+    np.testing.assert_array_equal(numpy_path.replicates, results[0].replicates)
+    lazy = dask_auc.grouped_roc_auc_score(
+        dd.from_pandas(frame, npartitions=3), by="user", label="click", score="score",
+        n_bootstraps=10, compute=False,
+    )  # fmt: skip
+    np.testing.assert_array_equal(
+        lazy.compute().interval.replicates, lazy.compute().interval.replicates
+    )
+    with pytest.raises(ValueError, match="n_bootstraps"):
+        dask_auc.grouped_roc_auc_score(
+            frame, by="user", label="click", score="score", n_bootstraps=0
+        )

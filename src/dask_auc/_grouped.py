@@ -19,6 +19,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from ._bootstrap import BootstrapInterval, grouped_interval
 from ._engine import (
     MIN_ROWS_PER_BLOCK,
     HashedGraph,
@@ -26,6 +27,7 @@ from ._engine import (
     compiled_kernels,
     hashed_blocks,
 )
+from ._kernels.bootstrap import check_seed
 from ._kernels.calibration import GROUP_SUM_COLUMNS, GROUPED_METRICS, calibration_values
 from ._kernels.grouped import (
     GAUC_WEIGHT_COLUMN,
@@ -43,6 +45,7 @@ from ._kernels.validation import (
     warn,
     warn_undefined,
 )
+from ._params import AtLeast, Interval, check_params
 
 _GAUC_WEIGHTS = ("rows", "positives", "uniform")
 #: the warning that rows with a missing key were left out (the CLI reports their count)
@@ -76,12 +79,16 @@ class GroupedAUC:
     overall : dict of str to float
         The calibration ``metrics`` asked for, over every row with a group
         (empty when none were asked for).
+    interval : BootstrapInterval or None
+        With ``n_bootstraps``: GAUC's bootstrap interval, the groups resampled
+        whole (its ``estimate`` is ``gauc``).
     """
 
     per_group: pd.DataFrame
     gauc: float
     rows_without_group: int = 0
     overall: dict[str, float] = field(default_factory=dict)
+    interval: BootstrapInterval | None = None
 
 
 def grouped_roc_auc_score(
@@ -93,6 +100,9 @@ def grouped_roc_auc_score(
     sample_weight: str | None = None,
     gauc_weight: str = "rows",
     metrics: Sequence[str] = (),
+    n_bootstraps: int | None = None,
+    confidence_level: float = 0.95,
+    random_state: Any = None,
     compute: bool = True,
 ) -> GroupedAUC | LazyScore:
     """Exact ROC AUC of every group of a DataFrame, and the group-weighted AUC (GAUC).
@@ -166,6 +176,19 @@ def grouped_roc_auc_score(
           (weighted; 1 is calibrated); NaN without a positive.
 
         Rows of weight zero count nothing; a group of zero weight has NaN.
+    n_bootstraps : int, optional
+        GAUC's bootstrap interval (``interval`` of the result) from this many
+        replicates of the *groups*: a group enters replicate ``b`` a Poisson(1)
+        number of times drawn from a hash of ``random_state``, ``b`` and its
+        key (:func:`dask_auc.bootstrap_counts` with ``groups=``), all its rows
+        with it, so its AUC is unchanged and the replicate's GAUC is
+        ``sum(c w auc) / sum(c w)``.  Made from the per-group table in the
+        calling process: O(groups x replicates), no second pass over the
+        rows; the same for any partitioning.  The percentile interval.
+    confidence_level : float in (0, 1), default=0.95
+        Of the interval.
+    random_state : int, numpy Generator or None
+        The seed of the interval's replicates (None: a fresh one).
     compute : bool, default=True
         If False, return a :class:`~dask_auc.LazyScore` whose ``compute()``
         returns the :class:`GroupedAUC`.
@@ -213,6 +236,18 @@ def grouped_roc_auc_score(
     gauc_column = _check_columns(frame, by_columns, label, score, sample_weight, gauc_weight)
     if not isinstance(compute, bool):
         raise TypeError(f"compute must be a bool, got {compute!r}")
+    check_params(
+        "grouped_roc_auc_score",
+        _INTERVAL_PARAMETERS,
+        n_bootstraps=n_bootstraps,
+        confidence_level=confidence_level,
+    )
+    bootstrap = None
+    if n_bootstraps is not None:
+        # the seed drawn now: a lazy result computes the same interval every time
+        bootstrap = _Bootstrap(
+            n_bootstraps, confidence_level, check_seed(random_state), compiled_kernels()
+        )
     spec = GroupSpec(
         by_columns,
         label,
@@ -222,8 +257,24 @@ def grouped_roc_auc_score(
         metrics=_checked_metrics(metrics),
         compiled=compiled_kernels(),
     )
-    lazy = _grouped_tables(frame, spec, _Finalizer(spec, gauc_weight))
+    lazy = _grouped_tables(frame, spec, _Finalizer(spec, gauc_weight, bootstrap))
     return lazy.compute() if compute else lazy
+
+
+_INTERVAL_PARAMETERS = {
+    "n_bootstraps": AtLeast(1, none=True),
+    "confidence_level": Interval(0, 1, closed="neither"),
+}
+
+
+@dataclass(frozen=True)
+class _Bootstrap:
+    """The GAUC interval asked for: replicates, level, seed, whether numba may run."""
+
+    n_bootstraps: int
+    confidence_level: float
+    seed: int
+    compiled: bool
 
 
 def _checked_metrics(metrics: Any) -> tuple[str, ...]:
@@ -315,9 +366,10 @@ def _check_columns(
 class _Finalizer:
     """Concatenate the bucket tables, sort by key, compute GAUC (runs in the caller)."""
 
-    def __init__(self, spec: GroupSpec, gauc_weight: str):
+    def __init__(self, spec: GroupSpec, gauc_weight: str, bootstrap: _Bootstrap | None = None):
         self.spec = spec
         self.gauc_weight = gauc_weight
+        self.bootstrap = bootstrap
 
     def __call__(self, plan: GroupPlan, *tables: pd.DataFrame) -> GroupedAUC:
         if plan.missing_keys:
@@ -338,7 +390,27 @@ class _Finalizer:
         else:
             weights = _group_weights(per_group, self.gauc_weight)
         gauc = _weighted_mean(per_group, weights)
-        return GroupedAUC(per_group, gauc, plan.missing_keys, overall)
+        interval = None
+        if self.bootstrap is not None:
+            interval = _gauc_interval(per_group, weights, gauc, self.bootstrap)
+        return GroupedAUC(per_group, gauc, plan.missing_keys, overall, interval)
+
+
+def _gauc_interval(
+    per_group: pd.DataFrame, weights: np.ndarray, gauc: float, bootstrap: _Bootstrap
+) -> BootstrapInterval:
+    """GAUC's cluster bootstrap over the groups holding both classes (as ``gauc`` counts them)."""
+    both = ((per_group["n_pos"] > 0) & (per_group["n_neg"] > 0)).to_numpy()
+    return grouped_interval(
+        per_group.index[both],
+        per_group["auc"].to_numpy()[both],
+        _scaled_to_sum(weights[both]) if both.any() else weights[both],
+        estimate=gauc,
+        n_bootstraps=bootstrap.n_bootstraps,
+        confidence_level=bootstrap.confidence_level,
+        random_state=bootstrap.seed,
+        compiled=bootstrap.compiled,
+    )
 
 
 def _check_probabilities(plan: GroupPlan) -> None:
