@@ -423,8 +423,36 @@ def zip_blocks(
 
 
 def gather(func: Callable, items: Sequence[Any], *args: Any, **kwargs: Any) -> Delayed:
-    """One task ``func(list_of_items, *args, **kwargs)``."""
-    return dask.delayed(func, pure=True)(list(items), *args, **kwargs)
+    """One task ``func(list_of_items, *args, **kwargs)``.
+
+    ``items`` that are Delayed objects enter by their keys, and their graphs
+    as dependencies: ``dask.delayed(func)(items)`` would optimize (cull) each
+    item's whole graph to build the task, and a tree of such tasks over 800
+    blocks took 18 s to build.
+    """
+    delayed = [x for x in items if isinstance(x, Delayed)]
+    plain = [*args, *kwargs.values()]
+    if len(delayed) < len(items) or not all(map(_inert, plain)):
+        return dask.delayed(func, pure=True)(list(items), *args, **kwargs)
+    keys = [x.key for x in delayed]
+    name = f"{getattr(func, '__name__', 'gather')}-{tokenize(func, keys, args, kwargs)}"
+    task = (_call_on_list, func, keys, args, kwargs)
+    graph = HighLevelGraph.from_collections(name, {name: task}, dependencies=delayed)  # type: ignore[arg-type]
+    return Delayed(name, graph)
+
+
+def _call_on_list(func: Callable, items: list, args: tuple, kwargs: dict) -> Any:
+    return func(items, *args, **kwargs)
+
+
+def _inert(value: Any) -> bool:
+    """A value a task may hold as it is: no collection, nothing dask would read as a task."""
+    if isinstance(value, (list, tuple)):
+        starts_a_task = isinstance(value, tuple) and value and callable(value[0])
+        return not starts_a_task and all(map(_inert, value))
+    if isinstance(value, dict):
+        return all(map(_inert, value.values()))
+    return not dask.is_dask_collection(value)
 
 
 def lazy_of(
