@@ -465,3 +465,35 @@ def test_the_gauc_interval_is_the_same_for_any_partitioning_and_lazy() -> None:
         dask_auc.grouped_roc_auc_score(
             frame, by="user", label="click", score="score", n_bootstraps=0
         )
+
+
+def test_every_estimate_is_its_functions_result() -> None:
+    """The estimate (every row counted once) is what the metric's own function returns."""
+    rng = np.random.default_rng(13)
+    n = 3000
+    y = (rng.random(n) < 0.35).astype(int)
+    s = np.round(rng.random(n) + 0.3 * y, 2)
+    Y, S = da.from_array(y, chunks=700), da.from_array(s, chunks=700)
+    functions = {
+        "roc_auc": lambda: dask_auc.roc_auc_score(Y, S),
+        "roc_auc-max_fpr": lambda: dask_auc.roc_auc_score(Y, S, max_fpr=0.3),
+        "partial_auc-fpr_range": lambda: dask_auc.partial_roc_auc_score(
+            Y, S, fpr_range=(0.1, 0.45)
+        ),
+        "partial_auc-tpr_range-standardized": lambda: dask_auc.partial_roc_auc_score(
+            Y, S, tpr_range=(0.2, 0.7), standardized=False
+        ),
+        "average_precision": lambda: dask_auc.average_precision_score(Y, S),
+        "ks": lambda: dask_auc.ks_statistic(Y, S).statistic,
+        "tpr_at_fpr-fpr": lambda: dask_auc.operating_point(Y, S, fpr=0.25).tpr,
+        "fpr_at_tpr-tpr": lambda: dask_auc.operating_point(Y, S, tpr=0.6).fpr,
+    }
+    for (metric, params, exact), name in zip(METRICS, IDS, strict=True):
+        estimate = dask_auc.bootstrap_ci(
+            Y, S, metric=metric, n_bootstraps=2, random_state=0, **params
+        ).estimate
+        expected = functions[name]()
+        if exact or metric == "roc_auc":  # max_fpr: the package's own exact formula
+            assert estimate == expected, name
+        else:
+            assert estimate == pytest.approx(expected, rel=1e-12), name
