@@ -165,9 +165,11 @@ def bootstrap_counts(
     array([[0, 1, 1, 0, 1, 0],
            [1, 0, 0, 0, 1, 0]], dtype=uint8)
     """
-    seed = check_seed(random_state)
-    if random_state is None or not isinstance(random_state, (int, np.integer)):
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(
+        random_state, (int, np.integer)
+    ):
         raise TypeError("bootstrap_counts needs an int random_state, to be reproduced")
+    seed = check_seed(random_state)
     given = [x is not None for x in (n_rows, positions, groups)]
     if sum(given) != 1:
         raise ValueError("bootstrap_counts needs exactly one of n_rows, positions and groups")
