@@ -13,6 +13,13 @@ Step 2 computes ``dask_auc.roc_auc_score`` from ``dd.read_parquet`` on a
 each, and prints one Markdown table: time, peak RSS of every worker process,
 bytes spilled to disk, workers lost, and the exact-answer check.
 
+With ``--by USERS`` every row also gets a ``user`` column (a hash of its
+position modulo ``USERS``: about ``rows / USERS`` rows each), and step 2 times
+``grouped_roc_auc_score(by="user")`` beside the plain AUC of the same rows, on
+the same cluster.  The users whose id is a multiple of ``--check-every`` are
+checked exactly: while writing, their rows' grid indices are kept per class,
+and each one's AUC, counted in exact integers, must equal dask-auc's.
+
 How the answer is checked exactly
 ---------------------------------
 The scores are a logistic model's output (``_data.py``, ~30% positives, AUC
@@ -76,24 +83,50 @@ def exact_counts(pos_hist: np.ndarray, neg_hist: np.ndarray) -> tuple[int, int, 
 
 
 def _file_rows(
-    rows: int, start: int, stop: int, dtype: str, seed: int
-) -> tuple[Any, np.ndarray, np.ndarray]:
-    """Rows ``start:stop`` as an Arrow table, and their grid indices ``k`` (score = k / 2**24)."""
+    rows: int, start: int, stop: int, dtype: str, seed: int, users: int = 0
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Rows ``start:stop`` as an Arrow table, their grid indices ``k`` (score = k / 2**24),
+    and with ``users`` their user ids."""
     import pyarrow as pa
 
     label, score = generate_range(rows, start, stop, "continuous", seed)
     grid_index = np.rint(score * GRID).astype(np.int32)
     # k / 2**24 is exact in both float widths: a power-of-two scaling of an integer < 2**24+1
     values = grid_index.astype(dtype) * np.asarray(1.0 / GRID, dtype=dtype)
-    table = pa.table({"label": pa.array(label), "score": pa.array(values)})
-    return table, label, grid_index
+    columns = {"label": pa.array(label), "score": pa.array(values)}
+    user = None
+    if users:
+        user = (_mixed(np.arange(start, stop, dtype=np.uint64) + np.uint64(seed)) % users).astype(
+            np.int64
+        )
+        columns["user"] = pa.array(user)
+    return pa.table(columns), label, grid_index, user
 
 
-def generate_dataset(path: Path, rows: int, file_rows: int, dtype: str, seed: int) -> dict:
+def _mixed(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a row's user id from its position."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def generate_dataset(
+    path: Path,
+    rows: int,
+    file_rows: int,
+    dtype: str,
+    seed: int,
+    users: int = 0,
+    check_every: int = 100_003,
+) -> dict:
     """Write the data set (skipped when a finished one of this shape exists); return its record."""
     import pyarrow.parquet as pq
 
     shape = {"rows": rows, "file_rows": file_rows, "dtype": dtype, "seed": seed, "grid": GRID}
+    if users:
+        shape.update(users=users, check_every=check_every)
     record_path = path / _DONE
     if record_path.exists():
         record = json.loads(record_path.read_text())
@@ -107,9 +140,15 @@ def generate_dataset(path: Path, rows: int, file_rows: int, dtype: str, seed: in
     neg_hist = np.zeros(GRID + 1, dtype=np.int64)
     started = time.perf_counter()
     bounds = list(range(0, rows, file_rows)) + [rows]
+    checked: dict[int, list[list[np.ndarray]]] = {}  # user -> [negatives' k, positives' k]
     for index, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
-        table, label, grid_index = _file_rows(rows, start, stop, dtype, seed)
+        table, label, grid_index, user = _file_rows(rows, start, stop, dtype, seed, users)
         pq.write_table(table, path / f"part-{index:05d}.parquet", row_group_size=1 << 20)
+        if user is not None:
+            kept = np.flatnonzero(user % check_every == 0)
+            for row in kept:
+                parts = checked.setdefault(int(user[row]), [[], []])
+                parts[int(label[row])].append(grid_index[row])
         positive = label == 1
         for hist, rows_of_class in ((pos_hist, positive), (neg_hist, ~positive)):
             # counts of the grid values present, added in place: cheap for small files
@@ -128,8 +167,21 @@ def generate_dataset(path: Path, rows: int, file_rows: int, dtype: str, seed: in
         bytes_on_disk=sum(f.stat().st_size for f in path.glob("*.parquet")),
         generation_seconds=round(time.perf_counter() - started, 1),
     )
+    if users:
+        record["checked_users"] = {str(u): _exact_user_auc(*parts) for u, parts in checked.items()}
     record_path.write_text(json.dumps(record, indent=1))
     return record
+
+
+def _exact_user_auc(neg: list, pos: list) -> float | None:
+    """One user's AUC by exact counts of its rows' grid indices (None: one class only)."""
+    if not neg or not pos:
+        return None
+    top = GRID + 1
+    twice, p, n = exact_counts(
+        np.bincount(np.asarray(pos), minlength=top), np.bincount(np.asarray(neg), minlength=top)
+    )
+    return float(Fraction(twice, 2 * p * n))
 
 
 def exact_auc(record: dict) -> float:
@@ -228,8 +280,13 @@ class _LostWorkers(logging.Handler):
             self.messages.append(text)
 
 
-def run_on_cluster(path: Path, workers: int, memory_limit: str, threads: int) -> dict:
-    """Compute the AUC of the Parquet files in ``path``; return the measurements."""
+def run_on_cluster(
+    path: Path, workers: int, memory_limit: str, threads: int, by: bool = False
+) -> dict:
+    """Compute the AUC of the Parquet files in ``path``; return the measurements.
+
+    With ``by``: the grouped AUC by ``user`` too, timed after the plain AUC.
+    """
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -253,6 +310,19 @@ def run_on_cluster(path: Path, workers: int, memory_limit: str, threads: int) ->
             started = time.perf_counter()
             auc = dask_auc.roc_auc_score(frame["label"], frame["score"])
             seconds = time.perf_counter() - started
+        grouped = None
+        if by:
+            users = dd.read_parquet(str(path), columns=["user", "label", "score"])
+            started = time.perf_counter()
+            result = dask_auc.grouped_roc_auc_score(users, by="user", label="label", score="score")
+            grouped = {
+                "seconds": time.perf_counter() - started,
+                "gauc": result.gauc,
+                "groups": len(result.per_group),
+                "auc": result.per_group["auc"],
+                # the processes' high-water marks: the peak of both runs
+                "peak_rss": [_status_bytes(pid, "VmHWM") for pid in watch.pids.values()],
+            }
         pids_after = client.run(os.getpid)
         spill = client.run(_spill_totals)
         partitions = frame.npartitions
@@ -268,6 +338,7 @@ def run_on_cluster(path: Path, workers: int, memory_limit: str, threads: int) ->
         "p2p_disk": [s["p2p"] for s in spill.values()],
         "replaced_pids": replaced,
         "lost_messages": lost.messages,
+        "grouped": grouped,
     }
 
 
@@ -308,6 +379,25 @@ def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str
         ("exact AUC (integer counts)", repr(expected)),
         ("equal", "yes" if same else f"NO (difference {result['auc'] - expected:.3g})"),
     ]
+    grouped = result.get("grouped")
+    if grouped is not None:
+        checked = record["checked_users"]
+        wrong = [
+            user
+            for user, want in checked.items()
+            if want is not None and grouped["auc"].get(int(user)) != want
+        ]
+        rows += [
+            ("grouped AUC time (by user)", f"{grouped['seconds']:.1f} s"),
+            ("grouped / plain AUC time", f"{grouped['seconds'] / result['seconds']:.2f}x"),
+            ("users / GAUC", f"{grouped['groups']:,} / {grouped['gauc']!r}"),
+            ("peak RSS per worker, both runs", f"{_gib(grouped['peak_rss'])} GiB"),
+            (
+                "checked users equal to exact counts",
+                f"{len(checked) - len(wrong)} of {len(checked)}"
+                + (f" (NOT: {wrong[:5]})" if wrong else ""),
+            ),
+        ]
     lines = [
         f"# Out of core, {datetime.date.today().isoformat()}",
         "",
@@ -344,21 +434,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="threads per worker")
     parser.add_argument("--memory-limit", default="6GiB")
     parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument(
+        "--by",
+        type=lambda t: int(float(t)),
+        default=0,
+        help="users: add a user column and time the grouped AUC by it",
+    )
+    parser.add_argument("--check-every", type=int, default=100_003)
     parser.add_argument("--output", type=Path, help="also append the report to this file")
     args = parser.parse_args(argv)
-    path = args.data_dir or Path("/tmp/dask-auc-out-of-core") / f"{args.rows:.0e}-{args.dtype}"
-    record = generate_dataset(path, args.rows, args.file_rows, args.dtype, args.seed)
+    name = f"{args.rows:.0e}-{args.dtype}" + (f"-by-{args.by:.0e}" if args.by else "")
+    path = args.data_dir or Path("/tmp/dask-auc-out-of-core") / name
+    record = generate_dataset(
+        path, args.rows, args.file_rows, args.dtype, args.seed, args.by, args.check_every
+    )
     print(json.dumps(record, indent=1))
     if args.generate_only:
         return 0
     before = _machine_load()
-    result = run_on_cluster(path, args.workers, args.memory_limit, args.threads)
+    result = run_on_cluster(path, args.workers, args.memory_limit, args.threads, bool(args.by))
     text = report(args, record, result, (before, _machine_load()))
     print(text)
     if args.output:
         with open(args.output, "a") as output:
             output.write(text + "\n")
-    return 0 if result["auc"] == exact_auc(record) else 1
+    grouped_ok = result["grouped"] is None or "NOT" not in text
+    return 0 if result["auc"] == exact_auc(record) and grouped_ok else 1
 
 
 if __name__ == "__main__":
