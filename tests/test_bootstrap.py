@@ -497,3 +497,15 @@ def test_every_estimate_is_its_functions_result() -> None:
             assert estimate == expected, name
         else:
             assert estimate == pytest.approx(expected, rel=1e-12), name
+
+
+def test_pair_counts_beyond_int64_are_refused() -> None:
+    """A replicate with more pairs than int64 point counts hold exactly raises (never wraps)."""
+    from dask_auc._kernels.bootstrap import ReplicateContext, check_pair_range
+
+    big = np.array([3 * 10**9, 3 * 10**9], dtype=object)
+    context = ReplicateContext(big, big, big, big, False, big, big)
+    with pytest.raises(ValueError, match="int64 pair counts"):
+        check_pair_range(context)
+    small = np.array([10**9, 10**9], dtype=object)
+    check_pair_range(ReplicateContext(small, small, small, small, False, small, small))

@@ -581,6 +581,7 @@ def replicate_parts(
     out = np.full(width, _IDENTITY[query.kind], dtype=object)
     if context is None:
         return out
+    check_pair_range(context)
     dtype = _exact_dtype(bucket, spec)
     walked = _walk(bucket, plan, spec)
     if walked is not None and _walked_parts(bucket, context, walked, query, out):
@@ -607,6 +608,24 @@ def replicate_parts(
         totals = (column(context.pos_total), column(context.neg_total))
         out[cols] = _QUERIES[query.kind](query, pos, neg, t_end, f_end, totals)
     return out
+
+
+#: pair counts of the points (``T * N``, doubled areas) are int64: a replicate of more pairs
+#: than this could overflow them
+_MAX_PAIRS = 1 << 61
+
+
+def check_pair_range(context: ReplicateContext) -> None:
+    """Refuse what int64 pair counts could not hold exactly (beyond ~1.5e9 rows per class)."""
+    if context.pos_total.dtype.kind == "f":
+        return
+    pairs = max(context.pos_total.tolist()) * max(context.neg_total.tolist())
+    if pairs >= _MAX_PAIRS:
+        raise ValueError(
+            f"bootstrap_ci: a replicate holds {pairs:.3g} (positive, negative) pairs, more than "
+            "the 2**61 its int64 pair counts hold exactly; the AUC (metric='roc_auc' without "
+            "max_fpr) has no such limit"
+        )
 
 
 def _precision_sum(query, pos, neg, t_end, f_end, totals) -> np.ndarray:  # type: ignore[no-untyped-def]
