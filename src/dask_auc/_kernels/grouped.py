@@ -24,7 +24,7 @@ of its groups in one vectorized pass:
    :func:`concat_group_tables` joins the buckets' tables the same way.
 
 :func:`group_pair_sums` is the heart, pure NumPy with no loop over groups:
-a stable sort by (group, score) (:func:`~dask_auc._kernels.order.stable_sort`:
+a stable radix sort by (group, dense score rank) (:func:`radix_order`:
 tied rows are summed in their own order on every CPU); runs of equal (group, score) are the tie
 groups; ``np.add.reduceat`` gives each run's positive and negative totals, an
 exclusive prefix sum restarted at every group start gives the negatives
@@ -54,7 +54,6 @@ import pandas as pd
 from . import compiled as _compiled
 from .calibration import group_calibration_sums
 from .footprint import SizedByArrays
-from .order import stable_sort
 from .validation import (
     BinaryTarget,
     _check_finite,
@@ -730,15 +729,17 @@ def group_pair_sums(
             weights = np.ldexp(weights, -exponents[positive.astype(np.intp), codes])
     tie_key, n_scores = _group_score_key(codes, n_groups, scores)
     if weights is None:
-        # one np.sort of (group, score rank, class) packed in an int64: no permutation needed
-        packed = np.sort(tie_key * 2 + positive)
+        # (group, score rank, class) packed in an int64, sorted by radix passes
+        packed = tie_key * 2 + positive
+        packed = packed[radix_order(packed, 2 * n_groups * n_scores)]
         tie_key = packed >> 1
         pos_row = packed & 1
         neg_row = 1 - pos_row
     else:
         # rows of one (group, score) keep their order: their weights are summed in
         # it, the same on every CPU and whatever other groups share the bucket
-        order, tie_key = stable_sort(tie_key)
+        order = radix_order(tie_key, n_groups * n_scores)
+        tie_key = tie_key[order]
         positive, weights = positive[order], weights[order]
         pos_row = np.where(positive, weights, 0.0)
         neg_row = np.where(positive, 0.0, weights)
@@ -817,20 +818,43 @@ def _group_score_key(
 ) -> tuple[np.ndarray, int]:
     """``code * n_scores + dense rank of the score``: sorting it sorts by (group, score).
 
-    One ``argsort`` of the scores and one sort of an int64 key are several
-    times faster than ``np.lexsort((scores, codes))``.
+    The dense ranks come from ``pandas.factorize(..., sort=True)``: a hash of
+    the scores and a sort of the distinct ones only (``-0.0`` and ``0.0`` are
+    one score), several times faster than an ``argsort`` of tied scores.
     """
-    order = np.argsort(scores)
-    ranked = scores[order]
-    step = np.empty(len(ranked), dtype=np.int64)
-    step[0] = 0
-    np.not_equal(ranked[1:], ranked[:-1], out=step[1:])  # -0.0 == 0.0: one rank
-    rank = np.empty(len(ranked), dtype=np.int64)
-    rank[order] = np.cumsum(step)
-    n_scores = int(rank.max()) + 1
+    rank, distinct = pd.factorize(scores, sort=True)
+    n_scores = max(1, len(distinct))
     if n_groups * n_scores >= 2**62:  # beyond any bucket that fits in memory
         raise OverflowError(f"{n_groups} groups x {n_scores} distinct scores in one bucket")
     return codes * n_scores + rank, n_scores
+
+
+#: bits of one pass of :func:`radix_order` (NumPy's stable sort of 16-bit integers is a radix sort)
+_RADIX_BITS = 16
+
+
+def radix_order(keys: np.ndarray, bound: int) -> np.ndarray:
+    """The stable ascending order of non-negative int64 ``keys`` below ``bound``.
+
+    A least-significant-digit radix sort: one stable ``argsort`` of 16-bit
+    digits per 16 bits of ``bound`` (a key of 30 bits takes two passes, each
+    a counting sort in NumPy), rather than a comparison sort of the int64
+    keys.  Rows of equal keys keep their order, as with ``kind="stable"``.
+
+    Examples
+    --------
+    >>> radix_order(np.array([70000, 3, 70000, 1]), 70001).tolist()
+    [3, 1, 0, 2]
+    """
+    passes = max(1, -(-max(1, int(bound - 1).bit_length()) // _RADIX_BITS))
+    if passes > 3:  # wide keys: a comparison sort is as fast
+        return np.argsort(keys, kind="stable")
+    mask = (1 << _RADIX_BITS) - 1
+    order = np.argsort((keys & mask).astype(np.uint16), kind="stable")
+    for shift in range(_RADIX_BITS, passes * _RADIX_BITS, _RADIX_BITS):
+        digit = ((keys[order] >> shift) & mask).astype(np.uint16)
+        order = order[np.argsort(digit, kind="stable")]
+    return order
 
 
 def _prefix_within_groups(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:
