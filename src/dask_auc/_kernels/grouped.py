@@ -272,7 +272,7 @@ def split_group_block(
     if n_buckets <= 1 << 16:
         key_bucket = key_bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints: radix
     key_order = np.argsort(key_bucket, kind="stable")
-    key_cuts = np.searchsorted(key_bucket[key_order], np.arange(n_buckets + 1))
+    key_cuts = _cuts(key_bucket, n_buckets)
     if codes is None:  # the rows are the keys: a piece's rows are its keys, in order
         order, cuts = key_order, key_cuts
     else:
@@ -283,15 +283,19 @@ def split_group_block(
         )
         row_bucket = key_bucket[codes]
         order = np.argsort(row_bucket, kind="stable")
-        cuts = np.searchsorted(row_bucket[order], np.arange(n_buckets + 1))
-        codes = piece_code[codes]
+        cuts = _cuts(row_bucket, n_buckets)
+        codes = piece_code[codes][order]
+    # every column gathered once in bucket order; the pieces are slices of it
+    label, score = label[order], score[order]
+    weight = None if weight is None else weight[order]
+    gauc_weight = None if gauc_weight is None else gauc_weight[order]
+    key_pieces = _key_pieces(keys, key_order, key_cuts)
     pieces = []
     for b in range(n_buckets):
-        rows = order[cuts[b] : cuts[b + 1]]
-        piece_keys = keys.take(key_order[key_cuts[b] : key_cuts[b + 1]]).reset_index(drop=True)
+        rows = slice(cuts[b], cuts[b + 1])
         pieces.append(
             GroupRows(
-                piece_keys,
+                key_pieces[b],
                 None if codes is None else codes[rows],
                 label[rows],
                 score[rows],
@@ -300,6 +304,23 @@ def split_group_block(
             )
         )
     return info, pieces
+
+
+def _cuts(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
+    """Where each bucket starts among rows sorted by ``bucket`` (and where the last ends)."""
+    cuts = np.zeros(n_buckets + 1, np.int64)
+    np.cumsum(np.bincount(bucket, minlength=n_buckets), out=cuts[1:])
+    return cuts
+
+
+def _key_pieces(keys: pd.DataFrame, order: np.ndarray, cuts: np.ndarray) -> list[pd.DataFrame]:
+    """The rows ``order[cuts[b]:cuts[b + 1]]`` of ``keys``, one table per bucket ``b``.
+
+    One ``take`` of every row, then a positional slice (a view) per bucket: a
+    table built or taken per bucket costs more than its rows for small pieces.
+    """
+    ordered = keys.take(order)
+    return [ordered.iloc[cuts[b] : cuts[b + 1]] for b in range(len(cuts) - 1)]
 
 
 def _key_table(distinct: pd.Index, by: tuple[str, ...]) -> pd.DataFrame:
@@ -501,7 +522,11 @@ def concat_key_columns(columns: Sequence[Any]) -> pd.Series:
     [9007199254740993, 0.5]
     """
     present = [pd.Series(c, copy=False) for c in columns if len(c)] or [pd.Series(columns[0])]
-    if len({c.dtype for c in present}) == 1:
+    dtypes = {c.dtype for c in present}
+    if len(dtypes) == 1:
+        (dtype,) = dtypes
+        if isinstance(dtype, np.dtype) and dtype.kind in _NUMBER_KINDS:  # no pandas machinery
+            return pd.Series(np.concatenate([c.to_numpy() for c in present]), copy=False)
         return pd.concat(present, ignore_index=True)
     arrays = [c.to_numpy() for c in present]
     if all(a.dtype.kind in _NUMBER_KINDS for a in arrays):
@@ -612,8 +637,9 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
         table.update(group_calibration_sums(codes, n_groups, rows.score, positive, rows.weight))
     if rows.gauc_weight is not None:
         table[GAUC_WEIGHT_COLUMN] = np.bincount(codes, weights=rows.gauc_weight, minlength=n_groups)
-    frame = pd.DataFrame(table, index=index)
-    return frame.astype({"n_pos": np.int64, "n_neg": np.int64})
+    for name in ("n_pos", "n_neg"):
+        table[name] = table[name].astype(np.int64, copy=False)
+    return pd.DataFrame(table, index=index, copy=False)
 
 
 def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
@@ -653,7 +679,10 @@ def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, p
     turned to float64).
     """
     if len(by) == 1:
-        codes, uniques = pd.factorize(keys[by[0]])
+        column = keys[by[0]]
+        if isinstance(column.dtype, np.dtype) and column.dtype.kind in _NUMBER_KINDS:
+            column = column.to_numpy()  # the same codes, without the Series machinery
+        codes, uniques = pd.factorize(column)
         return codes.astype(np.int64, copy=False), pd.Index(uniques, name=by[0])
     combined = np.zeros(len(keys), dtype=np.int64)
     level_codes, levels = [], []
