@@ -230,8 +230,8 @@ def split_group_block(
         The block's distinct labels (checked binary over all blocks by the
         plan), its rows and how many of them were dropped for a missing key.
     pieces : list of GroupRows
-        ``n_buckets`` pieces; piece ``b`` holds the rows whose key hash is ``b``
-        modulo ``n_buckets``.
+        ``n_buckets`` pieces; piece ``b`` holds the rows whose key hash maps to
+        ``b`` (:func:`bucket_of`).
 
     Examples
     --------
@@ -250,7 +250,7 @@ def split_group_block(
     if spec.gauc_column is not None:
         gauc_weight = as_gauc_weight_array(frame[spec.gauc_column], spec.gauc_column)
     keys = frame[list(spec.by)].reset_index(drop=True)
-    present = keys.notna().all(axis=1).to_numpy()
+    present = _present(keys)
     if not present.all():
         keys = keys[present].reset_index(drop=True)
         label, score = label[present], score[present]
@@ -268,7 +268,7 @@ def split_group_block(
         keys = _key_table(distinct, spec.by)
     if n_buckets == 1:
         return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)]
-    key_bucket = key_hash(keys) % np.uint64(n_buckets)
+    key_bucket = bucket_of(key_hash(keys), n_buckets)
     if n_buckets <= 1 << 16:
         key_bucket = key_bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints: radix
     key_order = np.argsort(key_bucket, kind="stable")
@@ -306,6 +306,26 @@ def split_group_block(
     return info, pieces
 
 
+def bucket_of(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
+    """The bucket of each uint64 hash: its top 32 bits scaled to ``range(n_buckets)``.
+
+    A multiply and two shifts (Lemire's "fast range"), not a 64-bit division.
+
+    Examples
+    --------
+    >>> bucket_of(np.array([0, 2**63, 2**64 - 1], dtype=np.uint64), 4).tolist()
+    [0, 2, 3]
+    """
+    return ((hashes >> np.uint64(32)) * np.uint64(n_buckets)) >> np.uint64(32)
+
+
+def _present(keys: pd.DataFrame) -> np.ndarray:
+    """Whether each row's key is whole (no missing value in any column)."""
+    if all(isinstance(keys[n].dtype, np.dtype) and keys[n].dtype.kind in "biu" for n in keys):
+        return np.ones(len(keys), dtype=bool)  # NumPy integers and bools hold no NA
+    return keys.notna().all(axis=1).to_numpy()
+
+
 def _cuts(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
     """Where each bucket starts among rows sorted by ``bucket`` (and where the last ends)."""
     cuts = np.zeros(n_buckets + 1, np.int64)
@@ -319,7 +339,11 @@ def _key_pieces(keys: pd.DataFrame, order: np.ndarray, cuts: np.ndarray) -> list
     One ``take`` of every row, then a positional slice (a view) per bucket: a
     table built or taken per bucket costs more than its rows for small pieces.
     """
-    ordered = keys.take(order)
+    if all(isinstance(dtype, np.dtype) for dtype in keys.dtypes):  # NumPy columns: gathered
+        columns = {name: keys[name].to_numpy()[order] for name in keys.columns}
+        ordered = pd.DataFrame(columns, columns=keys.columns, copy=False)
+    else:
+        ordered = keys.take(order)
     return [ordered.iloc[cuts[b] : cuts[b + 1]] for b in range(len(cuts) - 1)]
 
 
@@ -479,6 +503,10 @@ def key_hash(keys: pd.DataFrame) -> np.ndarray:
     >>> [int(key_hash(canonical_keys(k))[0]) for k in same[:2]] == [int(key_hash(same[0])[0])] * 2
     True
     """
+    if len(keys.columns) == 1 and keys.dtypes.iloc[0] in _BITS_OF:
+        # one number a row: the hash of its 64 value bits, without the DataFrame's machinery
+        values = keys.iloc[:, 0].to_numpy()
+        return pd.util.hash_array(_BITS_OF[values.dtype](values), categorize=False)
     bits = {
         name: _value_bits(keys[name].to_numpy())
         for name in keys.columns
@@ -486,6 +514,15 @@ def key_hash(keys: pd.DataFrame) -> np.ndarray:
     }
     keys = _with(keys, bits) if bits else keys
     return pd.util.hash_pandas_object(keys, index=False).to_numpy()
+
+
+#: the 64 bits of a canonical number's value, by dtype (as :func:`key_hash` hashes them)
+_BITS_OF = {
+    np.dtype(np.int64): lambda v: v.view(np.uint64),
+    np.dtype(np.uint64): lambda v: v,
+    np.dtype(np.bool_): lambda v: v.astype(np.uint64),
+    np.dtype(np.float64): lambda v: _value_bits(v),
+}
 
 
 def _with(keys: pd.DataFrame, columns: dict[Any, Any]) -> pd.DataFrame:
