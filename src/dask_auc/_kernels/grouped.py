@@ -797,6 +797,7 @@ def group_pair_sums(
     if weights is None:
         # (group, score rank, class) packed in an int64, sorted by radix passes
         packed = tie_key * 2 + positive
+        del tie_key  # freed before the sort's buffers are taken
         packed = packed[radix_order(packed, 2 * n_groups * n_scores)]
         tie_key = packed >> 1
         pos_row = packed & 1
@@ -915,10 +916,10 @@ def radix_order(keys: np.ndarray, bound: int) -> np.ndarray:
     passes = max(1, -(-max(1, int(bound - 1).bit_length()) // _RADIX_BITS))
     if passes > 3:  # wide keys: a comparison sort is as fast
         return np.argsort(keys, kind="stable")
-    mask = (1 << _RADIX_BITS) - 1
-    order = np.argsort((keys & mask).astype(np.uint16), kind="stable")
+    order = np.argsort(keys.astype(np.uint16), kind="stable")  # the low 16 bits
     for shift in range(_RADIX_BITS, passes * _RADIX_BITS, _RADIX_BITS):
-        digit = ((keys[order] >> shift) & mask).astype(np.uint16)
+        # the digit gathered as 16 bits, not the int64 keys: a quarter of the memory
+        digit = (keys >> shift).astype(np.uint16)[order]
         order = order[np.argsort(digit, kind="stable")]
     return order
 
