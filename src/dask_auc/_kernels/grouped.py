@@ -621,17 +621,40 @@ def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     union to float64, merging 2**53 + 1 into 2**53.  Each index level is
     joined by :func:`concat_key_columns` instead.
     """
-    body = pd.concat([t.reset_index(drop=True) for t in tables], ignore_index=True)
     first = tables[0].index
     levels = [
         concat_key_columns([t.index.get_level_values(level) for t in tables])
         for level in range(first.nlevels)
     ]
+    columns = tables[0].columns
+    if first.nlevels == 1 and _numeric(levels[0]) and all(_numeric(tables[0][c]) for c in columns):
+        # the common case, without pandas' concat and sort_index: the keys are distinct
+        # (a group is whole in its bucket), so their one ascending order is the index's
+        keys = levels[0].to_numpy()
+        order = _ascending_order(keys)
+        body = {c: np.concatenate([t[c].to_numpy() for t in tables])[order] for c in columns}
+        index = pd.Index(keys[order], name=first.name)
+        return pd.DataFrame(body, index=index, columns=columns, copy=False)
+    body = pd.concat([t.reset_index(drop=True) for t in tables], ignore_index=True)
     if first.nlevels == 1:
         body.index = pd.Index(levels[0], name=first.name)
     else:
         body.index = pd.MultiIndex.from_arrays(levels, names=first.names)
     return body.sort_index()
+
+
+def _ascending_order(keys: np.ndarray) -> np.ndarray:
+    """The ascending order of distinct numeric keys: by radix passes for integers of a narrow range."""
+    if keys.dtype.kind not in "iu" or not len(keys):
+        return np.argsort(keys, kind="stable")
+    wide = keys.astype(np.uint64, copy=False) if keys.dtype.kind == "u" else keys.view(np.uint64)
+    offset = wide - wide[np.argmin(keys)]  # modulo 2**64: each key's distance above the least
+    return radix_order(offset, int(offset.max()) + 1)
+
+
+def _numeric(values: Any) -> bool:
+    """Whether a column or index holds NumPy numbers (not an extension or object dtype)."""
+    return isinstance(values.dtype, np.dtype) and values.dtype.kind in _NUMBER_KINDS
 
 
 def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
@@ -901,7 +924,7 @@ _RADIX_BITS = 16
 
 
 def radix_order(keys: np.ndarray, bound: int) -> np.ndarray:
-    """The stable ascending order of non-negative int64 ``keys`` below ``bound``.
+    """The stable ascending order of non-negative int64 (or uint64) ``keys`` below ``bound``.
 
     A least-significant-digit radix sort: one stable ``argsort`` of 16-bit
     digits per 16 bits of ``bound`` (a key of 30 bits takes two passes, each
