@@ -644,7 +644,7 @@ def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _ascending_order(keys: np.ndarray) -> np.ndarray:
-    """The ascending order of distinct numeric keys: by radix passes for integers of a narrow range."""
+    """The ascending order of distinct numeric keys (radix passes for integers of narrow range)."""
     if keys.dtype.kind not in "iu" or not len(keys):
         return np.argsort(keys, kind="stable")
     wide = keys.astype(np.uint64, copy=False) if keys.dtype.kind == "u" else keys.view(np.uint64)
