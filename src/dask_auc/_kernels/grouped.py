@@ -668,7 +668,7 @@ def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
 
 
 def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.DataFrame:
-    """The per-group table of one bucket (its groups in order of first appearance).
+    """The per-group table of one bucket (its groups in the order of :func:`_group_codes`).
 
     Columns: ``auc``, ``n_pos``, ``n_neg`` (rows of nonzero weight), and when
     weighted ``weight_pos``, ``weight_neg``; plus :data:`GAUC_WEIGHT_COLUMN`
@@ -731,7 +731,10 @@ def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
 
 
 def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, pd.Index]:
-    """Dense group codes (0..G-1) of the rows, in order of appearance, and the G keys.
+    """Dense group codes (0..G-1) of the rows and the G keys.
+
+    The codes follow the keys' order of appearance, or their ascending order
+    for one integer column of narrow span (:func:`_narrow_integer_codes`).
 
     Several columns are factorized one at a time and their codes combined:
     ``MultiIndex.factorize`` goes through tuples, slow, and re-infers the
@@ -742,6 +745,9 @@ def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, p
         column = keys[by[0]]
         if isinstance(column.dtype, np.dtype) and column.dtype.kind in _NUMBER_KINDS:
             column = column.to_numpy()  # the same codes, without the Series machinery
+            narrow = _narrow_integer_codes(column)
+            if narrow is not None:
+                return narrow[0], pd.Index(narrow[1], name=by[0])
         codes, uniques = pd.factorize(column)
         return codes.astype(np.int64, copy=False), pd.Index(uniques, name=by[0])
     combined = np.zeros(len(keys), dtype=np.int64)
@@ -760,6 +766,31 @@ def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, p
         levels=levels, codes=[c[first] for c in level_codes], names=list(by), verify_integrity=False
     )
     return combined, index
+
+
+def _narrow_integer_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Dense codes of integer keys spanning at most ``len(keys)`` values, in ascending key order.
+
+    A table with one slot per value of the span marks the keys present; its
+    running count is each key's code (several times faster than hashing, in
+    memory of one byte and one int64 per row at most).  None for other keys.
+
+    Examples
+    --------
+    >>> codes, uniques = _narrow_integer_codes(np.array([7, 3, 7, 5, 4]))
+    >>> codes.tolist(), uniques.tolist()
+    ([3, 0, 3, 2, 1], [3, 4, 5, 7])
+    """
+    if keys.dtype.kind not in "iu" or not len(keys):
+        return None
+    low = keys.min()
+    if int(keys.max()) - int(low) >= len(keys):
+        return None
+    offset = (keys - low).astype(np.intp, copy=False)
+    present = np.zeros(int(offset.max()) + 1, dtype=bool)
+    present[offset] = True
+    dense = np.cumsum(present, dtype=np.int64) - 1
+    return dense[offset], np.flatnonzero(present).astype(keys.dtype) + low
 
 
 def group_pair_sums(
