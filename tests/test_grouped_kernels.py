@@ -15,9 +15,11 @@ from dask_auc._kernels.grouped import (
     GroupSpec,
     bucket_table,
     compensated_cumsum,
+    concat_group_tables,
     exact_ratio,
     group_pair_sums,
     plan_groups,
+    radix_order,
     split_group_block,
 )
 from references import pairwise_auc
@@ -129,6 +131,29 @@ def test_exact_ratio_divides_large_counts_with_python_integers():
     got = exact_ratio(numerator, denominator)
     assert got[0] == (2**60 + 1) / (2**61 + 3)  # Python: correctly rounded
     assert got[1] == 0.75 and np.isnan(got[2])
+
+
+@pytest.mark.parametrize("bits", [1, 16, 17, 40, 48, 63])
+def test_radix_order_is_the_stable_argsort(bits):
+    """One to three 16-bit passes (and the comparison sort beyond), ties in row order."""
+    rng = np.random.default_rng(bits)
+    keys = rng.integers(0, 2**bits, 5000, dtype=np.int64)
+    keys[::7] = keys[0]  # a heavy tie
+    for values in (keys, keys.astype(np.uint64)):
+        order = radix_order(values, int(values.max()) + 1)
+        np.testing.assert_array_equal(order, np.argsort(values, kind="stable"))
+
+
+@pytest.mark.parametrize("keys", [[5, -(2**63), 2**63 - 1, -1, 0], [2**64 - 1, 3, 2**63]])
+def test_concat_group_tables_sorts_integer_keys_of_any_range(keys):
+    dtype = np.int64 if min(keys) < 0 else np.uint64
+    tables = [
+        pd.DataFrame({"auc": [float(i)], "n_pos": [i]}, index=pd.Index([k], dtype=dtype, name="u"))
+        for i, k in enumerate(keys)
+    ]
+    got = concat_group_tables(tables)
+    assert got.index.tolist() == sorted(keys) and got.index.dtype == dtype
+    assert got["n_pos"].tolist() == [keys.index(k) for k in sorted(keys)]
 
 
 def test_empty_input_gives_zero_sums_for_every_group():

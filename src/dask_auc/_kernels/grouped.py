@@ -24,7 +24,7 @@ of its groups in one vectorized pass:
    :func:`concat_group_tables` joins the buckets' tables the same way.
 
 :func:`group_pair_sums` is the heart, pure NumPy with no loop over groups:
-a stable sort by (group, score) (:func:`~dask_auc._kernels.order.stable_sort`:
+a stable radix sort by (group, dense score rank) (:func:`radix_order`:
 tied rows are summed in their own order on every CPU); runs of equal (group, score) are the tie
 groups; ``np.add.reduceat`` gives each run's positive and negative totals, an
 exclusive prefix sum restarted at every group start gives the negatives
@@ -54,7 +54,6 @@ import pandas as pd
 from . import compiled as _compiled
 from .calibration import group_calibration_sums
 from .footprint import SizedByArrays
-from .order import stable_sort
 from .validation import (
     BinaryTarget,
     _check_finite,
@@ -231,8 +230,8 @@ def split_group_block(
         The block's distinct labels (checked binary over all blocks by the
         plan), its rows and how many of them were dropped for a missing key.
     pieces : list of GroupRows
-        ``n_buckets`` pieces; piece ``b`` holds the rows whose key hash is ``b``
-        modulo ``n_buckets``.
+        ``n_buckets`` pieces; piece ``b`` holds the rows whose key hash maps to
+        ``b`` (:func:`bucket_of`).
 
     Examples
     --------
@@ -251,7 +250,7 @@ def split_group_block(
     if spec.gauc_column is not None:
         gauc_weight = as_gauc_weight_array(frame[spec.gauc_column], spec.gauc_column)
     keys = frame[list(spec.by)].reset_index(drop=True)
-    present = keys.notna().all(axis=1).to_numpy()
+    present = _present(keys)
     if not present.all():
         keys = keys[present].reset_index(drop=True)
         label, score = label[present], score[present]
@@ -269,11 +268,11 @@ def split_group_block(
         keys = _key_table(distinct, spec.by)
     if n_buckets == 1:
         return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)]
-    key_bucket = key_hash(keys) % np.uint64(n_buckets)
+    key_bucket = bucket_of(key_hash(keys), n_buckets)
     if n_buckets <= 1 << 16:
         key_bucket = key_bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints: radix
     key_order = np.argsort(key_bucket, kind="stable")
-    key_cuts = np.searchsorted(key_bucket[key_order], np.arange(n_buckets + 1))
+    key_cuts = _cuts(key_bucket, n_buckets)
     if codes is None:  # the rows are the keys: a piece's rows are its keys, in order
         order, cuts = key_order, key_cuts
     else:
@@ -284,15 +283,19 @@ def split_group_block(
         )
         row_bucket = key_bucket[codes]
         order = np.argsort(row_bucket, kind="stable")
-        cuts = np.searchsorted(row_bucket[order], np.arange(n_buckets + 1))
-        codes = piece_code[codes]
+        cuts = _cuts(row_bucket, n_buckets)
+        codes = piece_code[codes][order]
+    # every column gathered once in bucket order; the pieces are slices of it
+    label, score = label[order], score[order]
+    weight = None if weight is None else weight[order]
+    gauc_weight = None if gauc_weight is None else gauc_weight[order]
+    key_pieces = _key_pieces(keys, key_order, key_cuts)
     pieces = []
     for b in range(n_buckets):
-        rows = order[cuts[b] : cuts[b + 1]]
-        piece_keys = keys.take(key_order[key_cuts[b] : key_cuts[b + 1]]).reset_index(drop=True)
+        rows = slice(cuts[b], cuts[b + 1])
         pieces.append(
             GroupRows(
-                piece_keys,
+                key_pieces[b],
                 None if codes is None else codes[rows],
                 label[rows],
                 score[rows],
@@ -301,6 +304,47 @@ def split_group_block(
             )
         )
     return info, pieces
+
+
+def bucket_of(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
+    """The bucket of each uint64 hash: its top 32 bits scaled to ``range(n_buckets)``.
+
+    A multiply and two shifts (Lemire's "fast range"), not a 64-bit division.
+
+    Examples
+    --------
+    >>> bucket_of(np.array([0, 2**63, 2**64 - 1], dtype=np.uint64), 4).tolist()
+    [0, 2, 3]
+    """
+    return ((hashes >> np.uint64(32)) * np.uint64(n_buckets)) >> np.uint64(32)
+
+
+def _present(keys: pd.DataFrame) -> np.ndarray:
+    """Whether each row's key is whole (no missing value in any column)."""
+    if all(isinstance(keys[n].dtype, np.dtype) and keys[n].dtype.kind in "biu" for n in keys):
+        return np.ones(len(keys), dtype=bool)  # NumPy integers and bools hold no NA
+    return keys.notna().all(axis=1).to_numpy()
+
+
+def _cuts(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
+    """Where each bucket starts among rows sorted by ``bucket`` (and where the last ends)."""
+    cuts = np.zeros(n_buckets + 1, np.int64)
+    np.cumsum(np.bincount(bucket, minlength=n_buckets), out=cuts[1:])
+    return cuts
+
+
+def _key_pieces(keys: pd.DataFrame, order: np.ndarray, cuts: np.ndarray) -> list[pd.DataFrame]:
+    """The rows ``order[cuts[b]:cuts[b + 1]]`` of ``keys``, one table per bucket ``b``.
+
+    One ``take`` of every row, then a positional slice (a view) per bucket: a
+    table built or taken per bucket costs more than its rows for small pieces.
+    """
+    if all(isinstance(dtype, np.dtype) for dtype in keys.dtypes):  # NumPy columns: gathered
+        columns = {name: keys[name].to_numpy()[order] for name in keys.columns}
+        ordered = pd.DataFrame(columns, columns=keys.columns, copy=False)
+    else:
+        ordered = keys.take(order)
+    return [ordered.iloc[cuts[b] : cuts[b + 1]] for b in range(len(cuts) - 1)]
 
 
 def _key_table(distinct: pd.Index, by: tuple[str, ...]) -> pd.DataFrame:
@@ -459,6 +503,10 @@ def key_hash(keys: pd.DataFrame) -> np.ndarray:
     >>> [int(key_hash(canonical_keys(k))[0]) for k in same[:2]] == [int(key_hash(same[0])[0])] * 2
     True
     """
+    if len(keys.columns) == 1 and keys.dtypes.iloc[0] in _BITS_OF:
+        # one number a row: the hash of its 64 value bits, without the DataFrame's machinery
+        values = keys.iloc[:, 0].to_numpy()
+        return pd.util.hash_array(_BITS_OF[values.dtype](values), categorize=False)
     bits = {
         name: _value_bits(keys[name].to_numpy())
         for name in keys.columns
@@ -466,6 +514,15 @@ def key_hash(keys: pd.DataFrame) -> np.ndarray:
     }
     keys = _with(keys, bits) if bits else keys
     return pd.util.hash_pandas_object(keys, index=False).to_numpy()
+
+
+#: the 64 bits of a canonical number's value, by dtype (as :func:`key_hash` hashes them)
+_BITS_OF = {
+    np.dtype(np.int64): lambda v: v.view(np.uint64),
+    np.dtype(np.uint64): lambda v: v,
+    np.dtype(np.bool_): lambda v: v.astype(np.uint64),
+    np.dtype(np.float64): lambda v: _value_bits(v),
+}
 
 
 def _with(keys: pd.DataFrame, columns: dict[Any, Any]) -> pd.DataFrame:
@@ -502,7 +559,11 @@ def concat_key_columns(columns: Sequence[Any]) -> pd.Series:
     [9007199254740993, 0.5]
     """
     present = [pd.Series(c, copy=False) for c in columns if len(c)] or [pd.Series(columns[0])]
-    if len({c.dtype for c in present}) == 1:
+    dtypes = {c.dtype for c in present}
+    if len(dtypes) == 1:
+        (dtype,) = dtypes
+        if isinstance(dtype, np.dtype) and dtype.kind in _NUMBER_KINDS:  # no pandas machinery
+            return pd.Series(np.concatenate([c.to_numpy() for c in present]), copy=False)
         return pd.concat(present, ignore_index=True)
     arrays = [c.to_numpy() for c in present]
     if all(a.dtype.kind in _NUMBER_KINDS for a in arrays):
@@ -560,17 +621,40 @@ def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     union to float64, merging 2**53 + 1 into 2**53.  Each index level is
     joined by :func:`concat_key_columns` instead.
     """
-    body = pd.concat([t.reset_index(drop=True) for t in tables], ignore_index=True)
     first = tables[0].index
     levels = [
         concat_key_columns([t.index.get_level_values(level) for t in tables])
         for level in range(first.nlevels)
     ]
+    columns = tables[0].columns
+    if first.nlevels == 1 and _numeric(levels[0]) and all(_numeric(tables[0][c]) for c in columns):
+        # the common case, without pandas' concat and sort_index: the keys are distinct
+        # (a group is whole in its bucket), so their one ascending order is the index's
+        keys = levels[0].to_numpy()
+        order = _ascending_order(keys)
+        body = {c: np.concatenate([t[c].to_numpy() for t in tables])[order] for c in columns}
+        index = pd.Index(keys[order], name=first.name)
+        return pd.DataFrame(body, index=index, columns=columns, copy=False)
+    body = pd.concat([t.reset_index(drop=True) for t in tables], ignore_index=True)
     if first.nlevels == 1:
         body.index = pd.Index(levels[0], name=first.name)
     else:
         body.index = pd.MultiIndex.from_arrays(levels, names=first.names)
     return body.sort_index()
+
+
+def _ascending_order(keys: np.ndarray) -> np.ndarray:
+    """The ascending order of distinct numeric keys (radix passes for integers of narrow range)."""
+    if keys.dtype.kind not in "iu" or not len(keys):
+        return np.argsort(keys, kind="stable")
+    wide = keys.astype(np.uint64, copy=False) if keys.dtype.kind == "u" else keys.view(np.uint64)
+    offset = wide - wide[np.argmin(keys)]  # modulo 2**64: each key's distance above the least
+    return radix_order(offset, int(offset.max()) + 1)
+
+
+def _numeric(values: Any) -> bool:
+    """Whether a column or index holds NumPy numbers (not an extension or object dtype)."""
+    return isinstance(values.dtype, np.dtype) and values.dtype.kind in _NUMBER_KINDS
 
 
 def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
@@ -584,7 +668,7 @@ def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
 
 
 def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.DataFrame:
-    """The per-group table of one bucket (its groups in order of first appearance).
+    """The per-group table of one bucket (its groups in the order of :func:`_group_codes`).
 
     Columns: ``auc``, ``n_pos``, ``n_neg`` (rows of nonzero weight), and when
     weighted ``weight_pos``, ``weight_neg``; plus :data:`GAUC_WEIGHT_COLUMN`
@@ -613,8 +697,9 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
         table.update(group_calibration_sums(codes, n_groups, rows.score, positive, rows.weight))
     if rows.gauc_weight is not None:
         table[GAUC_WEIGHT_COLUMN] = np.bincount(codes, weights=rows.gauc_weight, minlength=n_groups)
-    frame = pd.DataFrame(table, index=index)
-    return frame.astype({"n_pos": np.int64, "n_neg": np.int64})
+    for name in ("n_pos", "n_neg"):
+        table[name] = table[name].astype(np.int64, copy=False)
+    return pd.DataFrame(table, index=index, copy=False)
 
 
 def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
@@ -646,7 +731,10 @@ def _concat(pieces: tuple[GroupRows, ...]) -> GroupRows:
 
 
 def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, pd.Index]:
-    """Dense group codes (0..G-1) of the rows, in order of appearance, and the G keys.
+    """Dense group codes (0..G-1) of the rows and the G keys.
+
+    The codes follow the keys' order of appearance, or their ascending order
+    for one integer column of narrow span (:func:`_narrow_integer_codes`).
 
     Several columns are factorized one at a time and their codes combined:
     ``MultiIndex.factorize`` goes through tuples, slow, and re-infers the
@@ -654,7 +742,13 @@ def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, p
     turned to float64).
     """
     if len(by) == 1:
-        codes, uniques = pd.factorize(keys[by[0]])
+        column = keys[by[0]]
+        if isinstance(column.dtype, np.dtype) and column.dtype.kind in _NUMBER_KINDS:
+            column = column.to_numpy()  # the same codes, without the Series machinery
+            narrow = _narrow_integer_codes(column)
+            if narrow is not None:
+                return narrow[0], pd.Index(narrow[1], name=by[0])
+        codes, uniques = pd.factorize(column)
         return codes.astype(np.int64, copy=False), pd.Index(uniques, name=by[0])
     combined = np.zeros(len(keys), dtype=np.int64)
     level_codes, levels = [], []
@@ -672,6 +766,31 @@ def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, p
         levels=levels, codes=[c[first] for c in level_codes], names=list(by), verify_integrity=False
     )
     return combined, index
+
+
+def _narrow_integer_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Dense codes of integer keys spanning at most ``len(keys)`` values, in ascending key order.
+
+    A table with one slot per value of the span marks the keys present; its
+    running count is each key's code (several times faster than hashing, in
+    memory of one byte and one int64 per row at most).  None for other keys.
+
+    Examples
+    --------
+    >>> codes, uniques = _narrow_integer_codes(np.array([7, 3, 7, 5, 4]))
+    >>> codes.tolist(), uniques.tolist()
+    ([3, 0, 3, 2, 1], [3, 4, 5, 7])
+    """
+    if keys.dtype.kind not in "iu" or not len(keys):
+        return None
+    low = keys.min()
+    if int(keys.max()) - int(low) >= len(keys):
+        return None
+    offset = (keys - low).astype(np.intp, copy=False)
+    present = np.zeros(int(offset.max()) + 1, dtype=bool)
+    present[offset] = True
+    dense = np.cumsum(present, dtype=np.int64) - 1
+    return dense[offset], np.flatnonzero(present).astype(keys.dtype) + low
 
 
 def group_pair_sums(
@@ -730,15 +849,18 @@ def group_pair_sums(
             weights = np.ldexp(weights, -exponents[positive.astype(np.intp), codes])
     tie_key, n_scores = _group_score_key(codes, n_groups, scores)
     if weights is None:
-        # one np.sort of (group, score rank, class) packed in an int64: no permutation needed
-        packed = np.sort(tie_key * 2 + positive)
+        # (group, score rank, class) packed in an int64, sorted by radix passes
+        packed = tie_key * 2 + positive
+        del tie_key  # freed before the sort's buffers are taken
+        packed = packed[radix_order(packed, 2 * n_groups * n_scores)]
         tie_key = packed >> 1
         pos_row = packed & 1
         neg_row = 1 - pos_row
     else:
         # rows of one (group, score) keep their order: their weights are summed in
         # it, the same on every CPU and whatever other groups share the bucket
-        order, tie_key = stable_sort(tie_key)
+        order = radix_order(tie_key, n_groups * n_scores)
+        tie_key = tie_key[order]
         positive, weights = positive[order], weights[order]
         pos_row = np.where(positive, weights, 0.0)
         neg_row = np.where(positive, 0.0, weights)
@@ -817,20 +939,43 @@ def _group_score_key(
 ) -> tuple[np.ndarray, int]:
     """``code * n_scores + dense rank of the score``: sorting it sorts by (group, score).
 
-    One ``argsort`` of the scores and one sort of an int64 key are several
-    times faster than ``np.lexsort((scores, codes))``.
+    The dense ranks come from ``pandas.factorize(..., sort=True)``: a hash of
+    the scores and a sort of the distinct ones only (``-0.0`` and ``0.0`` are
+    one score), several times faster than an ``argsort`` of tied scores.
     """
-    order = np.argsort(scores)
-    ranked = scores[order]
-    step = np.empty(len(ranked), dtype=np.int64)
-    step[0] = 0
-    np.not_equal(ranked[1:], ranked[:-1], out=step[1:])  # -0.0 == 0.0: one rank
-    rank = np.empty(len(ranked), dtype=np.int64)
-    rank[order] = np.cumsum(step)
-    n_scores = int(rank.max()) + 1
+    rank, distinct = pd.factorize(scores, sort=True)
+    n_scores = max(1, len(distinct))
     if n_groups * n_scores >= 2**62:  # beyond any bucket that fits in memory
         raise OverflowError(f"{n_groups} groups x {n_scores} distinct scores in one bucket")
     return codes * n_scores + rank, n_scores
+
+
+#: bits of one pass of :func:`radix_order` (NumPy's stable sort of 16-bit integers is a radix sort)
+_RADIX_BITS = 16
+
+
+def radix_order(keys: np.ndarray, bound: int) -> np.ndarray:
+    """The stable ascending order of non-negative int64 (or uint64) ``keys`` below ``bound``.
+
+    A least-significant-digit radix sort: one stable ``argsort`` of 16-bit
+    digits per 16 bits of ``bound`` (a key of 30 bits takes two passes, each
+    a counting sort in NumPy), rather than a comparison sort of the int64
+    keys.  Rows of equal keys keep their order, as with ``kind="stable"``.
+
+    Examples
+    --------
+    >>> radix_order(np.array([70000, 3, 70000, 1]), 70001).tolist()
+    [3, 1, 0, 2]
+    """
+    passes = max(1, -(-max(1, int(bound - 1).bit_length()) // _RADIX_BITS))
+    if passes > 3:  # wide keys: a comparison sort is as fast
+        return np.argsort(keys, kind="stable")
+    order = np.argsort(keys.astype(np.uint16), kind="stable")  # the low 16 bits
+    for shift in range(_RADIX_BITS, passes * _RADIX_BITS, _RADIX_BITS):
+        # the digit gathered as 16 bits, not the int64 keys: a quarter of the memory
+        digit = (keys >> shift).astype(np.uint16)[order]
+        order = order[np.argsort(digit, kind="stable")]
+    return order
 
 
 def _prefix_within_groups(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:
