@@ -25,9 +25,10 @@ Rows:
 * ``np.argsort per replicate (floor)`` -- only the sort of each replicate, the
   least a re-sorting bootstrap costs, scaled the same way.
 
-With ``--gauc-users N`` it also times ``grouped_roc_auc_score`` of a click log
-of ``--rows`` rows and N users, without and with a ``--gauc-replicates``
-interval (``n_bootstraps=``): the interval is made from the per-group table.
+With ``--gauc-users N`` it also times ``grouped_roc_auc_score`` of
+``bench_grouped.py``'s click log of ``--gauc-rows`` rows and N users, without
+and with a ``--gauc-replicates`` interval (``n_bootstraps=``): the interval is
+made from the per-group table.
 """
 
 from __future__ import annotations
@@ -113,21 +114,21 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             B / k,
         )
     if args.gauc_users:
-        import pandas as pd
-
-        rng = np.random.default_rng(2)
-        users = (rng.zipf(1.3, args.rows) % args.gauc_users).astype(np.int64)
-        clicks = (rng.random(args.rows) < 0.1).astype(np.int8)
-        score = np.round(rng.random(args.rows) + 0.2 * clicks, 4)
-        frame = pd.DataFrame({"user": users, "click": clicks, "score": score})
         import dask.dataframe as dd
+        import pandas as pd
+        from bench_grouped import click_log
 
+        # bench_grouped's click log: Zipf-like users, each holding clicks and non-clicks
+        frame = pd.DataFrame(click_log(args.gauc_rows, args.gauc_users, seed=0))
         ddf = dd.from_pandas(frame, npartitions=args.chunks).persist()
 
         def gauc(**options):
             return dask_auc.grouped_roc_auc_score(
                 ddf, by="user", label="click", score="score", **options
             )
+
+        table = gauc().per_group
+        out["gauc_users_with_both_classes"] = int(((table.n_pos > 0) & (table.n_neg > 0)).sum())
 
         plain = run("grouped_roc_auc_score", gauc)
         R = args.gauc_replicates
@@ -145,7 +146,7 @@ def _fmt_bytes(value: Any, rows: int) -> str:
     return f"{value / 2**20:,.0f} MiB ({value / rows:.1f} B/row)"
 
 
-def table(results: dict[str, dict[str, Any]], rows: int) -> str:
+def table(results: dict[str, dict[str, Any]], rows: int, gauc_rows: int) -> str:
     lines = [
         "| measurement | " + " | ".join(f"numba {k}: s | x AUC | peak" for k in results) + " |",
         "| --- |" + " ---: | ---: | ---: |" * len(results),
@@ -165,7 +166,7 @@ def table(results: dict[str, dict[str, Any]], rows: int) -> str:
             cells += [
                 f"{entry['seconds']:.3f}",
                 f"{entry['seconds'] / base:.2f}{(' ' + unit) if unit else ''}",
-                _fmt_bytes(entry["memory"], rows),
+                _fmt_bytes(entry["memory"], gauc_rows if row.startswith("grouped") else rows),
             ]
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -182,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--gauc-users", type=lambda t: int(float(t)), default=0)
     parser.add_argument("--gauc-replicates", type=int, default=1000)
+    parser.add_argument("--gauc-rows", type=lambda t: int(float(t)), default=int(5e7))
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -201,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"$ python {shlex.join(['benchmarks/bench_bootstrap.py', *passed])}")
     print(f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores")
     print()
-    print(table(results, args.rows))
+    print(table(results, args.rows, args.gauc_rows))
     print()
     for setting, result in results.items():
         extra = {k: v for k, v in result.items() if not isinstance(v, dict)}
