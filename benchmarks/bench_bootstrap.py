@@ -37,7 +37,6 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -186,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gauc-rows", type=lambda t: int(float(t)), default=int(5e7))
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    from bench_many import measured_in_child
+
     if args.measure:
         args.numba = args.measure
         print(_TAG + json.dumps(measure(args)), flush=True)
@@ -194,12 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     passed = argv if argv is not None else sys.argv[1:]
     for setting in args.numba.split(","):
         command = [sys.executable, __file__, "--measure", setting, *_without_numba(passed)]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        found = [line for line in done.stdout.splitlines() if line.startswith(_TAG)]
-        if done.returncode or not found:
-            sys.stderr.write(done.stdout + done.stderr)
+        measured = measured_in_child(command, _TAG)
+        if measured is None:
             return 1
-        results[setting] = json.loads(found[-1][len(_TAG) :])
+        results[setting] = measured
     print(f"$ python {shlex.join(['benchmarks/bench_bootstrap.py', *passed])}")
     print(f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores")
     print()

@@ -150,6 +150,16 @@ def timed(func, repeats: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
+def measured_in_child(command: list[str], tag: str) -> dict[str, Any] | None:
+    """Run a measuring child process; its last ``tag`` line's JSON, or None (its output shown)."""
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    found = [line for line in done.stdout.splitlines() if line.startswith(tag)]
+    if done.returncode or not found:
+        sys.stderr.write(done.stdout + done.stderr)
+        return None
+    return json.loads(found[-1][len(tag) :])
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     """One process: every way of computing, its median time and peak memory."""
     import _memory
@@ -245,12 +255,10 @@ def main(argv: list[str] | None = None) -> int:
         command = [sys.executable, __file__, "--measure", setting, "--rows", str(args.rows)]
         command += ["--chunks", str(args.chunks), "--repeats", str(args.repeats)]
         command += ["--no-sklearn"] if args.no_sklearn else []
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        found = [line for line in done.stdout.splitlines() if line.startswith(_TAG)]
-        if done.returncode or not found:
-            sys.stderr.write(done.stdout + done.stderr)
+        measured = measured_in_child(command, _TAG)
+        if measured is None:
             return 1
-        results[setting] = json.loads(found[-1][len(_TAG) :])
+        results[setting] = measured
     print(f"$ python {shlex.join(['benchmarks/bench_many.py', *(argv or sys.argv[1:])])}")
     print(f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores")
     print()
