@@ -60,7 +60,7 @@ from .buckets import Bucket
 from .footprint import SizedByArrays
 from .plan import SortPlan
 from .prepare import PreparedBlock
-from .rows import SortedScores
+from .rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
 from .validation import (
     RowCounts,
     as_score_array,
@@ -71,9 +71,6 @@ from .validation import (
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _MASK64 = (1 << 64) - 1
-#: row ids of a block are ``block << ID_BITS | position`` until the bucket turns
-#: them into positions in the whole input
-ID_BITS = 32
 #: replicate columns per block of work: ``rows x columns`` hashes in NumPy at a time
 _CELLS = 1 << 21
 
@@ -238,24 +235,15 @@ def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
     of weight zero are dropped, as every metric does; the others keep their
     positions.
     """
-    n = len(block.scores)
     if block.keys is not None:
         ids = block.keys.view(np.int64)
     else:
-        ids = (np.int64(index) << np.int64(ID_BITS)) + np.arange(n, dtype=np.int64)
+        ids = block_row_ids(index, len(block.scores))
     labels, scores, weights = block.labels, block.scores, block.weights
     if weights is not None and not weights.all():
         keep = weights != 0
         labels, scores, weights, ids = labels[keep], scores[keep], weights[keep], ids[keep]
-    by_label: dict[Any, SortedScores] = {}
-    for value in block.classes:
-        rows = labels == value if len(block.classes) > 1 else slice(None)
-        order = np.argsort(scores[rows], kind="stable")
-        by_label[value] = SortedScores(
-            scores[rows][order],
-            None if weights is None else weights[rows][order],
-            ids[rows][order],
-        )
+    by_label = traced_by_label(block.classes, labels, scores, ids, weights)
     return PreparedBlock(block.lengths, block.classes, by_label)
 
 

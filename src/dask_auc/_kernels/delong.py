@@ -32,14 +32,12 @@ import numpy as np
 from .buckets import Bucket, rows_through
 from .footprint import SizedByArrays
 from .prepare import PreparedBlock
-from .rows import SortedScores
+from .rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
 from .summary import PartialROC, merge_run, neighbourhoods
 from .validation import RowCounts, as_score_array, distinct_labels, to_numpy
 
 #: the names of :func:`~dask_auc.delong_test`'s row inputs
 PAIRED_INPUTS = ("y_true", "score_a", "score_b")
-#: row ids are ``block << _ID_BITS | position``
-_ID_BITS = 32
 
 
 @dataclass(frozen=True)
@@ -214,12 +212,8 @@ def prepare_paired_block(
 def traced_block(block: PairedBlock, index: int, model: int) -> PreparedBlock:
     """One model's scores of a block, sorted within each label, carrying row ids."""
     scores = block.scores[model]
-    ids = (np.int64(index) << _ID_BITS) + np.arange(len(scores), dtype=np.int64)
-    by_label: dict[Any, SortedScores] = {}
-    for value in block.classes:
-        rows = block.labels == value if len(block.classes) > 1 else slice(None)
-        order = np.argsort(scores[rows], kind="stable")
-        by_label[value] = SortedScores(scores[rows][order], None, ids[rows][order])
+    ids = block_row_ids(index, len(scores))
+    by_label = traced_by_label(block.classes, block.labels, scores, ids)
     return PreparedBlock(block.lengths, block.classes, by_label)
 
 
@@ -238,7 +232,7 @@ def routed_placements(
             placed.neg / (2 * context.total_pos) - context.auc,
         ]
     )
-    blocks = ids >> _ID_BITS
+    blocks = ids >> ID_BITS
     order = np.argsort(blocks, kind="stable")
     cuts = np.searchsorted(blocks[order], np.arange(n_blocks + 1))
     return [
@@ -270,7 +264,7 @@ def paired_sums(
 ) -> CrossSums:
     """Pair one block's placements under both models by row; sum their products."""
     n = len(block.labels)
-    mask = np.int64((1 << _ID_BITS) - 1)
+    mask = np.int64((1 << ID_BITS) - 1)
     values = np.zeros((2, n))
     for model, pieces in enumerate((pieces_a, pieces_b)):
         for ids, placed in pieces:

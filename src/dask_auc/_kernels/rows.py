@@ -42,6 +42,35 @@ if TYPE_CHECKING:
     from .plan import SortPlan
 
 
+#: row ids of a block's rows are ``block << ID_BITS | position`` (:attr:`SortedScores.ids`)
+ID_BITS = 32
+
+
+def block_row_ids(block: int, rows: int) -> np.ndarray:
+    """The ids of a block's ``rows`` rows, in input order."""
+    return (np.int64(block) << np.int64(ID_BITS)) + np.arange(rows, dtype=np.int64)
+
+
+def traced_by_label(
+    classes: tuple[Any, ...],
+    labels: np.ndarray,
+    scores: np.ndarray,
+    ids: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> dict[Any, SortedScores]:
+    """Each label's rows sorted by score (stable), carrying their ids (and weights)."""
+    by_label: dict[Any, SortedScores] = {}
+    for value in classes:
+        rows = labels == value if len(classes) > 1 else slice(None)
+        order = np.argsort(scores[rows], kind="stable")
+        by_label[value] = SortedScores(
+            scores[rows][order],
+            None if weights is None else weights[rows][order],
+            ids[rows][order],
+        )
+    return by_label
+
+
 @dataclass(frozen=True)
 class SortedScores(SizedByArrays):
     """The rows of one class, sorted by ascending score, with their payloads.
