@@ -178,7 +178,7 @@ def test_hash_split_sends_a_key_to_the_same_bucket_from_every_block():
     second = _block(["e", "d", "c", "b", "a", "z"] * 7, 1)
     buckets = {}
     for block in (first, second):
-        info, pieces = split_group_block(block, _SPEC, 4)
+        info, pieces, _ = split_group_block(block, _SPEC, 4)
         assert info.classes == (0, 1)
         assert sum(len(p.score) for p in pieces) == len(block)
         for b, piece in enumerate(pieces):
@@ -188,7 +188,7 @@ def test_hash_split_sends_a_key_to_the_same_bucket_from_every_block():
 
 def test_split_drops_rows_with_a_missing_key_and_counts_them():
     block = _block(["a", None, "b", np.nan, "a"], 2)
-    info, pieces = split_group_block(block, _SPEC, 3)
+    info, pieces, _ = split_group_block(block, _SPEC, 3)
     kept = pd.concat([p.row_keys for p in pieces])["user"]
     assert sorted(kept) == ["a", "a", "b"]
     assert (info.rows, info.missing_keys) == (5, 2)
@@ -239,7 +239,7 @@ def test_bucket_table_with_two_key_columns_matches_pandas_groupby():
         }
     )
     spec = GroupSpec(("country", "day"), "y", "s")
-    _, pieces = split_group_block(frame, spec, 3)
+    _, pieces, _ = split_group_block(frame, spec, 3)
     tables = [bucket_table(GroupPlan((0, 1)), spec, piece) for piece in pieces]
     got = pd.concat(tables).sort_index()
     assert got.index.names == ["country", "day"]
@@ -270,7 +270,7 @@ def test_hash_split_sends_a_value_to_one_bucket_whatever_its_dtype(value):
     pieces = []
     for seed, (dtype, key) in enumerate(representations):
         block = _block(pd.Series([key] * 5, dtype=dtype), seed)
-        _, split = split_group_block(block, _SPEC, 16)
+        _, split, _ = split_group_block(block, _SPEC, 16)
         buckets.update(b for b, piece in enumerate(split) if len(piece.score))
         pieces.append(split)
     assert len(buckets) == 1, representations

@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import dask.dataframe as dd
@@ -36,9 +37,12 @@ from ._kernels.grouped import (
     GroupSpec,
     bucket_table,
     concat_group_tables,
+    heavy_group_table,
     plan_groups,
+    slot_summary,
     split_group_blocks,
 )
+from ._kernels.heavy_groups import plan_heavy_groups, sample_group_keys
 from ._kernels.validation import (
     InvalidParameterError,
     check_declared_score_dtype,
@@ -295,15 +299,35 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
     Every row of a group goes to the same bucket, so a group spread over all
     partitions is whole in its bucket; the tables are disjoint.  The bucket
     count follows from the rows (:func:`~dask_auc._engine.hashed_blocks`;
-    ``dask.config`` key ``dask-auc.buckets`` overrides).
+    ``dask.config`` key ``dask-auc.buckets`` overrides).  With two buckets or
+    more, a sample of every block finds the groups holding a bucket's share
+    of the rows or more (:func:`~dask_auc._kernels.heavy_groups.plan_heavy_groups`):
+    those are cut by score over ``ceil(K / 2)`` slots of their own, so that
+    one user with a tenth of the rows does not make one bucket a tenth of the
+    data; their table comes last.
     """
-    splits, n_buckets = hashed_blocks(
-        frame[spec.columns], split_group_blocks, spec, row_bytes=8 * len(spec.columns)
+    blocks, n_buckets, samples = hashed_blocks(frame[spec.columns], row_bytes=8 * len(spec.columns))
+    n_slots = -(-n_buckets // 2) if n_buckets > 1 else 0
+    heavy = {}
+    if n_slots:
+        heavy = {
+            "sample": partial(sample_group_keys, by=spec.by, score=spec.score),
+            "sample_sizes": samples,
+            "route": plan_heavy_groups,
+            "route_args": (spec.by, n_buckets, n_slots),
+        }
+    graph = HashedGraph(
+        blocks, split_group_blocks, (spec, n_buckets), (n_buckets, n_slots), **heavy
     )
-    graph = HashedGraph(splits, n_buckets)
     plan = graph.task("auc-grouped-plan", plan_groups, graph.infos)
     tables = graph.per_bucket("auc-grouped-table", bucket_table, plan, spec)
-    return graph.lazy([plan, *tables], finalize, "grouped_roc_auc_score")
+    keys = [plan, *tables]
+    if n_slots:
+        slots = graph.per_bucket("auc-grouped-slot", slot_summary, plan, spec, exchange_index=1)
+        keys.append(
+            graph.task("auc-grouped-heavy", heavy_group_table, plan, graph.route, spec, slots)
+        )
+    return graph.lazy(keys, finalize, "grouped_roc_auc_score")
 
 
 def _as_dask_frame(df: Any) -> dd.DataFrame:
@@ -371,14 +395,15 @@ class _Finalizer:
         self.gauc_weight = gauc_weight
         self.bootstrap = bootstrap
 
-    def __call__(self, plan: GroupPlan, *tables: pd.DataFrame) -> GroupedAUC:
+    def __call__(self, plan: GroupPlan, *tables: pd.DataFrame | None) -> GroupedAUC:
         if plan.missing_keys:
             by = self.spec.by[0] if len(self.spec.by) == 1 else list(self.spec.by)
             warn(_MISSING_KEYS_MESSAGE.format(missing=plan.missing_keys, rows=plan.rows, by=by))
         overall = {}
         if self.spec.metrics:
             _check_probabilities(plan)
-        per_group = concat_group_tables(tables)
+        # the heavy groups' table, last, is None when no group was heavy
+        per_group = concat_group_tables([t for t in tables if t is not None])
         if self.spec.metrics:
             sums = {name: per_group.pop(name).to_numpy() for name in GROUP_SUM_COLUMNS}
             for name, values in calibration_values(sums, self.spec.metrics).items():

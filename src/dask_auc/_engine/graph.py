@@ -271,27 +271,68 @@ class _Operations:
 
 
 class HashedGraph(_Operations):
-    """Buckets of rows routed by a hash of their group key (the grouped AUC).
+    """Rows routed by a hash of their group key (the grouped AUC), through one or more exchanges.
 
-    ``splits`` are lazy ``(block_info, pieces)`` pairs: something the plan
-    needs of the block, and one piece of its rows per bucket.  The pieces go
-    through the same :func:`exchange` as the sort's.
+    Layout, for ``P`` blocks (each a list of consecutive input partitions)::
+
+        block_i -> sample_i --------> route        (optional: P samples -> a routing plan)
+        block_i + route -> split_i                 (info, then one list of pieces per exchange)
+        split_* -> destination_d of exchange e     (:func:`exchange`)
+
+    ``split(block, *args, route)`` returns ``(info, pieces_0, pieces_1, ...)``
+    with ``n_outs[e]`` pieces in list ``e`` (``route`` is None without
+    ``sample``).  Each exchange's pieces are of one kind, so a destination
+    nothing reached gets an empty piece of its own exchange's kind.
     """
 
-    def __init__(self, splits: Sequence[Delayed], n_buckets: int):
-        self.n_buckets = n_buckets
-        self.layer = TaskLayer(tokenize([s.key for s in splits], n_buckets), splits)
-        info, pieces = self.layer.name("auc-grouped-info"), self.layer.name("auc-grouped-pieces")
+    def __init__(
+        self,
+        blocks: Sequence[Delayed],
+        split: Callable[..., Any],
+        args: tuple[Any, ...],
+        n_outs: Sequence[int],
+        *,
+        sample: Callable[..., Any] | None = None,
+        sample_sizes: Sequence[int] = (),
+        route: Callable[..., Any] | None = None,
+        route_args: tuple[Any, ...] = (),
+    ):
+        self.n_outs = tuple(n_outs)
+        token = tokenize([b.key for b in blocks], split, args, self.n_outs)
+        self.layer = TaskLayer(token, blocks)
+        self.route: Hashable | None = None
+        if sample is not None and route is not None:
+            name = self.layer.name("auc-grouped-sample", sample, sample_sizes)
+            samples = [
+                self.layer.add((name, i), sample, block.key, n)
+                for i, (block, n) in enumerate(zip(blocks, sample_sizes, strict=True))
+            ]
+            self.route = self.task("auc-grouped-route", route, samples, *route_args)
+        name = self.layer.name("auc-grouped-split", split, args, self.route)
+        splits = [
+            self.layer.add((name, i), split, block.key, *args, self.route)
+            for i, block in enumerate(blocks)
+        ]
+        info = self.layer.name("auc-grouped-info", name)
         self.infos = [
-            self.layer.add((info, i), operator.getitem, s.key, 0) for i, s in enumerate(splits)
+            self.layer.add((info, i), operator.getitem, s, 0) for i, s in enumerate(splits)
         ]
-        self.pieces = [
-            self.layer.add((pieces, i), operator.getitem, s.key, 1) for i, s in enumerate(splits)
-        ]
+        self.sources = []
+        for e in range(len(self.n_outs)):
+            pieces = self.layer.name(f"auc-grouped-pieces-{e}", name)
+            self.sources.append(
+                [
+                    self.layer.add((pieces, i), operator.getitem, s, 1 + e)
+                    for i, s in enumerate(splits)
+                ]
+            )
 
-    def per_bucket(self, kind: str, func: Callable, *args: Any) -> list[tuple]:
-        """One task per bucket, ``func(*args, *pieces of the bucket)``, after the exchange."""
-        return exchange(self.layer, kind, self.pieces, self.n_buckets, func, *args)
+    def per_bucket(
+        self, kind: str, func: Callable, *args: Any, exchange_index: int = 0
+    ) -> list[tuple]:
+        """One task per destination of an exchange, ``func(*args, *pieces)``, after it."""
+        sources = self.sources[exchange_index]
+        return exchange(self.layer, kind, sources, self.n_outs[exchange_index], func, *args)
 
 
 class SortedGraph(_Operations):

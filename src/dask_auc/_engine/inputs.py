@@ -40,7 +40,13 @@ from .._kernels.validation import (
     check_lengths,
 )
 from .config import compiled_kernels, measure_above
-from .sizing import BlockSizes, bucket_layout, coalesced_groups
+from .sizing import (
+    SAMPLES_PER_BUCKET,
+    BlockSizes,
+    block_samples,
+    bucket_layout,
+    coalesced_groups,
+)
 
 MIN_ROWS_PER_BLOCK = 1 << 18
 
@@ -191,32 +197,32 @@ def _frame_blocks(
     return Blocks(blocks, BlockSizes(rows, row_bytes))
 
 
-def hashed_blocks(
-    frame: Any, func: Callable, *args: Any, row_bytes: int
-) -> tuple[list[Delayed], int]:
-    """``func(partitions, *args, n_buckets)`` per block of a hash exchange, and ``n_buckets``.
+def hashed_blocks(frame: Any, *, row_bytes: int) -> tuple[list[Delayed], int, tuple[int, ...]]:
+    """The blocks of a hash exchange (each a list of consecutive pandas partitions), ``K``, samples.
 
-    ``partitions`` is a list of consecutive pandas partitions of ``frame``:
-    one, or, when the partition lengths are known, several tiny ones
-    coalesced into a block as :func:`prepared_blocks` coalesces them (2,000
-    partitions of a thousand rows make a few blocks, not 2,000 tasks that
-    each cut a piece for every bucket).  The bucket count follows from the
-    rows (:func:`~dask_auc._engine.sizing.bucket_layout`; ``dask.config``
-    key ``dask-auc.buckets`` overrides).
+    A block is one partition, or, when the partition lengths are known,
+    several tiny ones coalesced as :func:`prepared_blocks` coalesces them
+    (2,000 partitions of a thousand rows make a few blocks, not 2,000 tasks
+    that each cut a piece for every bucket).  The bucket count ``K`` follows
+    from the rows (:func:`~dask_auc._engine.sizing.bucket_layout`;
+    ``dask.config`` key ``dask-auc.buckets`` overrides), and so does each
+    block's share of a sample of ``~16 K sqrt(P)`` rows.
     """
     rows = _frame_lengths([frame])
     n_buckets = bucket_layout(BlockSizes(rows, row_bytes), frame.npartitions).n_buckets
-    if rows is not None:
+    parts = frame.to_delayed()
+    # dask may fuse partitions when it optimizes: then the lengths describe others
+    if rows is not None and len(parts) == len(rows):
         groups = coalesced_groups(rows, row_bytes)
-        if len(groups) < len(rows):
-            parts = frame.to_delayed()
-            # dask may fuse partitions when it optimizes: then nothing is coalesced
-            if len(parts) == len(rows):
-                blocks = _coalesced_tasks(
-                    parts, groups, partial(_applied, func, (*args, n_buckets))
-                )
-                return blocks, n_buckets
-    return map_frame(frame, _one_partition, func, *args, n_buckets), n_buckets
+        samples = block_samples([sum(rows[i] for i in group) for group in groups], n_buckets)
+    else:
+        groups = [range(i, i + 1) for i in range(len(parts))]
+        samples = (SAMPLES_PER_BUCKET * n_buckets,) * len(groups)
+    return _coalesced_tasks(parts, groups, _listed_partitions), n_buckets, samples
+
+
+def _listed_partitions(partitions: list[Any]) -> list[Any]:
+    return partitions
 
 
 def _coalesced_tasks(parts: list[Delayed], groups: list[range], call: Callable) -> list[Delayed]:
@@ -232,14 +238,6 @@ def _coalesced_tasks(parts: list[Delayed], groups: list[range], call: Callable) 
     dependencies: Sequence[Any] = parts[:1]  # they share one graph
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=dependencies)
     return [Delayed((name, g), graph, layer=name) for g in range(len(groups))]
-
-
-def _applied(func: Callable, args: tuple[Any, ...], partitions: list[Any]) -> Any:
-    return func(partitions, *args)
-
-
-def _one_partition(partition: Any, func: Callable, *args: Any) -> Any:
-    return func([partition], *args)
 
 
 def _partitions(*partitions: Any) -> tuple[Any, ...]:

@@ -119,6 +119,17 @@ def bucket_layout(sizes: BlockSizes | None, n_blocks: int) -> BucketLayout:
         by_volume = math.ceil(total / target)
         parallel = min(n_blocks, 4 * scheduler_threads(), math.ceil(total / MIN_BUCKET_ROWS))
         n_buckets = max(1, by_volume, parallel)
-    overall = SAMPLES_PER_BUCKET * n_buckets * max(1, math.isqrt(n_blocks - 1) + 1)
-    samples = tuple(min(n, math.ceil(overall * n / total) + 1) if total else 1 for n in rows)
-    return BucketLayout(n_buckets, samples)
+    return BucketLayout(n_buckets, block_samples(rows, n_buckets))
+
+
+def block_samples(rows: Sequence[int], n_buckets: int) -> tuple[int, ...]:
+    """Each block's share of a sample of ``16 K sqrt(P)`` rows, in proportion to its rows.
+
+    Examples
+    --------
+    >>> block_samples([1000, 3000], 2)
+    (17, 49)
+    """
+    total = sum(rows)
+    overall = SAMPLES_PER_BUCKET * n_buckets * max(1, math.isqrt(len(rows) - 1) + 1)
+    return tuple(min(n, math.ceil(overall * n / total) + 1) if total else 1 for n in rows)

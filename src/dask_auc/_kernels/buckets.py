@@ -80,7 +80,7 @@ class Bucket(SizedByArrays):
         return self.groups[0]
 
 
-def _cut_positions(scores: np.ndarray, splitters: np.ndarray) -> np.ndarray:
+def cut_positions(scores: np.ndarray, splitters: np.ndarray) -> np.ndarray:
     """Where to cut one ascending array so that piece j lands in ascending bucket j.
 
     A splitter value that repeats ``m`` times (a heavy tie) cuts its run of
@@ -112,7 +112,7 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
     parts = {key: part.in_plan(plan) for key, part in block.by_label.items()}
     empty = next(iter(parts.values())).empty() if parts else SortedScores(plan.splitters[:0])
     groups = [parts.get(key, empty) for key in plan.group_keys]
-    cuts = [_cut_positions(group.scores, plan.splitters) for group in groups]
+    cuts = [cut_positions(group.scores, plan.splitters) for group in groups]
     # a small block reaches few of many buckets: the others share one empty piece
     reached = np.any([np.diff(c) > 0 for c in cuts], axis=0) if cuts else []
     nothing = Bucket(tuple(g.slice(0, 0) for g in groups), plan.weight_exponent, plan.compiled)

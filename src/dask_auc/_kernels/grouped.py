@@ -45,15 +45,35 @@ arithmetic is NumPy.  Nothing here imports dask.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from . import compiled as _compiled
-from .calibration import group_calibration_sums
+from .calibration import GROUP_SUM_COLUMNS, group_calibration_sums
 from .footprint import SizedByArrays
+from .group_keys import (
+    NUMBER_KINDS,
+    canonical_keys,
+    concat_key_columns,
+    key_hash,
+    present_keys,
+)
+from .heavy_groups import (
+    NO_PIECE,
+    HeavyBlockInfo,
+    HeavyPiece,
+    HeavyPlan,
+    HeavySlot,
+    heavy_group_of,
+    heavy_pieces,
+    joined_infos,
+    joined_pieces,
+    merge_group_slots,
+    summarize_slot,
+)
 from .validation import (
     BinaryTarget,
     _check_finite,
@@ -136,6 +156,7 @@ class GroupBlockInfo:
     missing_keys: int = 0  # rows left out: a key column holds a missing value
     low: float = np.inf  # the smallest and largest score (the probability range check)
     high: float = -np.inf
+    heavy: HeavyBlockInfo | None = None  # its rows of heavy groups, when some are cut
 
 
 @dataclass(frozen=True)
@@ -151,6 +172,11 @@ class GroupPlan:
     missing_keys: int = 0
     low: float = np.inf
     high: float = -np.inf
+    #: per heavy group (cut over slots), row 0 its negatives and row 1 its positives:
+    #: rows of nonzero weight, and the power of two its weights are scaled by (None: 1)
+    heavy_counts: np.ndarray | None = None
+    heavy_exponents: np.ndarray | None = None
+    heavy_gauc_weight: np.ndarray | None = None  # the sum of its gauc_weight column
 
     @property
     def positive_label(self) -> Any:
@@ -214,15 +240,17 @@ class GroupSums(SizedByArrays):
 
 
 def split_group_block(
-    frame: pd.DataFrame, spec: GroupSpec, n_buckets: int
-) -> tuple[GroupBlockInfo, list[GroupRows]]:
+    frame: pd.DataFrame, spec: GroupSpec, n_buckets: int, heavy: HeavyPlan | None = None
+) -> tuple[GroupBlockInfo, list[GroupRows], list[HeavyPiece]]:
     """Validate one block and cut it into one piece per bucket by the hash of its keys.
 
     Rows whose key has a missing value (NaN, None, NA) in any ``by`` column are
     dropped, as ``pandas.DataFrame.groupby`` does with ``dropna=True``; the
     other keys are put in the representation of their values
-    (:func:`canonical_key_column`), so that a key hashes, and later groups, by
-    value whatever dtype this block gives its column.
+    (:func:`~dask_auc._kernels.group_keys.canonical_key_column`), so that a key
+    hashes, and later groups, by value whatever dtype this block gives its column.
+    Rows of the groups ``heavy`` cuts over slots go to those instead
+    (:func:`~dask_auc._kernels.heavy_groups.heavy_pieces`).
 
     Returns
     -------
@@ -232,13 +260,15 @@ def split_group_block(
     pieces : list of GroupRows
         ``n_buckets`` pieces; piece ``b`` holds the rows whose key hash maps to
         ``b`` (:func:`bucket_of`).
+    slots : list of HeavyPiece
+        ``heavy.n_slots`` pieces (none without ``heavy``).
 
     Examples
     --------
     >>> frame = pd.DataFrame({"user": ["a", "b", "a"], "y": [0, 1, 1], "s": [0.2, 0.4, 0.9]})
-    >>> info, pieces = split_group_block(frame, GroupSpec(("user",), "y", "s"), 2)
-    >>> info.classes, sum(len(p.score) for p in pieces)
-    ((0, 1), 3)
+    >>> info, pieces, slots = split_group_block(frame, GroupSpec(("user",), "y", "s"), 2)
+    >>> info.classes, sum(len(p.score) for p in pieces), slots
+    ((0, 1), 3, [])
     """
     label = to_numpy(frame[spec.label])
     classes = distinct_labels(label)
@@ -250,25 +280,47 @@ def split_group_block(
     if spec.gauc_column is not None:
         gauc_weight = as_gauc_weight_array(frame[spec.gauc_column], spec.gauc_column)
     keys = frame[list(spec.by)].reset_index(drop=True)
-    present = _present(keys)
+    present = present_keys(keys)
     if not present.all():
         keys = keys[present].reset_index(drop=True)
         label, score = label[present], score[present]
         weight = None if weight is None else weight[present]
         gauc_weight = None if gauc_weight is None else gauc_weight[present]
     low, high = (float(score.min()), float(score.max())) if len(score) else (np.inf, -np.inf)
-    info = GroupBlockInfo(classes, len(present), int(len(present) - present.sum()), low, high)
     keys = canonical_keys(keys)
     # numbers (and bools) hash and travel cheaply: one key per row, as they are;
     # strings and objects are matched once per distinct key of the block
-    per_row = all(keys[name].dtype.kind in _NUMBER_KINDS for name in spec.by)
+    per_row = all(keys[name].dtype.kind in NUMBER_KINDS for name in spec.by)
     codes = None
     if not per_row:
         codes, distinct = _group_codes(keys, spec.by)
         keys = _key_table(distinct, spec.by)
+    hashes = key_hash(keys) if n_buckets > 1 or (heavy is not None and heavy.n_groups) else None
+    slots: list[HeavyPiece] = []
+    heavy_info = None
+    if heavy is not None and not heavy.n_groups:
+        slots = [NO_PIECE] * heavy.n_slots
+    elif heavy is not None:
+        assert hashes is not None
+        key_group = heavy_group_of(keys, hashes, heavy)
+        row_group = key_group if codes is None else key_group[codes]
+        slots, heavy_info = heavy_pieces(row_group, label, score, weight, gauc_weight, heavy)
+        ordinary = key_group < 0
+        if not ordinary.all():  # the heavy groups' rows and keys leave the hash exchange
+            rows = row_group < 0
+            label, score = label[rows], score[rows]
+            weight = None if weight is None else weight[rows]
+            gauc_weight = None if gauc_weight is None else gauc_weight[rows]
+            if codes is not None:
+                codes = (np.cumsum(ordinary) - 1)[codes[rows]]
+            keys, hashes = keys[ordinary].reset_index(drop=True), hashes[ordinary]
+    info = GroupBlockInfo(
+        classes, len(present), int(len(present) - present.sum()), low, high, heavy_info
+    )
     if n_buckets == 1:
-        return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)]
-    key_bucket = bucket_of(key_hash(keys), n_buckets)
+        return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)], slots
+    assert hashes is not None
+    key_bucket = bucket_of(hashes, n_buckets)
     if n_buckets <= 1 << 16:
         key_bucket = key_bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints: radix
     key_order = np.argsort(key_bucket, kind="stable")
@@ -303,7 +355,7 @@ def split_group_block(
                 None if gauc_weight is None else gauc_weight[rows],
             )
         )
-    return info, pieces
+    return info, pieces, slots
 
 
 def bucket_of(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
@@ -317,13 +369,6 @@ def bucket_of(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
     [0, 2, 3]
     """
     return ((hashes >> np.uint64(32)) * np.uint64(n_buckets)) >> np.uint64(32)
-
-
-def _present(keys: pd.DataFrame) -> np.ndarray:
-    """Whether each row's key is whole (no missing value in any column)."""
-    if all(isinstance(keys[n].dtype, np.dtype) and keys[n].dtype.kind in "biu" for n in keys):
-        return np.ones(len(keys), dtype=bool)  # NumPy integers and bools hold no NA
-    return keys.notna().all(axis=1).to_numpy()
 
 
 def _cuts(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
@@ -356,8 +401,11 @@ def _key_table(distinct: pd.Index, by: tuple[str, ...]) -> pd.DataFrame:
 
 
 def split_group_blocks(
-    partitions: Sequence[pd.DataFrame], spec: GroupSpec, n_buckets: int
-) -> tuple[GroupBlockInfo, list[GroupRows]]:
+    partitions: Sequence[pd.DataFrame],
+    spec: GroupSpec,
+    n_buckets: int,
+    heavy: HeavyPlan | None = None,
+) -> tuple[GroupBlockInfo, list[GroupRows], list[HeavyPiece]]:
     """:func:`split_group_block` of consecutive partitions taken as one block.
 
     Joined by ``pandas.concat`` when their non-empty partitions agree on
@@ -369,24 +417,29 @@ def split_group_blocks(
     --------
     >>> parts = [pd.DataFrame({"user": [1, 2], "y": [0, 1], "s": [0.2, 0.4]}),
     ...          pd.DataFrame({"user": [2.5], "y": [1], "s": [0.9]})]
-    >>> info, pieces = split_group_blocks(parts, GroupSpec(("user",), "y", "s"), 1)
+    >>> info, pieces, _ = split_group_blocks(parts, GroupSpec(("user",), "y", "s"), 1)
     >>> info.rows, pieces[0].row_keys["user"].tolist()
     (3, [1.0, 2.0, 2.5])
     """
     present = [p for p in partitions if len(p)] or list(partitions[:1])
     if len({tuple(p.dtypes) for p in present}) == 1:
         joined = present[0] if len(present) == 1 else pd.concat(present, ignore_index=True)
-        return split_group_block(joined, spec, n_buckets)
-    splits = [split_group_block(p, spec, n_buckets) for p in present]
-    infos = [info for info, _ in splits]
+        return split_group_block(joined, spec, n_buckets, heavy)
+    splits = [split_group_block(p, spec, n_buckets, heavy) for p in present]
+    infos = [info for info, _, _ in splits]
+    heavy_infos = [info.heavy for info in infos if info.heavy is not None]
     info = GroupBlockInfo(
         sorted_labels(info.classes for info in infos),
         sum(info.rows for info in infos),
         sum(info.missing_keys for info in infos),
         min(info.low for info in infos),
         max(info.high for info in infos),
+        joined_infos(heavy_infos) if heavy_infos else None,
     )
-    return info, [_concat(tuple(pieces[b] for _, pieces in splits)) for b in range(n_buckets)]
+    pieces = [_concat(tuple(pieces[b] for _, pieces, _ in splits)) for b in range(n_buckets)]
+    n_slots = 0 if heavy is None else heavy.n_slots
+    slots = [joined_pieces([slots[s] for _, _, slots in splits]) for s in range(n_slots)]
+    return info, pieces, slots
 
 
 def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
@@ -413,204 +466,6 @@ def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
 # exactly.  The common case costs nothing: an int64, bool or string column is
 # its own representation, used as it is, and columns of one dtype are
 # concatenated as before.
-
-_NUMBER_KINDS = "biuf"
-
-
-def canonical_keys(keys: pd.DataFrame) -> pd.DataFrame:
-    """``keys`` with every column put in the representation of its values (no missing keys).
-
-    Examples
-    --------
-    >>> keys = pd.DataFrame({"user": [3.0, 2.0**53], "c": pd.Categorical(["b", "a"])})
-    >>> keys = canonical_keys(keys)
-    >>> keys["user"].tolist(), keys["user"].dtype, keys["c"].tolist()
-    ([3, 9007199254740992], dtype('int64'), ['b', 'a'])
-    """
-    changed = {}
-    for name in keys.columns:
-        column = keys[name]
-        canonical = canonical_key_column(column)
-        if canonical is not column:
-            changed[name] = canonical
-    return _with(keys, changed) if changed else keys
-
-
-def canonical_key_column(column: pd.Series) -> pd.Series:
-    """One representation per key value, whatever dtype the column has.
-
-    - integers of every width, signedness and nullability: int64, or uint64
-      when a value is above ``2**63 - 1`` (exact, never through float64);
-    - floats: as integers like the above when every value is an integer in
-      their range, else float64 (``-0.0`` as ``0.0``);
-    - booleans (numpy or nullable): bool;
-    - categoricals: their values, in the representation of the categories;
-    - anything else (strings, dates): unchanged.
-
-    The column holds no missing value (the caller dropped those rows).
-    """
-    dtype = column.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        categories = canonical_key_column(pd.Series(dtype.categories)).array
-        return pd.Series(categories.take(column.cat.codes.to_numpy()), index=column.index)
-    kind = getattr(dtype, "kind", "O")
-    if kind not in _NUMBER_KINDS:
-        return column
-    if not isinstance(dtype, np.dtype):  # nullable or pyarrow numbers: no NA is left
-        column = pd.Series(column.to_numpy(dtype=dtype.numpy_dtype), index=column.index)
-    values = column.to_numpy()
-    if kind == "b" or values.dtype == np.int64:
-        return column
-    canonical = _canonical_integers(values) if kind in "iu" else _canonical_floats(values)
-    return pd.Series(canonical, index=column.index, copy=False)
-
-
-def _canonical_integers(values: np.ndarray) -> np.ndarray:
-    """int64, unless a uint64 value is beyond it: then the uint64 column as it is."""
-    if values.dtype.kind == "i" or values.dtype.itemsize < 8 or not len(values):
-        return values.astype(np.int64)
-    return values if values.max() > np.iinfo(np.int64).max else values.astype(np.int64)
-
-
-def _canonical_floats(values: np.ndarray) -> np.ndarray:
-    values = values.astype(np.float64)  # float16 and float32 widen exactly
-    if not _integral(values).all():
-        return values + 0.0  # -0.0 + 0.0 is 0.0: one zero
-    if not len(values) or (values.min() >= -(2.0**63) and values.max() < 2.0**63):
-        return values.astype(np.int64)
-    if values.min() >= 0 and values.max() < 2.0**64:
-        return values.astype(np.uint64)
-    return values  # integers beyond any 64-bit integer: floats compare them exactly
-
-
-def _integral(values: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore"):  # inf - inf
-        return np.isfinite(values) & (values == np.trunc(values))
-
-
-def key_hash(keys: pd.DataFrame) -> np.ndarray:
-    """A uint64 hash of each row's key that depends on the values only.
-
-    ``pandas.util.hash_pandas_object`` hashes a number through its dtype's bits
-    (``-1`` as int32 and as int64 differ, ``3.0`` and ``3`` differ), strings
-    alike in every string dtype.  Canonical keys are int64, uint64, bool or
-    float64; integers among the floats are hashed through their integer bits,
-    the 64 bits int64 and uint64 share (bool hashes as 0 and 1 already).
-
-    Examples
-    --------
-    >>> same = [pd.DataFrame({"k": [3]}), pd.DataFrame({"k": [3.0]}), pd.DataFrame({"k": [True]})]
-    >>> [int(key_hash(canonical_keys(k))[0]) for k in same[:2]] == [int(key_hash(same[0])[0])] * 2
-    True
-    """
-    if len(keys.columns) == 1 and keys.dtypes.iloc[0] in _BITS_OF:
-        # one number a row: the hash of its 64 value bits, without the DataFrame's machinery
-        values = keys.iloc[:, 0].to_numpy()
-        return pd.util.hash_array(_BITS_OF[values.dtype](values), categorize=False)
-    bits = {
-        name: _value_bits(keys[name].to_numpy())
-        for name in keys.columns
-        if keys[name].dtype == np.float64
-    }
-    keys = _with(keys, bits) if bits else keys
-    return pd.util.hash_pandas_object(keys, index=False).to_numpy()
-
-
-#: the 64 bits of a canonical number's value, by dtype (as :func:`key_hash` hashes them)
-_BITS_OF = {
-    np.dtype(np.int64): lambda v: v.view(np.uint64),
-    np.dtype(np.uint64): lambda v: v,
-    np.dtype(np.bool_): lambda v: v.astype(np.uint64),
-    np.dtype(np.float64): lambda v: _value_bits(v),
-}
-
-
-def _with(keys: pd.DataFrame, columns: dict[Any, Any]) -> pd.DataFrame:
-    """``keys`` with some columns replaced (``assign`` takes only string names)."""
-    merged = {name: columns.get(name, keys[name]) for name in keys.columns}
-    return pd.DataFrame(merged, columns=keys.columns, copy=False)
-
-
-def _value_bits(values: np.ndarray) -> np.ndarray:
-    """The 64 bits of each float's value: of the integer for integers, of the float otherwise."""
-    bits = values.view(np.uint64).copy()
-    whole = _integral(values)
-    signed = whole & (values >= -(2.0**63)) & (values < 2.0**63)
-    bits[signed] = values[signed].astype(np.int64).view(np.uint64)
-    unsigned = whole & (values >= 2.0**63) & (values < 2.0**64)
-    bits[unsigned] = values[unsigned].astype(np.uint64)
-    return bits
-
-
-def concat_key_columns(columns: Sequence[Any]) -> pd.Series:
-    """One key column of the values of several (Series or Index), exactly, in a natural dtype.
-
-    Columns of one dtype are concatenated as they are.  Canonical numbers of
-    different dtypes go to the first of int64, uint64 (and float64 if one is
-    non-integral) that holds every value exactly, else to Python ints and
-    floats (object): ``2**53 + 1`` beside ``0.5``, ``-1`` beside ``2**63``.
-    Booleans beside numbers count as 0 and 1; strings of different string
-    dtypes, or mixtures of anything else, become object.  Empty columns do
-    not take part in the choice.
-
-    Examples
-    --------
-    >>> concat_key_columns([pd.Series([2**53 + 1]), pd.Series([0.5])]).tolist()
-    [9007199254740993, 0.5]
-    """
-    present = [pd.Series(c, copy=False) for c in columns if len(c)] or [pd.Series(columns[0])]
-    dtypes = {c.dtype for c in present}
-    if len(dtypes) == 1:
-        (dtype,) = dtypes
-        if isinstance(dtype, np.dtype) and dtype.kind in _NUMBER_KINDS:  # no pandas machinery
-            return pd.Series(np.concatenate([c.to_numpy() for c in present]), copy=False)
-        return pd.concat(present, ignore_index=True)
-    arrays = [c.to_numpy() for c in present]
-    if all(a.dtype.kind in _NUMBER_KINDS for a in arrays):
-        return pd.Series(_concat_numbers(arrays), copy=False)
-    objects = [_as_python_numbers(a) if a.dtype.kind in "iuf" else a.astype(object) for a in arrays]
-    return pd.Series(np.concatenate(objects), dtype=object)
-
-
-def _concat_numbers(arrays: list[np.ndarray]) -> np.ndarray:
-    arrays = [a.astype(np.int64) if a.dtype.kind == "b" else a for a in arrays]
-    targets = [np.int64, np.uint64] + (
-        [np.float64] if any(a.dtype.kind == "f" for a in arrays) else []
-    )
-    for target in targets:
-        if all(_holds(np.dtype(target), a) for a in arrays):
-            return np.concatenate([a.astype(target, copy=False) for a in arrays])
-    return np.concatenate([_as_python_numbers(a) for a in arrays])
-
-
-def _holds(target: np.dtype, values: np.ndarray) -> bool:
-    """Whether every value of a canonical number column is exact in ``target``."""
-    kind = values.dtype.kind
-    if kind == target.kind:
-        return True
-    if target.kind == "i":
-        return kind == "u" and values.max() <= np.iinfo(np.int64).max
-    if target.kind == "u":
-        return kind == "i" and values.min() >= 0
-    return kind in "iu" and _exact_in_float(values)  # target float64
-
-
-def _exact_in_float(values: np.ndarray) -> bool:
-    as_float = values.astype(np.float64)
-    inside = as_float < (2.0**63 if values.dtype.kind == "i" else 2.0**64)
-    back = np.where(inside, as_float, 0.0).astype(values.dtype)
-    return bool((inside & (back == values)).all())
-
-
-def _as_python_numbers(values: np.ndarray) -> np.ndarray:
-    """Python ints and floats, integers as ints: they compare (and hash) exactly by value."""
-    objects = values.astype(object)  # int64 and uint64 give Python ints
-    if values.dtype.kind == "f":
-        whole = _integral(values)
-        for target, low, high in ((np.int64, -(2.0**63), 2.0**63), (np.uint64, 2.0**63, 2.0**64)):
-            inside = whole & (values >= low) & (values < high)
-            objects[inside] = values[inside].astype(target).astype(object)
-    return objects
 
 
 def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -654,17 +509,98 @@ def _ascending_order(keys: np.ndarray) -> np.ndarray:
 
 def _numeric(values: Any) -> bool:
     """Whether a column or index holds NumPy numbers (not an extension or object dtype)."""
-    return isinstance(values.dtype, np.dtype) and values.dtype.kind in _NUMBER_KINDS
+    return isinstance(values.dtype, np.dtype) and values.dtype.kind in NUMBER_KINDS
 
 
 def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
-    """The classes of the whole frame (at most two), its rows and those without a key."""
+    """The classes of the whole frame (at most two), its rows and those without a key.
+
+    With heavy groups (cut over slots), also their rows per class and the
+    powers of two that tame their extreme weights, from every block's info.
+    """
     rows = sum(info.rows for info in infos)
     classes = union_of_classes([info.classes for info in infos], _TARGET, rows)
     missing = sum(info.missing_keys for info in infos)
     low = min((info.low for info in infos), default=np.inf)
     high = max((info.high for info in infos), default=-np.inf)
-    return GroupPlan(classes, rows, missing, low, high)
+    plan = GroupPlan(classes, rows, missing, low, high)
+    heavy = [info.heavy for info in infos if info.heavy is not None]
+    return _with_heavy_groups(plan, heavy) if heavy else plan
+
+
+def _with_heavy_groups(plan: GroupPlan, infos: list[HeavyBlockInfo]) -> GroupPlan:
+    n_groups = infos[0].counted.shape[0]
+    counts = np.zeros((2, n_groups), np.int64)
+    largest = np.zeros((2, n_groups))
+    gauc = None if infos[0].gauc_weight is None else np.zeros(n_groups)
+    for info in infos:
+        for j, value in enumerate(info.labels):
+            positive = int(bool(value == plan.positive_label))
+            counts[positive] += info.counted[:, j]
+            if info.max_weight is not None:
+                np.maximum(largest[positive], info.max_weight[:, j], out=largest[positive])
+        if gauc is not None and info.gauc_weight is not None:
+            gauc += info.gauc_weight  # in block order: the same sum every time
+    exponents = None
+    if not (_ordinary(largest[0], spread=False) and _ordinary(largest[1], spread=False)):
+        exponents = np.frexp(largest)[1]  # as class_exponents scales an ordinary group's
+    return replace(plan, heavy_counts=counts, heavy_exponents=exponents, heavy_gauc_weight=gauc)
+
+
+def slot_summary(plan: GroupPlan, spec: GroupSpec, *pieces: HeavyPiece) -> HeavySlot:
+    """One slot of a heavy group, summarized (its pieces from every block)."""
+    return summarize_slot(
+        pieces,
+        plan.positive_label,
+        plan.heavy_exponents,
+        calibration=bool(spec.metrics),
+        compiled=spec.compiled,
+    )
+
+
+def heavy_group_table(
+    plan: GroupPlan, heavy: HeavyPlan, spec: GroupSpec, slots: Sequence[HeavySlot]
+) -> pd.DataFrame | None:
+    """The heavy groups' table, with :func:`bucket_table`'s columns; None if no group is heavy.
+
+    Each group's slots are merged in score order
+    (:func:`~dask_auc._kernels.heavy_groups.merge_group_slots`); unweighted,
+    its counts and area are Python ints and its AUC one correctly rounded
+    division, the same bits as :func:`bucket_table` gives a whole group.
+    """
+    if not heavy.n_groups:
+        return None
+    summaries = merge_group_slots(slots, heavy)
+    counts = plan.heavy_counts
+    if counts is None:
+        counts = np.zeros((2, heavy.n_groups), np.int64)
+    table: dict[str, np.ndarray] = {
+        "auc": np.array([summary.auc() for summary in summaries], dtype=np.float64),
+        "n_pos": counts[1].astype(np.int64),
+        "n_neg": counts[0].astype(np.int64),
+    }
+    if spec.sample_weight is not None:
+        pos = np.array([float(summary.pos) for summary in summaries])
+        neg = np.array([float(summary.neg) for summary in summaries])
+        if plan.heavy_exponents is not None:  # exact: powers of two
+            pos = np.ldexp(pos, plan.heavy_exponents[1])
+            neg = np.ldexp(neg, plan.heavy_exponents[0])
+        table["weight_pos"], table["weight_neg"] = pos, neg
+    if spec.metrics:
+        for name in GROUP_SUM_COLUMNS:
+            sums = np.zeros(heavy.n_groups)
+            for slot in slots:  # in slot order, so in score order within a group
+                if slot.group >= 0 and slot.calibration is not None:
+                    sums[slot.group] += slot.calibration[name][0]
+            table[name] = sums
+    if spec.gauc_column is not None:
+        gauc = plan.heavy_gauc_weight
+        table[GAUC_WEIGHT_COLUMN] = np.zeros(heavy.n_groups) if gauc is None else gauc
+    if len(spec.by) == 1:
+        index = pd.Index(heavy.keys[spec.by[0]], name=spec.by[0])
+    else:
+        index = pd.MultiIndex.from_frame(heavy.keys)
+    return pd.DataFrame(table, index=index, copy=False)
 
 
 def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.DataFrame:
@@ -743,7 +679,7 @@ def _group_codes(keys: pd.DataFrame, by: tuple[str, ...]) -> tuple[np.ndarray, p
     """
     if len(by) == 1:
         column = keys[by[0]]
-        if isinstance(column.dtype, np.dtype) and column.dtype.kind in _NUMBER_KINDS:
+        if isinstance(column.dtype, np.dtype) and column.dtype.kind in NUMBER_KINDS:
             column = column.to_numpy()  # the same codes, without the Series machinery
             narrow = _narrow_integer_codes(column)
             if narrow is not None:

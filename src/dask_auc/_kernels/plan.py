@@ -111,7 +111,7 @@ def plan_sort(
     filled = [meta for meta in metas if meta.score_dtype is not None]
     sample = np.concatenate([m.sample.astype(dtype, copy=False) for m in filled] or [np.empty(0)])
     rows = np.concatenate([m.sample_rows for m in filled] or [np.empty(0)])
-    splitters = _splitters(sample.astype(dtype), rows, n_buckets)
+    splitters = quantile_splitters(sample.astype(dtype), rows, n_buckets)
     keys = binary_group_keys(classes) if group_keys is None else tuple(group_keys)
     return SortPlan(classes, splitters, exponent, keys, rows=n_rows)
 
@@ -192,7 +192,19 @@ def common_score_dtype(metas: Sequence[BlockMeta]) -> np.dtype:
     return np.result_type(*dtypes)
 
 
-def _splitters(sample: np.ndarray, rows: np.ndarray, n_buckets: int) -> np.ndarray:
+def quantile_splitters(sample: np.ndarray, rows: np.ndarray, n_buckets: int) -> np.ndarray:
+    """``n_buckets - 1`` ascending splitters at equal steps of the rows the sample stands for.
+
+    ``rows[i]`` is how many rows sampled value ``i`` stands for; a value
+    holding several steps' worth of rows (a heavy tie) is picked several
+    times, which :func:`~dask_auc._kernels.buckets.cut_positions` reads as
+    "deal this tie over that many buckets".
+
+    Examples
+    --------
+    >>> quantile_splitters(np.array([1.0, 2.0, 2.0, 2.0]), np.ones(4), 4).tolist()
+    [2.0, 2.0, 2.0]
+    """
     if n_buckets <= 1 or sample.size == 0:
         # no sample: every row is in no block, any splitter value will do
         return sample[:0].copy() if n_buckets <= 1 else np.zeros(n_buckets - 1, sample.dtype)
