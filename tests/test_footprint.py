@@ -23,6 +23,7 @@ KERNEL_MODULES = [
     "dask_auc._kernels.curves",
     "dask_auc._kernels.delong",
     "dask_auc._kernels.grouped",
+    "dask_auc._kernels.heavy_groups",
     "dask_auc._kernels.multiclass",
 ]
 

@@ -148,7 +148,7 @@ class GroupRows(SizedByArrays):
 
 
 @dataclass(frozen=True)
-class GroupBlockInfo:
+class GroupBlockInfo(SizedByArrays):
     """What the plan needs to know of one block."""
 
     classes: tuple[Any, ...]  # the block's distinct labels, all rows'
@@ -160,7 +160,7 @@ class GroupBlockInfo:
 
 
 @dataclass(frozen=True)
-class GroupPlan:
+class GroupPlan(SizedByArrays):
     """The global decision made from all blocks: which label is the positive class.
 
     Also the rows of the frame, and how many of them had a missing key (so
