@@ -19,6 +19,9 @@ position modulo ``USERS``: about ``rows / USERS`` rows each), and step 2 times
 the same cluster.  The users whose id is a multiple of ``--check-every`` are
 checked exactly: while writing, their rows' grid indices are kept per class,
 and each one's AUC, counted in exact integers, must equal dask-auc's.
+``--heavy FRACTION`` gives that share of the rows to one more user (id
+``USERS``), whose AUC is counted exactly too: a heavy user the grouped AUC
+must cut over several buckets rather than hold in one worker's memory.
 
 How the answer is checked exactly
 ---------------------------------
@@ -83,10 +86,10 @@ def exact_counts(pos_hist: np.ndarray, neg_hist: np.ndarray) -> tuple[int, int, 
 
 
 def _file_rows(
-    rows: int, start: int, stop: int, dtype: str, seed: int, users: int = 0
+    rows: int, start: int, stop: int, dtype: str, seed: int, users: int = 0, heavy: float = 0.0
 ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray | None]:
     """Rows ``start:stop`` as an Arrow table, their grid indices ``k`` (score = k / 2**24),
-    and with ``users`` their user ids."""
+    and with ``users`` their user ids (a ``heavy`` share of them the id ``users``)."""
     import pyarrow as pa
 
     label, score = generate_range(rows, start, stop, "continuous", seed)
@@ -96,9 +99,11 @@ def _file_rows(
     columns = {"label": pa.array(label), "score": pa.array(values)}
     user = None
     if users:
-        user = (_mixed(np.arange(start, stop, dtype=np.uint64) + np.uint64(seed)) % users).astype(
-            np.int64
-        )
+        position = np.arange(start, stop, dtype=np.uint64) + np.uint64(seed)
+        user = (_mixed(position) % users).astype(np.int64)
+        if heavy:
+            draw = _mixed(position ^ np.uint64(0x9E3779B97F4A7C15))
+            user[draw < np.uint64(heavy * 2.0**64)] = users
         columns["user"] = pa.array(user)
     return pa.table(columns), label, grid_index, user
 
@@ -120,6 +125,7 @@ def generate_dataset(
     seed: int,
     users: int = 0,
     check_every: int = 100_003,
+    heavy: float = 0.0,
 ) -> dict:
     """Write the data set (skipped when a finished one of this shape exists); return its record."""
     import pyarrow.parquet as pq
@@ -127,6 +133,8 @@ def generate_dataset(
     shape = {"rows": rows, "file_rows": file_rows, "dtype": dtype, "seed": seed, "grid": GRID}
     if users:
         shape.update(users=users, check_every=check_every)
+    if heavy:
+        shape.update(heavy=heavy)
     record_path = path / _DONE
     if record_path.exists():
         record = json.loads(record_path.read_text())
@@ -141,11 +149,17 @@ def generate_dataset(
     started = time.perf_counter()
     bounds = list(range(0, rows, file_rows)) + [rows]
     checked: dict[int, list[list[np.ndarray]]] = {}  # user -> [negatives' k, positives' k]
+    heavy_hist = np.zeros((2, GRID + 1), dtype=np.int64) if heavy else None
     for index, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
-        table, label, grid_index, user = _file_rows(rows, start, stop, dtype, seed, users)
+        table, label, grid_index, user = _file_rows(rows, start, stop, dtype, seed, users, heavy)
         pq.write_table(table, path / f"part-{index:05d}.parquet", row_group_size=1 << 20)
+        if user is not None and heavy_hist is not None:
+            mine = user == users
+            for cls in (0, 1):
+                chosen = grid_index[mine & (label == cls)]
+                heavy_hist[cls] += np.bincount(chosen, minlength=GRID + 1)
         if user is not None:
-            kept = np.flatnonzero(user % check_every == 0)
+            kept = np.flatnonzero((user % check_every == 0) & (user != users))
             for row in kept:
                 parts = checked.setdefault(int(user[row]), [[], []])
                 parts[int(label[row])].append(grid_index[row])
@@ -169,6 +183,10 @@ def generate_dataset(
     )
     if users:
         record["checked_users"] = {str(u): _exact_user_auc(*parts) for u, parts in checked.items()}
+    if heavy_hist is not None:
+        twice, p, n = exact_counts(heavy_hist[1], heavy_hist[0])
+        auc = float(Fraction(twice, 2 * p * n)) if p and n else None
+        record["heavy_user"] = {"id": users, "rows": p + n, "auc": auc}
     record_path.write_text(json.dumps(record, indent=1))
     return record
 
@@ -392,6 +410,7 @@ def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str
             ("grouped / plain AUC time", f"{grouped['seconds'] / result['seconds']:.2f}x"),
             ("users / GAUC", f"{grouped['groups']:,} / {grouped['gauc']!r}"),
             ("peak RSS per worker, both runs", f"{_gib(grouped['peak_rss'])} GiB"),
+            *_heavy_rows(record, grouped),
             (
                 "checked users equal to exact counts",
                 f"{len(checked) - len(wrong)} of {len(checked)}"
@@ -418,6 +437,20 @@ def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str
     return "\n".join(lines) + "\n"
 
 
+def _heavy_rows(record: dict, grouped: dict) -> list[tuple[str, str]]:
+    heavy = record.get("heavy_user")
+    if heavy is None:
+        return []
+    got = grouped["auc"].get(heavy["id"])
+    share = heavy["rows"] / record["rows"]
+    return [
+        (
+            f"heavy user {heavy['id']} ({heavy['rows']:,} rows, {share:.1%})",
+            f"AUC {got!r}, exact {heavy['auc']!r}: " + ("equal" if got == heavy["auc"] else "NOT"),
+        )
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=lambda t: int(float(t)), default=100_000_000)
@@ -441,12 +474,26 @@ def main(argv: list[str] | None = None) -> int:
         help="users: add a user column and time the grouped AUC by it",
     )
     parser.add_argument("--check-every", type=int, default=100_003)
+    parser.add_argument(
+        "--heavy",
+        type=float,
+        default=0.0,
+        help="with --by: this share of the rows goes to one more user (id USERS)",
+    )
     parser.add_argument("--output", type=Path, help="also append the report to this file")
     args = parser.parse_args(argv)
     name = f"{args.rows:.0e}-{args.dtype}" + (f"-by-{args.by:.0e}" if args.by else "")
+    name += f"-heavy-{args.heavy:g}" if args.heavy else ""
     path = args.data_dir or Path("/tmp/dask-auc-out-of-core") / name
     record = generate_dataset(
-        path, args.rows, args.file_rows, args.dtype, args.seed, args.by, args.check_every
+        path,
+        args.rows,
+        args.file_rows,
+        args.dtype,
+        args.seed,
+        args.by,
+        args.check_every,
+        args.heavy,
     )
     print(json.dumps(record, indent=1))
     if args.generate_only:

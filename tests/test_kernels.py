@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 from dask_auc._kernels.buckets import (
-    _cut_positions,
+    cut_positions,
     _run_pair_counts,
     assemble_bucket,
     split_block,
@@ -92,9 +92,9 @@ def test_only_a_hundred_distinct_scores_still_balance():
 def test_cut_positions_spread_a_repeated_splitter_and_keep_single_ties_whole():
     scores = np.array([0.1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.9])
     # 0.5 appears twice among the splitters: its six rows are cut in three parts
-    assert _cut_positions(scores, np.array([0.5, 0.5])).tolist() == [0, 3, 5, 8]
+    assert cut_positions(scores, np.array([0.5, 0.5])).tolist() == [0, 3, 5, 8]
     # once: all ties of 0.5 stay together, below the cut
-    assert _cut_positions(scores, np.array([0.5])).tolist() == [0, 7, 8]
+    assert cut_positions(scores, np.array([0.5])).tolist() == [0, 7, 8]
 
 
 def test_prepare_block_drops_zero_weights_after_counting_classes():

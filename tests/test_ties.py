@@ -3,7 +3,7 @@
 The data imitate a model that clips: about half of all rows score exactly 0.0
 and there are only 100 distinct scores.  The sample sort repeats a heavy tie
 value among its splitters and cuts its run of equal scores into near-equal
-parts (``_cut_positions``); the merge's tie correction keeps the answer exact.
+parts (``cut_positions``); the merge's tie correction keeps the answer exact.
 
 Why ``max bucket rows <= 3.125 * n / K``
 ----------------------------------------

@@ -149,8 +149,9 @@ def plan_heavy_groups(
     Examples
     --------
     >>> keys = pd.DataFrame({"user": [1, 1, 1, 2]})
-    >>> sample = GroupSample(keys, key_hash(keys), np.array([0.1, 0.5, 0.9, 0.3]), 4)
-    >>> plan = plan_heavy_groups([sample], ("user",), n_buckets=4, n_slots=2)
+    >>> scores = np.array([0.1, 0.5, 0.9, 0.3])
+    >>> sample = GroupSample(keys, key_hash(keys), scores, 4, scores.dtype)
+    >>> plan = plan_heavy_groups([sample], ("user",), n_buckets=2, n_slots=2)
     >>> plan.keys["user"].tolist(), plan.slots.tolist(), plan.splitters[0].tolist()
     ([1], [2], [0.5])
     """
@@ -170,7 +171,7 @@ def plan_heavy_groups(
     if not len(heavy):
         return HeavyPlan.nothing_heavy(by, n_slots)
     dtypes = [s.score_dtype for s in samples if s.score_dtype is not None]
-    dtype = np.result_type(*dtypes)
+    dtype = np.result_type(*dtypes) if dtypes else np.dtype(np.float64)
     scores = np.concatenate([s.scores for s in filled]).astype(dtype)
     splitters = tuple(
         quantile_splitters(scores[inverse == h], stands_for[inverse == h], int(n))

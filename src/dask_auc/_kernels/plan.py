@@ -203,7 +203,7 @@ def quantile_splitters(sample: np.ndarray, rows: np.ndarray, n_buckets: int) -> 
     Examples
     --------
     >>> quantile_splitters(np.array([1.0, 2.0, 2.0, 2.0]), np.ones(4), 4).tolist()
-    [2.0, 2.0, 2.0]
+    [1.0, 2.0, 2.0]
     """
     if n_buckets <= 1 or sample.size == 0:
         # no sample: every row is in no block, any splitter value will do
