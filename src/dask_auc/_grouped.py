@@ -306,12 +306,18 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
     one user with a tenth of the rows does not make one bucket a tenth of the
     data; their table comes last.
     """
-    blocks, n_buckets, samples = hashed_blocks(frame[spec.columns], row_bytes=8 * len(spec.columns))
+    # the sample pass reads the keys and scores apart: the rows are then read and split
+    # as they come, not held in memory until every block has been sampled
+    (blocks, sample_blocks), n_buckets, samples = hashed_blocks(
+        [frame[spec.columns], frame[list(dict.fromkeys([*spec.by, spec.score]))]],
+        row_bytes=8 * len(spec.columns),
+    )
     n_slots = -(-n_buckets // 2) if n_buckets > 1 else 0
     heavy = {}
     if n_slots:
         heavy = {
             "sample": partial(sample_group_keys, by=spec.by, score=spec.score),
+            "sample_blocks": sample_blocks,
             "sample_sizes": samples,
             "route": plan_heavy_groups,
             "route_args": (spec.by, n_buckets, n_slots),

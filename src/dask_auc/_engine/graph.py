@@ -275,7 +275,8 @@ class HashedGraph(_Operations):
 
     Layout, for ``P`` blocks (each a list of consecutive input partitions)::
 
-        block_i -> sample_i --------> route        (optional: P samples -> a routing plan)
+        block_i' -> sample_i -------> route        (optional: P samples -> a routing plan;
+                                                    block_i' may be another read of block_i)
         block_i + route -> split_i                 (info, then one list of pieces per exchange)
         split_* -> destination_d of exchange e     (:func:`exchange`)
 
@@ -293,19 +294,21 @@ class HashedGraph(_Operations):
         n_outs: Sequence[int],
         *,
         sample: Callable[..., Any] | None = None,
+        sample_blocks: Sequence[Delayed] = (),
         sample_sizes: Sequence[int] = (),
         route: Callable[..., Any] | None = None,
         route_args: tuple[Any, ...] = (),
     ):
         self.n_outs = tuple(n_outs)
         token = tokenize([b.key for b in blocks], split, args, self.n_outs)
-        self.layer = TaskLayer(token, blocks)
+        self.layer = TaskLayer(token, [*blocks, *sample_blocks])
         self.route: Hashable | None = None
         if sample is not None and route is not None:
-            name = self.layer.name("auc-grouped-sample", sample, sample_sizes)
+            read = [b.key for b in sample_blocks] or [b.key for b in blocks]
+            name = self.layer.name("auc-grouped-sample", sample, sample_sizes, read)
             samples = [
-                self.layer.add((name, i), sample, block.key, n)
-                for i, (block, n) in enumerate(zip(blocks, sample_sizes, strict=True))
+                self.layer.add((name, i), sample, key, n)
+                for i, (key, n) in enumerate(zip(read, sample_sizes, strict=True))
             ]
             self.route = self.task("auc-grouped-route", route, samples, *route_args)
         name = self.layer.name("auc-grouped-split", split, args, self.route)

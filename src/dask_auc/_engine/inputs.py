@@ -197,28 +197,39 @@ def _frame_blocks(
     return Blocks(blocks, BlockSizes(rows, row_bytes))
 
 
-def hashed_blocks(frame: Any, *, row_bytes: int) -> tuple[list[Delayed], int, tuple[int, ...]]:
-    """The blocks of a hash exchange (each a list of consecutive pandas partitions), ``K``, samples.
+def hashed_blocks(
+    frames: Sequence[Any], *, row_bytes: int
+) -> tuple[list[list[Delayed]], int, tuple[int, ...]]:
+    """The blocks of a hash exchange, each a list of consecutive pandas partitions; ``K``; samples.
 
-    A block is one partition, or, when the partition lengths are known,
-    several tiny ones coalesced as :func:`prepared_blocks` coalesces them
-    (2,000 partitions of a thousand rows make a few blocks, not 2,000 tasks
-    that each cut a piece for every bucket).  The bucket count ``K`` follows
-    from the rows (:func:`~dask_auc._engine.sizing.bucket_layout`;
-    ``dask.config`` key ``dask-auc.buckets`` overrides), and so does each
-    block's share of a sample of ``~16 K sqrt(P)`` rows.
+    ``frames`` are column selections of one dask DataFrame (the rows to
+    exchange, and what a sample pass reads): each gets the same blocks, as
+    separate tasks, so that a pass over one selection does not hold the
+    partitions of the other in memory while it waits (a sample of every
+    block is read, then the rows are read and split as they come).  A block
+    is one partition, or, when the partition lengths are known, several tiny
+    ones coalesced as :func:`prepared_blocks` coalesces them (2,000 partitions
+    of a thousand rows make a few blocks, not 2,000 tasks that each cut a
+    piece for every bucket).  The bucket count ``K`` follows from the rows
+    (:func:`~dask_auc._engine.sizing.bucket_layout`; ``dask.config`` key
+    ``dask-auc.buckets`` overrides), and so does each block's share of a
+    sample of ``~16 K sqrt(P)`` rows.
     """
+    frame = frames[0]
     rows = _frame_lengths([frame])
     n_buckets = bucket_layout(BlockSizes(rows, row_bytes), frame.npartitions).n_buckets
-    parts = frame.to_delayed()
+    parts = [f.to_delayed() for f in frames]
     # dask may fuse partitions when it optimizes: then the lengths describe others
-    if rows is not None and len(parts) == len(rows):
+    if rows is not None and all(len(p) == len(rows) for p in parts):
         groups = coalesced_groups(rows, row_bytes)
         samples = block_samples([sum(rows[i] for i in group) for group in groups], n_buckets)
-    else:
-        groups = [range(i, i + 1) for i in range(len(parts))]
+    elif len({len(p) for p in parts}) == 1:
+        groups = [range(i, i + 1) for i in range(len(parts[0]))]
         samples = (SAMPLES_PER_BUCKET * n_buckets,) * len(groups)
-    return _coalesced_tasks(parts, groups, _listed_partitions), n_buckets, samples
+    else:  # selections optimized into different partitionings: one selection for all
+        return hashed_blocks([frame] * len(frames), row_bytes=row_bytes)
+    blocks = [_coalesced_tasks(p, groups, _listed_partitions) for p in parts]
+    return blocks, n_buckets, samples
 
 
 def _listed_partitions(partitions: list[Any]) -> list[Any]:

@@ -298,33 +298,33 @@ def split_group_block(
     hashes = key_hash(keys) if n_buckets > 1 or (heavy is not None and heavy.n_groups) else None
     slots: list[HeavyPiece] = []
     heavy_info = None
-    if heavy is not None and not heavy.n_groups:
-        slots = [NO_PIECE] * heavy.n_slots
-    elif heavy is not None:
+    key_group = None  # each key's heavy group, -1 for ordinary ones; None: no heavy key here
+    if heavy is not None and heavy.n_groups:
         assert hashes is not None
         key_group = heavy_group_of(keys, hashes, heavy)
         row_group = key_group if codes is None else key_group[codes]
         slots, heavy_info = heavy_pieces(row_group, label, score, weight, gauc_weight, heavy)
-        ordinary = key_group < 0
-        if not ordinary.all():  # the heavy groups' rows and keys leave the hash exchange
-            rows = row_group < 0
-            label, score = label[rows], score[rows]
-            weight = None if weight is None else weight[rows]
-            gauc_weight = None if gauc_weight is None else gauc_weight[rows]
-            if codes is not None:
-                codes = (np.cumsum(ordinary) - 1)[codes[rows]]
-            keys, hashes = keys[ordinary].reset_index(drop=True), hashes[ordinary]
+        del row_group
+        if (key_group < 0).all():
+            key_group = None
+    elif heavy is not None:
+        slots = [NO_PIECE] * heavy.n_slots
     info = GroupBlockInfo(
         classes, len(present), int(len(present) - present.sum()), low, high, heavy_info
     )
-    if n_buckets == 1:
+    if n_buckets == 1 and key_group is None:
         return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)], slots
     assert hashes is not None
     key_bucket = bucket_of(hashes, n_buckets)
-    if n_buckets <= 1 << 16:
+    if n_buckets < 1 << 16:
         key_bucket = key_bucket.astype(np.uint16)  # NumPy's stable sort of 16-bit ints: radix
+    if key_group is not None:
+        # the heavy groups' keys (and rows) sort after every bucket's and are left out:
+        # no copy of the block without them
+        key_bucket[key_group >= 0] = n_buckets
+    n_sorted = n_buckets + (key_group is not None)
     key_order = np.argsort(key_bucket, kind="stable")
-    key_cuts = _cuts(key_bucket, n_buckets)
+    key_cuts = _cuts(key_bucket, n_sorted)
     if codes is None:  # the rows are the keys: a piece's rows are its keys, in order
         order, cuts = key_order, key_cuts
     else:
@@ -335,13 +335,14 @@ def split_group_block(
         )
         row_bucket = key_bucket[codes]
         order = np.argsort(row_bucket, kind="stable")
-        cuts = _cuts(row_bucket, n_buckets)
-        codes = piece_code[codes][order]
+        cuts = _cuts(row_bucket, n_sorted)
+        codes = piece_code[codes[order[: cuts[n_buckets]]]]
+    order = order[: cuts[n_buckets]]
     # every column gathered once in bucket order; the pieces are slices of it
     label, score = label[order], score[order]
     weight = None if weight is None else weight[order]
     gauc_weight = None if gauc_weight is None else gauc_weight[order]
-    key_pieces = _key_pieces(keys, key_order, key_cuts)
+    key_pieces = _key_pieces(keys, key_order[: key_cuts[n_buckets]], key_cuts[: n_buckets + 1])
     pieces = []
     for b in range(n_buckets):
         rows = slice(cuts[b], cuts[b + 1])

@@ -216,7 +216,7 @@ def heavy_group_of(keys: pd.DataFrame, hashes: np.ndarray, plan: HeavyPlan) -> n
     Matched by hash, then by value: a key sharing a heavy key's hash but not
     its value is ordinary.
     """
-    group = np.full(len(hashes), -1, dtype=np.int64)
+    group = np.full(len(hashes), -1, dtype=np.int32)  # a bucket's share of rows: few groups
     if not plan.n_groups or not len(hashes):
         return group
     order = np.argsort(plan.hashes)
