@@ -8,6 +8,8 @@ import dask
 import pytest
 from hypothesis import HealthCheck, settings
 
+from clusters import two_worker_processes
+
 settings.register_profile(
     "ci",
     max_examples=60,
@@ -51,11 +53,7 @@ def _compiled_loops_ready():
 @pytest.fixture(scope="session")
 def process_cluster():
     """A LocalCluster of two worker *processes*, shared by the cluster tests."""
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with two_worker_processes() as cluster:
         yield cluster
 
 

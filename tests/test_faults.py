@@ -44,12 +44,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from dask.utils import key_split
-from distributed import Client, LocalCluster, futures_of, wait
+from distributed import Client, futures_of, wait
 from distributed.diagnostics.plugin import SchedulerPlugin
 from distributed.scheduler import KilledWorker
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
+from clusters import two_worker_processes
 from references import counting_auc
 
 pytestmark = [
@@ -125,16 +126,7 @@ def fault_cluster():
         "distributed.deploy.lost-worker-timeout": "1 hour",
         "distributed.scheduler.worker-saturation": 1.0,
     }
-    with (
-        dask.config.set(settings),
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="2GiB",
-            dashboard_address=None,
-        ) as cluster,
-    ):
+    with dask.config.set(settings), two_worker_processes("2GiB") as cluster:
         yield cluster
 
 

@@ -20,6 +20,7 @@ import pytest
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
+from clusters import two_worker_processes
 from dask_auc._kernels.group_keys import canonical_keys, key_hash
 from dask_auc._kernels.grouped import GroupSpec, split_group_block
 from dask_auc._kernels.heavy_groups import (
@@ -220,17 +221,11 @@ def test_slots_merge_in_score_order_only_within_their_group():
 
 @pytest.mark.cluster
 def test_a_heavy_user_on_a_memory_limited_process_cluster():
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     frame = click_log_with_heavy_users(n=400_000, seed=9, distinct=1000)
     with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="700MiB",
-            dashboard_address=None,
-        ) as cluster,
+        two_worker_processes("700MiB") as cluster,
         Client(cluster) as client,
         dask.config.set({"dask-auc.bucket-bytes": "1 MiB"}),
     ):

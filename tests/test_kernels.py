@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 from dask_auc._kernels.buckets import (
-    cut_positions,
     _run_pair_counts,
     assemble_bucket,
+    cut_positions,
     split_block,
     summarize_bucket,
 )

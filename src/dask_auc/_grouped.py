@@ -203,14 +203,15 @@ def grouped_roc_auc_score(
 
     Notes
     -----
-    Rows are hash-partitioned by group key into buckets (about as many as the
-    input has partitions; ``dask.config`` key ``dask-auc.buckets`` sets it) and
-    each bucket is sorted by (group, score) in one ``np.lexsort``.  All rows of
-    one group land in one bucket: a single heavy group (one user holding a
-    large share of the rows) makes its bucket that large, which is fine as long
-    as the bucket fits in a worker's memory.  Sizes and memory do not depend
-    on the number of groups otherwise; the result table (one row per group) is
-    collected in the calling process.
+    Rows are hash-partitioned by group key into ``K`` buckets (sized by the
+    rows; ``dask.config`` key ``dask-auc.buckets`` sets it) and each bucket
+    computes all of its groups at once.  A group holding a bucket's share of
+    the rows or more (one user with a tenth of a click log), found from a
+    sample of every block, is cut by score over slots of its own and merged
+    like the binary AUC's buckets: no bucket holds it whole, and its AUC is
+    the same bits as if it had.  Sizes and memory do not depend on the number
+    of groups otherwise; the result table (one row per group) is collected in
+    the calling process.
 
     Checks that need no data (columns present, ``gauc_weight``, the score
     dtype) are made at the call; the checks of values (labels binary, scores

@@ -303,7 +303,9 @@ def split_group_block(
         assert hashes is not None
         key_group = heavy_group_of(keys, hashes, heavy)
         row_group = key_group if codes is None else key_group[codes]
-        slots, heavy_info = heavy_pieces(row_group, label, score, weight, gauc_weight, heavy)
+        slots, heavy_info = heavy_pieces(
+            row_group, classes, label, score, weight, gauc_weight, heavy
+        )
         del row_group
         if (key_group < 0).all():
             key_group = None

@@ -52,7 +52,7 @@ from .group_keys import canonical_keys, concat_key_columns, key_hash, present_ke
 from .plan import quantile_splitters
 from .rows import SortedScores, merged_parts, sort_owned
 from .summary import PartialROC, merge_run
-from .validation import as_score_array, distinct_labels
+from .validation import as_score_array
 
 
 @dataclass(frozen=True)
@@ -266,6 +266,7 @@ class HeavyBlockInfo(SizedByArrays):
 
 def heavy_pieces(
     group: np.ndarray,
+    labels: tuple[Any, ...],
     label: np.ndarray,
     score: np.ndarray,
     weight: np.ndarray | None,
@@ -274,12 +275,13 @@ def heavy_pieces(
 ) -> tuple[list[HeavyPiece], HeavyBlockInfo]:
     """A block's rows of heavy groups (``group[i] >= 0``), cut into one piece per slot.
 
+    ``labels`` are the block's distinct label values (its rows' ``label``).
+
     Each group's rows of one label are sorted (tied rows aggregated as the
     sort's blocks are: :func:`~dask_auc._kernels.rows.sort_owned`) and cut
     at the group's splitters; a heavy tie is dealt over the slots its
     splitter repeats into.
     """
-    labels = distinct_labels(label)
     n_groups = plan.n_groups
     counted = np.zeros((n_groups, len(labels)), np.int64)
     max_weight = None if weight is None else np.zeros((n_groups, len(labels)))
