@@ -204,9 +204,11 @@ def hashed_blocks(
 
     ``frames`` are column selections of one dask DataFrame (the rows to
     exchange, and what a sample pass reads): each gets the same blocks, as
-    separate tasks, so that a pass over one selection does not hold the
-    partitions of the other in memory while it waits (a sample of every
-    block is read, then the rows are read and split as they come).  A block
+    separate tasks when the partitions are read (Parquet, CSV, ...), so that
+    a pass over one selection does not hold the partitions of the other in
+    memory while it waits (a sample of every block is read, then the rows are
+    read and split as they come); rows already in memory share the first
+    selection's blocks.  A block
     is one partition, or, when the partition lengths are known, several tiny
     ones coalesced as :func:`prepared_blocks` coalesces them (2,000 partitions
     of a thousand rows make a few blocks, not 2,000 tasks that each cut a
@@ -218,7 +220,10 @@ def hashed_blocks(
     frame = frames[0]
     rows = _frame_lengths([frame])
     n_buckets = bucket_layout(BlockSizes(rows, row_bytes), frame.npartitions).n_buckets
-    parts = [f.to_delayed() for f in frames]
+    # rows in memory (pandas, persisted) are not held by a pass that waits: one selection
+    # serves every pass, without a second read of the partitions
+    shared = _in_memory(frame)
+    parts = [f.to_delayed() for f in (frames[:1] if shared else frames)]
     # dask may fuse partitions when it optimizes: then the lengths describe others
     if rows is not None and all(len(p) == len(rows) for p in parts):
         groups = coalesced_groups(rows, row_bytes)
@@ -229,10 +234,36 @@ def hashed_blocks(
     else:  # selections optimized into different partitionings: one selection for all
         return hashed_blocks([frame] * len(frames), row_bytes=row_bytes)
     blocks = [_coalesced_tasks(p, groups, _listed_partitions) for p in parts]
-    return blocks, n_buckets, samples
+    return blocks * len(frames) if shared else blocks, n_buckets, samples
+
+
+def _in_memory(frame: Any) -> bool:
+    """Whether a dask DataFrame's partitions are in memory (pandas or persisted), not read.
+
+    Any input expression that reads (Parquet, CSV, ``from_map``, delayed
+    functions) counts as a read.
+    """
+    from dask.dataframe.dask_expr.io.io import BlockwiseIO, FromPandas
+
+    try:
+        expressions = frame.expr.walk()
+        return not any(
+            isinstance(e, BlockwiseIO) and not isinstance(e, FromPandas) for e in expressions
+        )
+    except AttributeError:  # not a dask-expr collection: read apart, the safe choice
+        return False
 
 
 def _listed_partitions(partitions: list[Any]) -> list[Any]:
+    """A block's partitions; joined into one when they agree on every column's dtype.
+
+    Joined once here, every pass over the block (a sample, the split) reads
+    one frame; partitions of different dtypes (int64 keys here, float64
+    there, which ``concat`` would round to one float) stay apart.
+    """
+    present = [p for p in partitions if len(p)]
+    if len(present) > 1 and len({tuple(p.dtypes) for p in present}) == 1:
+        return [pd.concat(present, ignore_index=True)]
     return partitions
 
 

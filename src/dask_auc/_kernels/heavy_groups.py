@@ -83,29 +83,41 @@ def sample_group_keys(
     ([7, 9], 4)
     """
     rows = sum(len(p) for p in partitions)
-    keys, hashes, scores, dtypes = [], [], [], []
-    for part in partitions:
-        if not len(part):
-            continue
-        count = max(1, min(len(part), math.ceil(n_samples * len(part) / rows)))
-        at = np.unique(np.linspace(0, len(part) - 1, count).round().astype(np.intp))
-        taken = part[list(by)].iloc[at].reset_index(drop=True)
-        present = present_keys(taken)
-        values = as_score_array(part[score].iloc[at], check_finite=False)
-        dtypes.append(values.dtype)
-        taken = canonical_keys(taken[present].reset_index(drop=True))
-        keys.append(taken)
-        hashes.append(key_hash(taken) if len(taken) else np.empty(0, np.uint64))
-        scores.append(values[present])
-    if not keys:
+    columns = list(dict.fromkeys([*by, score]))
+    present = [p for p in partitions if len(p)]
+    if not present:
         empty = pd.DataFrame({name: pd.Series([], dtype=object) for name in by})
         return GroupSample(empty, np.empty(0, np.uint64), np.empty(0), rows)
-    joined = pd.DataFrame(
-        {name: concat_key_columns([k[name] for k in keys]) for name in by}, columns=list(by)
+    # partitions of one dtype each column are joined first, as the split joins them (2,000
+    # tiny partitions make one sample, not 2,000); others are sampled one by one
+    if len(present) > 1 and len({tuple(p.dtypes) for p in present}) == 1:
+        present = [pd.concat(present, ignore_index=True)]
+    samples = []
+    for part in present:
+        count = max(1, min(len(part), math.ceil(n_samples * len(part) / rows)))
+        at = np.unique(np.linspace(0, len(part) - 1, count).round().astype(np.intp))
+        samples.append(_sampled(part.iloc[at][columns].reset_index(drop=True), by, score))
+    keys = pd.DataFrame(
+        {name: concat_key_columns([s[0][name] for s in samples]) for name in by}, columns=list(by)
     )
     return GroupSample(
-        joined, np.concatenate(hashes), np.concatenate(scores), rows, np.result_type(*dtypes)
+        keys,
+        np.concatenate([s[1] for s in samples]),
+        np.concatenate([s[2] for s in samples]),
+        rows,
+        np.result_type(*[s[2].dtype for s in samples]),
     )
+
+
+def _sampled(
+    taken: pd.DataFrame, by: tuple[str, ...], score: str
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Canonical keys, their hashes and the scores of sampled rows whose key is whole."""
+    keys = taken[list(by)]
+    present = present_keys(keys)
+    scores = as_score_array(taken[score], check_finite=False)[present]
+    keys = canonical_keys(keys[present].reset_index(drop=True))
+    return keys, key_hash(keys) if len(keys) else np.empty(0, np.uint64), scores
 
 
 @dataclass(frozen=True)
