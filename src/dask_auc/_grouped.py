@@ -314,18 +314,20 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
         row_bytes=8 * len(spec.columns),
     )
     n_slots = -(-n_buckets // 2) if n_buckets > 1 else 0
-    heavy = {}
     if n_slots:
-        heavy = {
-            "sample": partial(sample_group_keys, by=spec.by, score=spec.score),
-            "sample_blocks": sample_blocks,
-            "sample_sizes": samples,
-            "route": plan_heavy_groups,
-            "route_args": (spec.by, n_buckets, n_slots),
-        }
-    graph = HashedGraph(
-        blocks, split_group_blocks, (spec, n_buckets), (n_buckets, n_slots), **heavy
-    )
+        graph = HashedGraph(
+            blocks,
+            split_group_blocks,
+            (spec, n_buckets),
+            (n_buckets, n_slots),
+            sample=partial(sample_group_keys, by=spec.by, score=spec.score),
+            sample_blocks=sample_blocks,
+            sample_sizes=samples,
+            route=plan_heavy_groups,
+            route_args=(spec.by, n_buckets, n_slots),
+        )
+    else:  # one bucket: no group is cut, no sample is read
+        graph = HashedGraph(blocks, split_group_blocks, (spec, n_buckets), (n_buckets, 0))
     plan = graph.task("auc-grouped-plan", plan_groups, graph.infos)
     tables = graph.per_bucket("auc-grouped-table", bucket_table, plan, spec)
     keys = [plan, *tables]

@@ -307,7 +307,7 @@ def heavy_pieces(
         mine = rows[starts[g] : starts[g + 1]]
         if not len(mine):
             continue
-        if gauc is not None:
+        if gauc is not None and gauc_weight is not None:
             gauc[g] = float(np.sum(gauc_weight[mine]))
         for j, value in enumerate(labels):
             taken = mine[label[mine] == value]
