@@ -38,6 +38,7 @@ from ._kernels.grouped import (
     bucket_table,
     concat_group_tables,
     heavy_group_table,
+    joined_partitions,
     plan_groups,
     slot_summary,
     split_group_blocks,
@@ -312,22 +313,20 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
     (blocks, sample_blocks), n_buckets, samples = hashed_blocks(
         [frame[spec.columns], frame[list(dict.fromkeys([*spec.by, spec.score]))]],
         row_bytes=8 * len(spec.columns),
+        join=joined_partitions,
     )
-    n_slots = -(-n_buckets // 2) if n_buckets > 1 else 0
-    if n_slots:
-        graph = HashedGraph(
-            blocks,
-            split_group_blocks,
-            (spec, n_buckets),
-            (n_buckets, n_slots),
-            sample=partial(sample_group_keys, by=spec.by, score=spec.score),
-            sample_blocks=sample_blocks,
-            sample_sizes=samples,
-            route=plan_heavy_groups,
-            route_args=(spec.by, n_buckets, n_slots),
-        )
-    else:  # one bucket: no group is cut, no sample is read
-        graph = HashedGraph(blocks, split_group_blocks, (spec, n_buckets), (n_buckets, 0))
+    n_slots = -(-n_buckets // 2) if n_buckets > 1 else 0  # one bucket: nothing to cut
+    graph = HashedGraph(
+        blocks,
+        split_group_blocks,
+        (spec, n_buckets),
+        (n_buckets, n_slots),
+        sample=partial(sample_group_keys, by=spec.by, score=spec.score) if n_slots else None,
+        sample_blocks=sample_blocks,
+        sample_sizes=samples,
+        route=plan_heavy_groups,
+        route_args=(spec.by, n_buckets, n_slots),
+    )
     plan = graph.task("auc-grouped-plan", plan_groups, graph.infos)
     tables = graph.per_bucket("auc-grouped-table", bucket_table, plan, spec)
     keys = [plan, *tables]

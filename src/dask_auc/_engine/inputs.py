@@ -198,8 +198,8 @@ def _frame_blocks(
 
 
 def hashed_blocks(
-    frames: Sequence[Any], *, row_bytes: int
-) -> tuple[list[list[Delayed]], int, tuple[int, ...]]:
+    frames: Sequence[Any], *, row_bytes: int, join: Callable[[list[Any]], Any] = list
+) -> tuple[list[Any], int, tuple[int, ...]]:
     """The blocks of a hash exchange, each a list of consecutive pandas partitions; ``K``; samples.
 
     ``frames`` are column selections of one dask DataFrame (the rows to
@@ -215,7 +215,8 @@ def hashed_blocks(
     piece for every bucket).  The bucket count ``K`` follows from the rows
     (:func:`~dask_auc._engine.sizing.bucket_layout`; ``dask.config`` key
     ``dask-auc.buckets`` overrides), and so does each block's share of a
-    sample of ``~16 K sqrt(P)`` rows.
+    sample of ``~16 K sqrt(P)`` rows.  A block's task is ``join(partitions)``
+    (by default the list itself): the metric may join them once for all passes.
     """
     frame = frames[0]
     rows = _frame_lengths([frame])
@@ -232,8 +233,8 @@ def hashed_blocks(
         groups = [range(i, i + 1) for i in range(len(parts[0]))]
         samples = (SAMPLES_PER_BUCKET * n_buckets,) * len(groups)
     else:  # selections optimized into different partitionings: one selection for all
-        return hashed_blocks([frame] * len(frames), row_bytes=row_bytes)
-    blocks = [_coalesced_tasks(p, groups, _listed_partitions) for p in parts]
+        return hashed_blocks([frame] * len(frames), row_bytes=row_bytes, join=join)
+    blocks = [_coalesced_tasks(p, groups, join) for p in parts]
     return blocks * len(frames) if shared else blocks, n_buckets, samples
 
 
@@ -252,19 +253,6 @@ def _in_memory(frame: Any) -> bool:
         )
     except AttributeError:  # not a dask-expr collection: read apart, the safe choice
         return False
-
-
-def _listed_partitions(partitions: list[Any]) -> list[Any]:
-    """A block's partitions; joined into one when they agree on every column's dtype.
-
-    Joined once here, every pass over the block (a sample, the split) reads
-    one frame; partitions of different dtypes (int64 keys here, float64
-    there, which ``concat`` would round to one float) stay apart.
-    """
-    present = [p for p in partitions if len(p)]
-    if len(present) > 1 and len({tuple(p.dtypes) for p in present}) == 1:
-        return [pd.concat(present, ignore_index=True)]
-    return partitions
 
 
 def _coalesced_tasks(parts: list[Delayed], groups: list[range], call: Callable) -> list[Delayed]:

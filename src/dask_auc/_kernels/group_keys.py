@@ -8,6 +8,13 @@ representation of its values, :func:`key_hash` hashes that value,
 :func:`concat_key_columns` joins columns without rounding one into another,
 and :func:`same_keys` tells whether two keys are one value.
 
+Numbers are int64 when every value is an integer that fits it, uint64 when
+one is above ``2**63``, float64 only when one is not an integer;
+categoricals become their values; strings stay as they are (every pandas
+string dtype hashes and compares alike).  The common case costs nothing: an
+int64, bool or string column is its own representation, used as it is, and
+columns of one dtype are concatenated as they are.
+
 Nothing here imports dask.
 """
 

@@ -424,10 +424,9 @@ def split_group_blocks(
     >>> info.rows, pieces[0].row_keys["user"].tolist()
     (3, [1.0, 2.0, 2.5])
     """
-    present = [p for p in partitions if len(p)] or list(partitions[:1])
-    if len({tuple(p.dtypes) for p in present}) == 1:
-        joined = present[0] if len(present) == 1 else pd.concat(present, ignore_index=True)
-        return split_group_block(joined, spec, n_buckets, heavy)
+    present = joined_partitions(partitions)
+    if len(present) == 1:
+        return split_group_block(present[0], spec, n_buckets, heavy)
     splits = [split_group_block(p, spec, n_buckets, heavy) for p in present]
     infos = [info for info, _, _ in splits]
     heavy_infos = [info.heavy for info in infos if info.heavy is not None]
@@ -445,6 +444,27 @@ def split_group_blocks(
     return info, pieces, slots
 
 
+def joined_partitions(partitions: Sequence[pd.DataFrame]) -> list[pd.DataFrame]:
+    """A block's non-empty partitions (or its first), joined into one if their dtypes agree.
+
+    The block task joins them once (:func:`~dask_auc._engine.hashed_blocks`'s
+    ``join``), so that every pass over the block -- the heavy groups' sample,
+    the split -- reads one frame.  Partitions whose columns differ in dtype
+    (int64 keys here, float64 there, which ``concat`` would round to one
+    float) stay apart.
+
+    Examples
+    --------
+    >>> parts = [pd.DataFrame({"k": [1]}), pd.DataFrame({"k": [2]}), pd.DataFrame({"k": [0.5]})]
+    >>> [len(p) for p in joined_partitions(parts[:2])], len(joined_partitions(parts))
+    ([2], 3)
+    """
+    present = [p for p in partitions if len(p)] or list(partitions[:1])
+    if len(present) > 1 and len({tuple(p.dtypes) for p in present}) == 1:
+        return [pd.concat(present, ignore_index=True)]
+    return present
+
+
 def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
     """A ``gauc_weight`` column as float64, finite and non-negative."""
     weights = to_numpy(values)
@@ -455,20 +475,6 @@ def as_gauc_weight_array(values: Any, name: str) -> np.ndarray:
     if (weights < 0).any():
         raise ValueError(f"Negative values in the gauc_weight column {name!r}")
     return weights
-
-
-# Group keys by value.  The blocks of one frame may give a key column
-# different dtypes (Parquet files written at different times: int64 here,
-# float64 after a null id there, object strings beside string[pyarrow] or
-# category).  Every block puts each key column in the one representation of
-# its values: numbers as int64 when every value is an integer that fits it,
-# uint64 when one is above 2**63, float64 only when one is not an integer;
-# categoricals as their values; strings as they are (every pandas string
-# dtype hashes and compares alike).  The hash is of the value, and buckets
-# and the final table concatenate columns in a dtype holding every value
-# exactly.  The common case costs nothing: an int64, bool or string column is
-# its own representation, used as it is, and columns of one dtype are
-# concatenated as before.
 
 
 def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:

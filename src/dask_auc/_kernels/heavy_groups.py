@@ -84,14 +84,11 @@ def sample_group_keys(
     """
     rows = sum(len(p) for p in partitions)
     columns = list(dict.fromkeys([*by, score]))
+    # the block task joined partitions of one dtype (2,000 tiny ones make one sample,
+    # not 2,000); those left apart are sampled one by one, as the split takes them
     present = [p for p in partitions if len(p)]
     if not present:
-        empty = pd.DataFrame({name: pd.Series([], dtype=object) for name in by})
-        return GroupSample(empty, np.empty(0, np.uint64), np.empty(0), rows)
-    # partitions of one dtype each column are joined first, as the split joins them (2,000
-    # tiny partitions make one sample, not 2,000); others are sampled one by one
-    if len(present) > 1 and len({tuple(p.dtypes) for p in present}) == 1:
-        present = [pd.concat(present, ignore_index=True)]
+        return GroupSample(_no_keys(by), np.empty(0, np.uint64), np.empty(0), rows)
     samples = []
     for part in present:
         count = max(1, min(len(part), math.ceil(n_samples * len(part) / rows)))
@@ -107,6 +104,10 @@ def sample_group_keys(
         rows,
         np.result_type(*[s[2].dtype for s in samples]),
     )
+
+
+def _no_keys(by: tuple[str, ...]) -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series([], dtype=object) for name in by})
 
 
 def _sampled(
@@ -143,9 +144,8 @@ class HeavyPlan(SizedByArrays):
 
     @classmethod
     def nothing_heavy(cls, by: tuple[str, ...], n_slots: int) -> HeavyPlan:
-        keys = pd.DataFrame({name: pd.Series([], dtype=object) for name in by})
         none = np.empty(0, np.int64)
-        return cls(keys, np.empty(0, np.uint64), none, none, (), n_slots)
+        return cls(_no_keys(by), np.empty(0, np.uint64), none, none, (), n_slots)
 
 
 def plan_heavy_groups(
