@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from fractions import Fraction
 
 import dask
 import dask.array as da
@@ -23,6 +24,7 @@ from dask_auc._kernels.mannwhitney import (
     NAN_KEY,
     TieSummary,
     bucket_ties,
+    exact_pvalue,
     float_keys,
     merge_tie_run,
     u_frequencies,
@@ -39,7 +41,7 @@ def reference(x, y, **options):
         return stats.mannwhitneyu(np.asarray(x, float), np.asarray(y, float), **options)
 
 
-def assert_same(result, expected):
+def assert_same(result, expected, rel=1e-10):
     assert isinstance(result, dask_auc.MannwhitneyuResult)
     if math.isnan(expected.statistic):
         assert math.isnan(result.statistic) and math.isnan(result.pvalue)
@@ -48,7 +50,7 @@ def assert_same(result, expected):
     if math.isnan(expected.pvalue):
         assert math.isnan(result.pvalue)
     else:
-        assert result.pvalue == pytest.approx(float(expected.pvalue), rel=1e-10, abs=0)
+        assert result.pvalue == pytest.approx(float(expected.pvalue), rel=rel, abs=0)
 
 
 def chunked(values, chunks):
@@ -86,8 +88,9 @@ def test_exact_on_one_small_sample_and_a_large_one():
     for alternative in ALTERNATIVES:
         options = dict(alternative=alternative)
         assert_same(dask_auc.mannwhitneyu(x, y, **options), reference(x, y, **options))
-    # C(3008, 8) > 2**62: the exact frequencies are Python ints
-    x, y = rng.normal(size=8), rng.normal(0.2, size=3000)
+    # C(3008, 8) > 2**62: the exact frequencies are Python ints; U in the tail, where
+    # scipy's own exact sum is quick (its cost grows as the square of the tail)
+    x, y = rng.normal(size=8), rng.normal(1.5, size=3000)
     assert_same(dask_auc.mannwhitneyu(x, y), reference(x, y))
 
 
@@ -249,13 +252,120 @@ def test_u_frequencies_brute_force_and_totals():
     assert sum(u_frequencies(m, n, m * n)) == math.comb(m + n, m)
 
 
+def scipy_exact_reference(x, y, alternative):
+    """scipy's ``method="exact"`` by brute force, as exact fractions: U1 with ties as 1/2,
+    and the no-ties null distribution of U (all ``C(m + n, m)`` orderings of distinct
+    values) at the tested U truncated to an integer, as scipy's ``np.asarray(U, np.int64)``."""
+    m, n = len(x), len(y)
+    u1 = Fraction(sum(2 * int(a > b) + int(a == b) for a in x for b in y), 2)
+    u = {"greater": u1, "less": m * n - u1, "two-sided": max(u1, m * n - u1)}[alternative]
+    k = math.floor(u)
+    # the i-th lowest x at pooled position v has v - i values of y below it
+    as_high = sum(
+        1
+        for xs in itertools.combinations(range(m + n), m)
+        if sum(v - i for i, v in enumerate(xs)) >= k
+    )
+    tail = Fraction(as_high, math.comb(m + n, m)) * (2 if alternative == "two-sided" else 1)
+    return float(u1), min(float(tail), 1.0)
+
+
+def test_exact_with_ties_brute_force():
+    """Ties: scipy's exact p-value is the no-ties distribution at the truncated U, exactly."""
+    rng = np.random.default_rng(10)
+    for m, n in [(1, 1), (1, 3), (2, 2), (3, 4), (4, 5), (2, 7)]:
+        for levels in (1, 2, 3, 6):
+            x, y = rng.integers(0, levels, m), rng.integers(0, levels, n)
+            for alternative in ALTERNATIVES:
+                statistic, pvalue = scipy_exact_reference(x, y, alternative)
+                u1 = Fraction(int(2 * statistic), 2)
+                assert exact_pvalue(u1, m, n, alternative=alternative) == pvalue
+                expected = reference(x, y, method="exact", alternative=alternative)
+                assert expected.statistic == statistic
+                assert float(expected.pvalue) == pytest.approx(pvalue, rel=1e-12, abs=0)
+
+
+def tied_samples():
+    """Small tied samples (and tie-free ones) of many shapes."""
+    rng = np.random.default_rng(11)
+    for n1, n2 in [(1, 1), (1, 4), (2, 2), (3, 5), (4, 4), (5, 7), (8, 8), (8, 30), (9, 9)]:
+        for levels in (1, 2, 4):
+            yield rng.integers(0, levels, n1) / 2, rng.integers(0, levels, n2) / 2
+    yield np.array([1.0, 1.0, 2.0, 3.0]), np.array([0.0, 4.0, 5.0])  # ties within x only
+    yield np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0, 0.5])  # ties across only
+    yield np.array([-np.inf, 0.0, np.inf]), np.array([np.inf, -0.0, 1.0])  # infinities, zeros
+
+
+def test_exact_and_auto_with_ties_equal_scipy():
+    """Tied samples, each with the next of every option and of several partitionings.
+
+    The statistic is equal (scipy's float ranks are exact at these sizes); the
+    p-value to 1e-12: ours is the exact fraction rounded once, scipy's a sum of
+    float probabilities (``1 - cdf + pmf``), whose last bits drift.
+    """
+    options = itertools.cycle(
+        [
+            dict(method=method, alternative=alternative, use_continuity=continuity)
+            for continuity in (True, False)
+            for alternative in ALTERNATIVES
+            for method in ("exact", "auto")
+        ]
+    )
+    partitionings = itertools.cycle([(1, 1), (2, 3), (3, 2), (-1, 1), (1, 4)])
+    for (x, y), o, (chunks, buckets) in zip(tied_samples(), options, partitionings, strict=False):
+        with dask.config.set({"dask-auc.buckets": buckets}):
+            result = dask_auc.mannwhitneyu(chunked(x, chunks), chunked(y, chunks), **o)
+        assert_same(result, reference(x, y, **o), rel=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    x=st.lists(st.integers(0, 4), min_size=1, max_size=9),
+    y=st.lists(st.integers(0, 4), min_size=1, max_size=9),
+    chunks=st.integers(1, 5),
+    buckets=st.integers(1, 4),
+    method=st.sampled_from(["exact", "auto"]),
+    alternative=st.sampled_from(ALTERNATIVES),
+)
+def test_property_tied_samples_against_scipy(x, y, chunks, buckets, method, alternative):
+    options = dict(method=method, alternative=alternative)
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        result = dask_auc.mannwhitneyu(
+            chunked(np.array(x, float), chunks), chunked(np.array(y, float), chunks), **options
+        )
+    assert_same(result, reference(x, y, **options), rel=1e-12)
+
+
+def test_exact_far_in_the_tail_of_large_samples():
+    """scipy builds U's distribution only as far as the tail it sums; so must the work limit.
+
+    Below ``min(n1, n2)`` the orderings with U = j are the partitions of j: an
+    exact reference.  scipy agrees to 1e-10 only: its ``special.binom(7120, 120)``
+    is 6e-12 off ``math.comb``.
+    """
+    y = np.arange(7000.0)
+    x = np.r_[y[:110] + 1e4, y[-10:] + 0.5]  # only 10 values of x rank below some of y
+    x[-1] = y[-3]  # and one tie: U2 = 45 + 2.5
+    partitions = [1] + [0] * 48
+    for part in range(1, 49):
+        for j in range(part, 49):
+            partitions[j] += partitions[j - part]
+    tail = Fraction(sum(partitions), math.comb(7120, 120))  # P(U <= 48), U2 = 47.5 rounded up
+    exact = {"two-sided": float(2 * tail), "greater": float(tail), "less": 1.0}
+    for alternative in ALTERNATIVES:
+        options = dict(method="exact", alternative=alternative)
+        result = dask_auc.mannwhitneyu(x, y, **options)
+        assert result == (120 * 7000 - 47.5, exact[alternative])
+        assert_same(result, reference(x, y, **options))
+    x, y = np.arange(3000.0) + 1e4, np.arange(3000.0)  # separated: p is 0.0 (underflow)
+    assert_same(dask_auc.mannwhitneyu(x, y, method="exact"), reference(x, y, method="exact"))
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 
 def test_errors():
     x, y = np.array([1.0, 2.0, 3.0]), np.array([2.0, 5.0])
-    with pytest.raises(ValueError, match="without ties"):
-        dask_auc.mannwhitneyu(x, y, method="exact")
     with pytest.raises(NotImplementedError, match="PermutationMethod"):
         dask_auc.mannwhitneyu(x, y, method=stats.PermutationMethod())
     with pytest.raises(NotImplementedError, match="axis=1"):

@@ -103,7 +103,9 @@ def mannwhitneyu(
         'greater': ``x`` is stochastically greater than ``y``.
     method : {'auto', 'asymptotic', 'exact'}, default 'auto'
         scipy's: 'exact' computes the exact null distribution of U (exact
-        integers); 'auto' takes it when a sample has at most 8 values and
+        integers) of samples without ties; with ties it is scipy's documented
+        answer, uncorrected: that distribution at the tested U truncated to an
+        integer.  'auto' takes 'exact' when a sample has at most 8 values and
         nothing ties, else 'asymptotic' (normal approximation, corrected for
         ties).  scipy's ``PermutationMethod`` is not supported.
     nan_policy : {'propagate', 'omit', 'raise'}, default 'propagate'
@@ -122,9 +124,8 @@ def mannwhitneyu(
     Raises
     ------
     ValueError
-        ``method='exact'`` with ties (U's exact null distribution assumes
-        none; scipy would truncate U), or too large samples for it;
-        NaN with ``nan_policy='raise'``; inputs that are not 1-D.
+        ``method='exact'`` needing more than 5e7 terms of U's distribution
+        (see Notes); NaN with ``nan_policy='raise'``; inputs that are not 1-D.
     NotImplementedError
         ``method`` a ``PermutationMethod``; ``axis`` or ``keepdims`` other
         than the default.
@@ -136,11 +137,13 @@ def mannwhitneyu(
     ``n1 * n2`` is below ``2**53``.  The tie sum ``sum(t**3 - t)`` is exact
     too, and the asymptotic p-value forms the variance as one exact fraction
     before the normal tail (``math.erfc``).  The exact p-value is an exact
-    fraction rounded once; its cost grows as ``min(n1, n2)**2 * max(n1, n2)``
-    and samples needing more than 5e7 terms raise instead of running for
-    minutes.  Samples known to be empty (NumPy, pandas, dask arrays of known
-    chunks) give NaN with scipy's warning; two dask collections of *unknown*
-    lengths that are both empty raise the sort's error for an input of no rows.
+    fraction rounded once (scipy sums float probabilities: the last bits may
+    differ).  Like scipy it sums U's shorter tail only, ``t`` values of U at
+    a cost of ``min(n1, n2, t) * t`` terms; more than 5e7 raise instead of
+    running for minutes (scipy's cost there is ``t**2``).  Samples known to
+    be empty (NumPy, pandas, dask arrays of known chunks) give NaN with
+    scipy's warning; two dask collections of *unknown* lengths that are both
+    empty raise the sort's error for an input of no rows.
 
     Examples
     --------
@@ -150,6 +153,11 @@ def mannwhitneyu(
     MannwhitneyuResult(statistic=17.0, pvalue=0.1111111111111111)
     >>> round(dask_auc.mannwhitneyu(males, females, method="asymptotic").pvalue, 10)
     0.1113468865
+
+    With ties, 'exact' is scipy's uncorrected answer (here ``2 P(U >= 14)``):
+
+    >>> dask_auc.mannwhitneyu(males, [20, 11, 17, 22], method="exact")
+    MannwhitneyuResult(statistic=14.5, pvalue=0.4126984126984127)
     """
     if not isinstance(method, str):
         raise NotImplementedError(
@@ -277,13 +285,7 @@ class _Finish:
         method = self.method
         if method == "auto":
             method = choose_method(n1, n2, tie_sum > 0)
-        if method == "exact":
-            if tie_sum > 0:
-                raise ValueError(
-                    "mannwhitneyu: method='exact' needs samples without ties (the exact null "
-                    "distribution of U assumes none; scipy would truncate U to an integer and "
-                    "report an uncorrected p-value); use method='asymptotic' or 'auto'."
-                )
+        if method == "exact":  # with ties too, as scipy: U truncated, no tie correction
             pvalue = exact_pvalue(u1, n1, n2, alternative=self.alternative)
         else:
             pvalue = asymptotic_pvalue(

@@ -33,7 +33,7 @@ from .rows import SortedScores, score_runs
 #: the key of every NaN: above the key of +inf, so NaNs form the top tie group
 NAN_KEY = int(np.iinfo(np.int64).max)
 
-#: the most terms (min(n1, n2) times U's half range) method="exact" computes
+#: the most terms (min(n1, n2, t) times the t values of U's shorter tail) method="exact" computes
 EXACT_WORK_LIMIT = 50_000_000
 
 
@@ -262,13 +262,14 @@ def asymptotic_pvalue(
     return min(max(p * factor, 0.0), 1.0)
 
 
-@lru_cache(maxsize=8)  # the requests of one data set (alternatives, options) share it
+@lru_cache(maxsize=8)  # requests of one data set needing the same tail (options) share it
 def u_frequencies(m: int, n: int, upto: int) -> tuple[int, ...]:
     """How many of the ``C(m + n, m)`` orderings give U = 0, 1, ..., ``upto``, exact.
 
     They are the coefficients of the Gaussian binomial
     ``prod_{i=1..m} (1 - q**(n + i)) / (1 - q**i)``, truncated after ``q**upto``:
-    one multiplication and one division (a strided cumulative sum) per ``i``.
+    one multiplication and one division (a strided cumulative sum) per
+    ``i <= min(m, upto)``; the factors of larger ``i`` are 1 below ``q**(upto + 1)``.
 
     Examples
     --------
@@ -281,7 +282,7 @@ def u_frequencies(m: int, n: int, upto: int) -> tuple[int, ...]:
     dtype: type | np.dtype = np.int64 if 2 * math.comb(m + n, m) < 2**62 else object
     coefficients = np.zeros(size, dtype=dtype)
     coefficients[0] = 1
-    for i in range(1, m + 1):
+    for i in range(1, min(m, upto) + 1):
         shift = n + i
         if shift < size:  # times (1 - q**shift)
             coefficients[shift:] = coefficients[shift:] - coefficients[: size - shift]
@@ -293,23 +294,31 @@ def u_frequencies(m: int, n: int, upto: int) -> tuple[int, ...]:
 
 
 def exact_pvalue(u1: Fraction, n1: int, n2: int, *, alternative: str) -> float:
-    """scipy's ``method="exact"`` p-value of a sample without ties, as an exact fraction.
+    """scipy's ``method="exact"`` p-value, as an exact fraction rounded once.
 
-    ``P(U >= u)`` under the null hypothesis, from the exact frequencies of U
-    (the distribution is symmetric about ``n1 n2 / 2``), times 2 when
-    two-sided, at most 1.
+    ``P(U >= k)`` under the null hypothesis of samples *without* ties, from
+    the exact frequencies of U (symmetric about ``n1 n2 / 2``), times 2 when
+    two-sided, at most 1.  ``k`` is the tested U truncated to an integer, as
+    scipy's ``np.asarray(U, np.int64)``: with ties, a half-integer U is
+    rounded down and nothing is corrected for ties (scipy's documented
+    behaviour).  Like scipy, only the shorter tail is built: the cost is
+    ``min(n1, n2, t) * t`` for a tail of ``t`` values of U.
 
     Examples
     --------
     >>> exact_pvalue(Fraction(17), 5, 4, alternative="two-sided")
     0.1111111111111111
+    >>> exact_pvalue(Fraction(29, 2), 5, 4, alternative="two-sided")  # ties: 2 P(U >= 14)
+    0.4126984126984127
     """
     u, factor = _tested(u1, n1, n2, alternative)
-    if u.denominator != 1:  # pragma: no cover - the caller checks: no ties, U is whole
-        raise ValueError("the exact distribution of U holds for samples without ties")
-    k, pairs = int(u), n1 * n2
-    half = pairs // 2
-    work = min(n1, n2) * (half + 1)
+    k, pairs = math.floor(u), n1 * n2
+    total = math.comb(n1 + n2, n1)
+    if k <= 0:  # every ordering has U >= 0
+        return min(float(factor), 1.0)
+    # P(U >= k) = P(U <= pairs - k) by symmetry, or 1 - P(U <= k - 1): the shorter sum
+    upto = min(pairs - k, k - 1)
+    work = min(n1, n2, upto) * (upto + 1)
     if work > EXACT_WORK_LIMIT:
         raise ValueError(
             f"The exact p-value of samples of {n1} and {n2} rows would compute {work:,} "
@@ -317,10 +326,9 @@ def exact_pvalue(u1: Fraction, n1: int, n2: int, *, alternative: str) -> float:
             "method='asymptotic' (method='auto' takes the exact one whenever a sample has "
             "at most 8 values and nothing ties)."
         )
-    frequencies = u_frequencies(n1, n2, half)
-    total = math.comb(n1 + n2, n1)
-    if pairs - k <= half:  # P(U >= k) = P(U <= pairs - k), by symmetry
-        count = sum(frequencies[: pairs - k + 1])
-    else:  # k <= half: 1 - P(U <= k - 1)
-        count = total - sum(frequencies[:k])
+    frequencies = u_frequencies(n1, n2, upto)
+    if upto == pairs - k:
+        count = sum(frequencies)
+    else:
+        count = total - sum(frequencies)
     return min(float(Fraction(factor * count, total)), 1.0)
