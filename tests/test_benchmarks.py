@@ -234,3 +234,22 @@ def test_bootstrap_coverage_prints_both_intervals():
         timeout=300,
     )
     assert "| bootstrap (95%) |" in done.stdout and "| DeLong (95%) |" in done.stdout
+
+
+def test_bench_first_call_prints_both_calls_with_one_answer():
+    """Fresh processes time a first and a second call (smoke test; no timing is read)."""
+    pytest.importorskip("numba")
+    done = _run(
+        BENCHMARKS / "bench_first_call.py",
+        *("--rows", "2e4", "--replicates", "10", "--processes", "1"),
+        *("--calls", "bootstrap_ci(average_precision)", "--numba-cache", "default"),
+        timeout=300,
+    )
+    _, rows = _table(done.stdout)
+    assert [(row["call"], row["numba"]) for row in rows] == [
+        ("bootstrap_ci(average_precision)", "on"),
+        ("bootstrap_ci(average_precision)", "off"),
+    ]
+    for row in rows:
+        assert row["same answer"] == "yes", row
+        assert float(row["1st call s"].split()[0]) > 0 and float(row["2nd call s"].split()[0]) > 0

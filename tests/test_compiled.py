@@ -11,6 +11,7 @@ check (every registered metric, compiled vs NumPy) is
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import replace
 
 import dask
@@ -250,7 +251,7 @@ n = 1 << 18
 y = da.from_array((rng.random(n) < 0.3).astype(np.int8), chunks=n // 2)
 s = da.from_array(rng.random(n), chunks=n // 2)
 first = dask_auc.roc_auc_score(y, s)
-during = compiled._compiled.is_set()
+during = compiled._MAIN.ready.is_set()
 assert compiled.compile_now(timeout=300)
 after = dask_auc.roc_auc_score(y, s)
 print(first == after, during, compiled.loops() is not None)
@@ -314,3 +315,75 @@ def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) ->
     np.testing.assert_array_equal(np.signbit(numpy_path.thresholds), np.signbit(distinct))
     np.testing.assert_array_equal(numpy_path.below[0], below[0])
     np.testing.assert_array_equal(numpy_path.below[1], below[1])
+
+
+def _replicate_inputs(rows: int = 8, replicates: int = 3):
+    """A tiny bucket for the compiled replicate walk: scores, row keys, replicate keys."""
+    from dask_auc._kernels.bootstrap import POISSON_THRESHOLDS
+
+    scores = np.arange(rows, dtype=np.float64)
+    keys = np.arange(rows, dtype=np.uint64)
+    replicate_keys = np.arange(1, replicates + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    return scores, keys, scores, keys, replicate_keys, POISSON_THRESHOLDS
+
+
+@pytest.mark.parametrize(
+    ("elapsed", "due", "remaining"),
+    [(0.0, 10.0, 10.0), (4.0, 10.0, 6.0), (10.0, 10.0, 10.0), (15.0, 10.0, 15.0), (0.5, 0.0, 0.5)],
+)
+def test_the_compile_left_is_the_estimate_then_as_long_again_once_overdue(
+    elapsed: float, due: float, remaining: float
+) -> None:
+    assert compiled.remaining_compile(elapsed, due) == remaining
+
+
+@pytest.mark.parametrize(
+    ("cells", "remaining", "waits"),
+    [
+        (10**9, 10.0, True),  # ~150 s of NumPy: worth a 10 s wait
+        (10**6, 10.0, False),  # ~0.15 s of NumPy: not worth 10 s
+        (10**6, 0.01, True),  # ... but worth 10 ms
+        (0, 0.0, False),  # no work: never waits
+    ],
+)
+def test_a_task_waits_for_the_compile_when_it_saves_more_than_the_compile_has_left(
+    cells: int, remaining: float, waits: bool
+) -> None:
+    """The decision alone: estimated work against the compile's time left (no clock read)."""
+    assert compiled.waits_for_compile(cells, remaining, saved_per_unit=1.5e-7) is waits
+
+
+def _family_compiled_once_waited_on(cold: float) -> compiled._Family:
+    """A replicate family whose compile ends as soon as a task waits for it (or after 60 s)."""
+
+    def compile_all(family: compiled._Family) -> None:
+        for _ in range(60_000):  # the loops are compiled already (conftest): only the wait is faked
+            if family.waited:
+                return
+            threading.Event().wait(1e-3)
+
+    return compiled._Family("test-replicates", compile_all, cold=cold, warm=cold, saved=1.5e-7)
+
+
+def test_a_long_task_started_while_the_loops_compile_runs_compiled(monkeypatch) -> None:
+    """Its NumPy work outweighs the compile left: it waits, then takes the compiled walk."""
+    family = _family_compiled_once_waited_on(cold=0.0)
+    monkeypatch.setattr(compiled, "_REPLICATES", family)
+    monkeypatch.setattr(compiled, "_clock", lambda: 0.0)  # the compile is due now, forever
+    assert compiled.replicate_summary(*_replicate_inputs()) is not None  # None: the NumPy path
+    assert family.waited == 1 and family.ready.is_set()
+
+
+def test_a_short_task_takes_the_numpy_path_while_the_loops_compile(monkeypatch) -> None:
+    """Less work than the compile has left: no wait; the setting off: no compile at all."""
+    family = _family_compiled_once_waited_on(cold=1e6)
+    monkeypatch.setattr(compiled, "_REPLICATES", family)
+    monkeypatch.setattr(compiled, "_clock", lambda: 0.0)
+    inputs = _replicate_inputs()
+    assert compiled.replicate_summary(*inputs, compiled=False) is None
+    assert family.thread is None  # dask-auc.numba False: nothing starts
+    assert compiled.replicate_summary(*inputs) is None
+    assert family.thread is not None and family.waited == 0
+    family.waited = 1  # let the fake compile end
+    family.thread.join(60)
+    assert compiled.replicate_summary(*inputs) is not None

@@ -1,13 +1,17 @@
 """The optional compiled kernels, behind one door: each returns ``None`` when it cannot run.
 
 ``pip install dask-auc[numba]`` installs numba; the loops live in
-:mod:`dask_auc._kernels._numba`.  They are compiled in the background: the
-first task of a process that could use them starts a thread that compiles
-(or loads from numba's disk cache) the loops for float64 and int64 scores,
-and every task takes its NumPy path until that thread is done -- so a
-process's first call is never slower than the NumPy path by the compile time
-(``benchmarks/numba_cost.py``).  Other score dtypes compile on their first
-use after that.  :func:`compile_now` waits for it (the tests do).
+:mod:`dask_auc._kernels._numba`.  They are compiled in the background, in two
+families (:class:`_Family`): the first task of a process that could use a
+family's loops starts a thread that compiles (or loads from numba's disk
+cache) them for float64 and int64 scores, and meanwhile tasks take their
+NumPy path -- unless the compiled loops would save a task more time than the
+compile has left (:func:`waits_for_compile`): such a task waits for the
+compile, then runs compiled, so that a process's first call is slower than
+neither the NumPy path nor waiting for the compiler
+(``benchmarks/numba_cost.py``, ``benchmarks/bench_first_call.py``).  Other
+score dtypes compile on their first use after that.  :func:`compile_now`
+waits for both families (the tests do).
 
 Without numba, or with the ``dask-auc.numba`` setting False (the engine
 passes it to every task as ``compiled=False``), every caller takes its NumPy
@@ -23,6 +27,8 @@ import functools
 import importlib.util
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -51,12 +57,61 @@ def _module() -> ModuleType | None:
     return _numba
 
 
-_compiled = threading.Event()
+#: the clock of the compile estimates (tests replace it)
+_clock = time.monotonic
+#: set once a family's first loop came from numba's disk cache: the next family's will too
+_cache_warm = threading.Event()
 #: set when the compiled hash of tied scores beat Arrow's group_by on this CPU (:func:`_calibrate`)
 _hash_pays = threading.Event()
 _start = threading.Lock()
-_compiler: list[threading.Thread] = []
 _warming = threading.local()
+
+
+@dataclass(eq=False)
+class _Family:
+    """One background compilation of loops, and when it is due to finish.
+
+    ``cold``, ``warm``: its compile's estimated seconds from an empty numba
+    cache and from a filled one (a process compiles a family once: nothing to
+    measure first); ``saved``: seconds its loops save a task per unit of work.
+    """
+
+    name: str
+    compile_all: Callable[[_Family], None]
+    cold: float
+    warm: float
+    saved: float
+    ready: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+    started: float = 0.0
+    due: float = 0.0  # seconds after ``started``
+    waited: int = 0  # tasks that waited for it
+
+    def loaded(self, dispatcher: Any) -> None:
+        """Revise the estimate once the first loop is in: numba's disk cache held it, or not."""
+        stats = getattr(dispatcher, "stats", None)
+        if stats is not None and sum(stats.cache_hits.values()):
+            _cache_warm.set()
+            self.due = min(self.due, _clock() - self.started + self.warm)
+
+
+def remaining_compile(elapsed: float, due: float) -> float:
+    """Seconds a compile running for ``elapsed`` seconds has left, estimated due at ``due``.
+
+    Once overdue, it is assumed to take as long again (no task waits for a hung one).
+    """
+    return due - elapsed if elapsed < due else elapsed
+
+
+def waits_for_compile(work: float, remaining: float, *, saved_per_unit: float) -> bool:
+    """Whether a task of ``work`` units waits ``remaining`` seconds for the compiled loops.
+
+    It waits when they would save it more than that (``work * saved_per_unit``
+    seconds, the NumPy path's time less the compiled loops'): so it is never
+    slower than the better of the NumPy path and waiting, as far as the
+    estimates hold.
+    """
+    return work > 0 and work * saved_per_unit > remaining
 
 
 def loops() -> ModuleType | None:
@@ -64,35 +119,50 @@ def loops() -> ModuleType | None:
 
     The first call starts their compilation in a background thread.
     """
-    return _compiled_family(_compiled, _compiler, _compile, "dask-auc-numba")
+    return _compiled_family(_MAIN, 0)
 
 
-#: the bootstrap's loops are compiled apart, on a process's first bootstrap: the other
-#: metrics' first call does not pay for them (3.7 s of compiling, cold)
-_replicates_compiled = threading.Event()
-_replicate_compiler: list[threading.Thread] = []
+def replicate_loops(work: float = 0) -> ModuleType | None:
+    """:func:`loops` for the bootstrap's loops (their own background compilation).
+
+    ``work``: the task's rows times replicates; a task whose NumPy path would
+    take longer than the compile has left waits for it (:func:`waits_for_compile`).
+    """
+    return _compiled_family(_REPLICATES, work)
 
 
-def replicate_loops() -> ModuleType | None:
-    """:func:`loops` for the bootstrap's loops (their own background compilation)."""
-    return _compiled_family(
-        _replicates_compiled, _replicate_compiler, _compile_replicates, "dask-auc-numba-bootstrap"
-    )
-
-
-def _compiled_family(
-    ready: threading.Event, compiler: list[threading.Thread], compile_all: Any, name: str
-) -> ModuleType | None:
+def _compiled_family(family: _Family, work: float) -> ModuleType | None:
     if not _available():
         return None
-    if ready.is_set() or getattr(_warming, "active", False):
+    if family.ready.is_set() or getattr(_warming, "active", False):
         return _module()
     with _start:
-        if not compiler:
-            thread = threading.Thread(target=compile_all, name=name, daemon=True)
-            compiler.append(thread)
-            thread.start()
-    return None
+        if family.thread is None:
+            family.started = _clock()
+            family.due = family.warm if _cache_warm.is_set() else family.cold
+            family.thread = threading.Thread(
+                target=_run, args=(family,), name=family.name, daemon=True
+            )
+            family.thread.start()
+    return _module() if _awaited(family, work) else None
+
+
+def _awaited(family: _Family, work: float) -> bool:
+    """Wait for ``family`` while that pays (at most what its loops would save); whether ready."""
+    saving = work * family.saved
+    deadline = _clock() + saving
+    counted = False
+    while not family.ready.is_set():
+        now = _clock()
+        remaining = remaining_compile(now - family.started, family.due)
+        if now >= deadline or not waits_for_compile(work, remaining, saved_per_unit=family.saved):
+            return False
+        if not counted:
+            with _start:
+                family.waited += 1
+            counted = True
+        family.ready.wait(max(1e-3, min(remaining, deadline - now)))
+    return True
 
 
 def compile_now(timeout: float | None = None) -> bool:
@@ -101,57 +171,68 @@ def compile_now(timeout: float | None = None) -> bool:
         return False
     loops()
     replicate_loops()
-    _compiler[0].join(timeout)
-    _replicate_compiler[0].join(timeout)
-    ready = _compiled.is_set() and _replicates_compiled.is_set()
-    return ready and _module() is not None
+    for family in (_MAIN, _REPLICATES):
+        if family.thread is not None:
+            family.thread.join(timeout)
+    return _MAIN.ready.is_set() and _REPLICATES.ready.is_set() and _module() is not None
 
 
-def _compile() -> None:
+def _run(family: _Family) -> None:
+    """The compile thread: the family's loops run once on tiny inputs (numba compiles them)."""
+    _warming.active = True
+    try:
+        if _module() is not None:  # numba found but not importable: NumPy paths only
+            family.compile_all(family)
+    finally:
+        _warming.active = False
+        family.ready.set()
+
+
+def _compile(family: _Family) -> None:
     """Run every loop once on tiny float64 and int64 inputs: numba compiles (or loads) them."""
-    _warming.active = True
-    try:
-        if _module() is None:  # numba found but not importable: NumPy paths only
-            return
-        for dtype in (np.float64, np.int64):
-            scores = np.arange(300, dtype=dtype)[::-1].copy()
-            codes = (np.arange(300) % 2).astype(np.uint8)
-            for n_splitters in (3, 40, 300):  # uint8 and uint16 group codes, both split loops
-                splitters = np.sort(scores[:: max(1, 300 // n_splitters)])[:n_splitters]
-                grouped_rows(scores, codes, 2, splitters)
-            ascending = np.sort(scores)
-            pair_counts(ascending[::2].copy(), ascending[1::2].copy())
-            merged_points(ascending[::2].copy(), ascending[1::2].copy())
-            aggregate(scores % 7, codes.view(bool), 100)
-            grouped_pair_counts(np.arange(300) % 3, 3, scores, codes.view(bool))
-            grouped_pair_counts(np.zeros(300, np.int64), 1, scores, codes.view(bool))
-        _calibrate()
-    finally:
-        _warming.active = False
-        _compiled.set()
+    for dtype in (np.float64, np.int64):
+        scores = np.arange(300, dtype=dtype)[::-1].copy()
+        codes = (np.arange(300) % 2).astype(np.uint8)
+        for n_splitters in (3, 40, 300):  # uint8 and uint16 group codes, both split loops
+            splitters = np.sort(scores[:: max(1, 300 // n_splitters)])[:n_splitters]
+            grouped_rows(scores, codes, 2, splitters)
+        if dtype is np.float64:
+            family.loaded(getattr(_module(), "group_of_rows", None))
+        ascending = np.sort(scores)
+        pair_counts(ascending[::2].copy(), ascending[1::2].copy())
+        merged_points(ascending[::2].copy(), ascending[1::2].copy())
+        aggregate(scores % 7, codes.view(bool), 100)
+        grouped_pair_counts(np.arange(300) % 3, 3, scores, codes.view(bool))
+        grouped_pair_counts(np.zeros(300, np.int64), 1, scores, codes.view(bool))
+    _calibrate()
 
 
-def _compile_replicates() -> None:
+def _compile_replicates(family: _Family) -> None:
     """:func:`_compile` for the bootstrap's loops."""
-    _warming.active = True
-    try:
-        if _module() is None:
-            return
-        keys = np.arange(8, dtype=np.uint64)
-        replicate_group_counts(keys, np.array([0, 3, 8]), keys[:2], keys[1:4], None)
-        replicate_weighted_sums(keys[:3], np.ones(3), np.ones(3), keys[:2], keys[1:4])
-        for dtype in (np.float64, np.int64):
-            scores = np.arange(8, dtype=dtype)
-            replicate_summary(scores, keys, scores, keys, keys[:2], keys[1:4])
-            context = tuple(np.ones(2, np.int64) for _ in range(6))
-            for kind in range(6):
-                replicate_points(
-                    scores, keys, scores, keys, keys[:2], keys[1:4], context, False, kind, 0.5,
-                    np.ones((4, 2), np.int64),
-                )  # fmt: skip
-    finally:
-        _warming.active = False
-        _replicates_compiled.set()
+    keys = np.arange(8, dtype=np.uint64)
+    replicate_group_counts(keys, np.array([0, 3, 8]), keys[:2], keys[1:4], None)
+    family.loaded(getattr(_module(), "replicate_counts", None))
+    replicate_weighted_sums(keys[:3], np.ones(3), np.ones(3), keys[:2], keys[1:4])
+    for dtype in (np.float64, np.int64):
+        scores = np.arange(8, dtype=dtype)
+        replicate_summary(scores, keys, scores, keys, keys[:2], keys[1:4])
+        context = tuple(np.ones(2, np.int64) for _ in range(6))
+        for kind in range(6):
+            replicate_points(
+                scores, keys, scores, keys, keys[:2], keys[1:4], context, False, kind, 0.5,
+                np.ones((4, 2), np.int64),
+            )  # fmt: skip
+
+
+#: the sort's and curves' loops (and the tie-hash calibration): no task waits for them, as
+#: they save one at most ~1 s (a 128 MiB bucket) and compile for ~20 s cold (issue 29)
+_MAIN = _Family("dask-auc-numba", _compile, cold=20.0, warm=2.0, saved=0.0)
+#: the bootstrap's loops, compiled apart on a process's first bootstrap (the other metrics'
+#: first call does not pay for them): ~6 s cold, ~0.1 s from the cache on 2 busy cores
+#: (issue 29), where they take 10-30 ns per row and replicate against NumPy's 160-440 ns
+_REPLICATES = _Family(
+    "dask-auc-numba-bootstrap", _compile_replicates, cold=10.0, warm=1.0, saved=1.5e-7
+)
 
 
 def _calibrate(rows: int = 1 << 20, repeats: int = 3) -> None:
@@ -195,10 +276,11 @@ def supports(dtype: np.dtype) -> bool:
     return dtype.kind in _SCORE_KINDS and dtype.itemsize in _UNSIGNED and _available()
 
 
-def _usable(compiled: bool, *arrays: np.ndarray, family: Any = loops) -> ModuleType | None:
+def _usable(compiled: bool, *arrays: np.ndarray, work: float | None = None) -> ModuleType | None:
+    """The loops for these arrays, or None; ``work`` (rows x replicates): the bootstrap's loops."""
     if not compiled or not all(supports(a.dtype) for a in arrays):
         return None
-    return family()
+    return loops() if work is None else replicate_loops(work)
 
 
 def grouped_rows(
@@ -325,7 +407,7 @@ def replicate_group_counts(
     Rows ``starts[g]:starts[g + 1]`` (by their uint64 ``keys``) form group
     ``g``.  Weighted rows take the NumPy path, whose float sums keep their order.
     """
-    kernel = _usable(compiled, keys, family=replicate_loops)
+    kernel = _usable(compiled, keys, work=len(keys) * len(replicate_keys))
     if kernel is None or weights is not None:
         return None
     out = np.zeros((len(starts) - 1, len(replicate_keys)), np.int64)
@@ -348,7 +430,7 @@ def replicate_summary(
     Rows: positives, negatives, top group's positives and negatives, bottom
     group's, doubled area (see :class:`~dask_auc._kernels.bootstrap.ReplicateSummary`).
     """
-    kernel = _usable(compiled, pos, neg, family=replicate_loops)
+    kernel = _usable(compiled, pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys))
     if kernel is None or pos.dtype != neg.dtype:
         return None
     out = np.zeros((7, len(replicate_keys)), np.int64)
@@ -377,7 +459,7 @@ def replicate_points(
     top group's part above, totals), int64 per replicate.  Returns
     ``(integer parts, float parts, crossing segments, their counts)``.
     """
-    kernel = _usable(compiled, pos, neg, family=replicate_loops)
+    kernel = _usable(compiled, pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys))
     if kernel is None or pos.dtype != neg.dtype:
         return None
     width = len(replicate_keys)
@@ -406,7 +488,7 @@ def replicate_weighted_sums(
     compiled: bool = True,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Every replicate's ``sum(c * values)`` and ``sum(c * weights)``, in group order, or None."""
-    kernel = _usable(compiled, keys, family=replicate_loops)
+    kernel = _usable(compiled, keys, work=len(keys) * len(replicate_keys))
     if kernel is None:
         return None
     num = np.zeros(len(replicate_keys))
