@@ -400,3 +400,79 @@ def test_calibration_overall_and_per_group_equal_sklearn(rows, tmp_path):
     text = run(path, "--label", "y", "--score", "p", "--calibration", "--scheduler", "threads")
     assert text.returncode == 0, text.stderr
     assert "normalized entropy" in text.stdout and "Brier score" in text.stdout
+
+
+# the option parser's errors and the text report's formatting, through main() in this process
+
+
+def usage_error(capsys, *arguments: str) -> str:
+    """The last stderr line of ``dask-auc ARGUMENTS``, which must stop with status 2."""
+    from dask_auc.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main([*arguments, "--scheduler", "threads"])
+    assert stopped.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+def test_a_repeated_score_is_a_usage_error_naming_both_columns(capsys):
+    last = usage_error(capsys, "scores.parquet", "--label", "y", "--score", "p", "--score", "q")
+    assert last.startswith("dask-auc: error: argument --score: ")
+    assert "'p'" in last and "'q'" in last and "one at a time" in last, last
+
+
+#: a valid value of every option that takes one
+ONE_VALUE = {
+    "--label": "y", "--pos-label": "1", "--score": "p", "--weight": "w", "--by": "user",
+    "--per-group": "groups.csv", "--max-fpr": "0.5", "--gains": "10", "--curve": "out.png",
+    "--scheduler": "threads", "--workers": "1",
+}  # fmt: skip
+
+
+def test_every_single_valued_option_refuses_a_second_value(capsys):
+    from dask_auc.cli import _parser
+
+    # argparse's action list: every option that stores one value must be in ONE_VALUE
+    stored = {
+        action.option_strings[-1]
+        for action in _parser()._actions
+        if action.option_strings and action.nargs is None and not isinstance(action.default, list)
+    }
+    assert stored == set(ONE_VALUE)
+    for option, value in ONE_VALUE.items():
+        base = {"--label": "y", "--score": "p", **({option: value} if option != "--by" else {})}
+        arguments = [item for pair in base.items() for item in pair]
+        if option in ("--per-group", "--by"):
+            arguments += ["--by", "user"]
+        last = usage_error(capsys, "s.parquet", *arguments, option, value)
+        assert f"argument {option}: given more than once" in last, last
+
+
+def test_version_prints_the_installed_version(capsys):
+    from importlib.metadata import version
+
+    from dask_auc.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"dask-auc {version('dask-auc')}\n"
+
+
+def test_ks_threshold_has_ten_digits_in_the_text_and_all_in_the_json(capsys, tmp_path):
+    from dask_auc.cli import main
+
+    # separated classes: KS 1 at the lowest positive score, 2/3
+    frame = pd.DataFrame({"y": [0, 0, 1, 1], "p": [0.1, 0.2, 2 / 3, 0.9]})
+    frame.to_parquet(tmp_path / "s.parquet")
+    arguments = [str(tmp_path / "s.parquet"), "--label", "y", "--score", "p"]
+    assert main([*arguments, "--scheduler", "threads", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ks_threshold"] == 2 / 3
+    assert main([*arguments, "--scheduler", "threads", "--best", "youden"]) == 0
+    text = capsys.readouterr().out
+    (ks,) = [line for line in text.splitlines() if "KS statistic" in line]
+    assert ks.endswith("1.0000000000 (at score >= 0.6666666667)"), ks
+    (best,) = [line for line in text.splitlines() if "best threshold" in line]
+    assert "0.6666666667  (TPR" in best, best

@@ -199,6 +199,16 @@ def test_a_lone_zero_class_counts_as_negatives():
         ({"gauc_weight": 3}, dask_auc.InvalidParameterError, "gauc_weight"),
         ({"by": []}, ValueError, "at least one column"),
         ({"score": "name"}, ValueError, "bytes/strings"),
+        (
+            {"score": ["s", "name"]},
+            TypeError,
+            r"'score' parameter.*one column name.*\['s', 'name'\]",
+        ),
+        ({"label": ["y"]}, TypeError, r"'label' parameter.*one column name"),
+        ({"sample_weight": {"s"}}, TypeError, r"'sample_weight' parameter.*one column name"),
+        ({"gauc_weight": ["s"]}, TypeError, r"'gauc_weight' parameter"),
+        ({"by": [["user", "y"]]}, TypeError, r"'by' parameter.*or a list of them"),
+        ({"by": {"user": 1}}, TypeError, r"'by' parameter.*or a list of them"),
     ],
 )
 def test_bad_arguments_raise_before_any_work(kwargs, error, message):

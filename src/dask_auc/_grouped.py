@@ -50,7 +50,7 @@ from ._kernels.validation import (
     warn,
     warn_undefined,
 )
-from ._params import AtLeast, Interval, check_params
+from ._params import AtLeast, Column, Interval, check_params
 
 _GAUC_WEIGHTS = ("rows", "positives", "uniform")
 #: the warning that rows with a missing key were left out (the CLI reports their count)
@@ -237,17 +237,21 @@ def grouped_roc_auc_score(
     >>> result.gauc  # (3 * 0.75 + 2 * 0.0) / 5: cat has no negative, skipped
     0.45
     """
-    frame = _as_dask_frame(df)
-    by_columns = (by,) if isinstance(by, str) else tuple(by)
-    gauc_column = _check_columns(frame, by_columns, label, score, sample_weight, gauc_weight)
-    if not isinstance(compute, bool):
-        raise TypeError(f"compute must be a bool, got {compute!r}")
-    check_params(
+    checked = check_params(
         "grouped_roc_auc_score",
-        _INTERVAL_PARAMETERS,
+        _PARAMETERS,
+        by=by,
+        label=label,
+        score=score,
+        sample_weight=sample_weight,
         n_bootstraps=n_bootstraps,
         confidence_level=confidence_level,
     )
+    frame = _as_dask_frame(df)
+    by_columns = checked["by"]
+    gauc_column = _check_columns(frame, by_columns, label, score, sample_weight, gauc_weight)
+    if not isinstance(compute, bool):
+        raise TypeError(f"compute must be a bool, got {compute!r}")
     bootstrap = None
     if n_bootstraps is not None:
         # the seed drawn now: a lazy result computes the same interval every time
@@ -267,7 +271,12 @@ def grouped_roc_auc_score(
     return lazy.compute() if compute else lazy
 
 
-_INTERVAL_PARAMETERS = {
+_PARAMETERS = {
+    # a list where one column is named (two models' scores): our TypeError, not "unhashable"
+    "by": Column(several=True),
+    "label": Column(),
+    "score": Column(),
+    "sample_weight": Column(none=True),
     "n_bootstraps": AtLeast(1, none=True),
     "confidence_level": Interval(0, 1, closed="neither"),
 }

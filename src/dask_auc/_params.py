@@ -187,6 +187,45 @@ class NonNegativePair(Constraint):
         return None if value is None else (float(value[0]), float(value[1]))
 
 
+@dataclass(frozen=True)
+class Column(Constraint):
+    """One column name of a DataFrame (any hashable but a tuple), or a list of them if ``several``.
+
+    A list, tuple or set where one name is expected is refused by type, before
+    the name is looked for among the columns (where it would not hash).
+    """
+
+    none: bool = False
+    several: bool = False
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        shown = "one column name of df (a str)" + (" or a list of them" if self.several else "")
+        return shown + (" or None" if self.none else "")
+
+    def accepts(self, value: Any) -> bool:
+        if value is None:
+            return self.none
+        if self.several and isinstance(value, (list, tuple)):
+            return all(_one_name(v) for v in value)
+        return _one_name(value)
+
+    def convert(self, value: Any) -> Any:
+        if not self.several or value is None:
+            return value
+        return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+def _one_name(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return False
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def check_params(func: str, constraints: Mapping[str, Constraint], **values: Any) -> dict[str, Any]:
     """Check every parameter of ``func`` against its constraint; return the converted values.
 

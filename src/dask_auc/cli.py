@@ -10,7 +10,8 @@ are 0/1, -1/1 or booleans, scikit-learn's default for its curves; other labels
 are a data error rather than a silent guess.
 
 Exit status: 0 on success; 2 for a usage error (an unknown or malformed
-option, a ``--max-fpr`` outside ``(0, 1]``); 1 for a data error (a missing
+option, a ``--max-fpr`` outside ``(0, 1]``, an option that takes one value
+given twice); 1 for a data error (a missing
 file, a missing column, a label column that is not binary or holds one class
 only, labels without a default positive class and no ``--pos-label``, a
 ``--pos-label`` the labels do not hold, NaN, infinite or text scores,
@@ -50,6 +51,7 @@ import dask
 import dask.dataframe as dd
 import pandas as pd
 
+from . import __version__
 from ._calibration import brier_score_loss, log_loss, normalized_entropy
 from ._engine import LazyScore
 from ._grouped import MISSING_KEYS_PATTERN, GroupedAUC, grouped_roc_auc_score
@@ -119,6 +121,24 @@ def _write(text: str) -> int:
     return 0
 
 
+class _Once(argparse.Action):
+    """Store an option's one value; a second is a usage error (``store`` keeps the last)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        # every such option's default is None, and no given value converts to None
+        earlier = getattr(namespace, self.dest, None)
+        if earlier is not None:
+            hint = _ONCE_HINTS.get(self.dest, "it takes one value")
+            message = f"given more than once ({earlier!r}, then {values!r}): {hint}"
+            raise argparse.ArgumentError(self, message)
+        setattr(namespace, self.dest, values)
+
+
+_ONCE_HINTS = {
+    "score": "models are evaluated one at a time for now; run dask-auc once per score column"
+}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -127,6 +147,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 1 data error (missing file or column, labels "
         "not binary or without --pos-label, NaN scores) or closed stdout, 2 usage error.",
     )
+    # every option without an action of its own stores one value and refuses a second
+    parser.register("action", None, _Once)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument(
         "paths",
         nargs="+",
@@ -142,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
         help="the label value of the positive class, read as the label column's type "
         "(1, clicked, true); needed unless the labels are 0/1, -1/1 or booleans",
     )
-    parser.add_argument("--score", required=True, metavar="COL", help="score column")
+    parser.add_argument("--score", required=True, metavar="COL", help="score column (one model)")
     parser.add_argument("--weight", metavar="COL", help="sample weight column (optional)")
     parser.add_argument("--by", metavar="COL", help="group column: also report grouped AUC (GAUC)")
     parser.add_argument(
@@ -787,7 +810,8 @@ def _table(report: dict[str, Any]) -> str:
         rows.append((name, f"{report['partial_auc']:.10f}"))
     rows.append(("average precision", f"{report['average_precision']:.10f}"))
     rows.append(("Gini (2 AUC - 1)", f"{report['gini']:.10f}"))
-    rows.append(("KS statistic", f"{report['ks']:.10f} (at score >= {report['ks_threshold']})"))
+    ks_at = _score_text(report["ks_threshold"])
+    rows.append(("KS statistic", f"{report['ks']:.10f} (at score >= {ks_at})"))
     for point in report.get("operating_points", []):
         rows.append(_point_line(point))
     if "log_loss" in report:
@@ -833,7 +857,12 @@ def _point_line(point: dict[str, Any]) -> tuple[str, str]:
         f"TPR {point['tpr']:.4f}, FPR {point['fpr']:.4f}, "
         f"precision {point['precision']:.4f}, F1 {point['f1']:.4f}"
     )
-    return name, f"{point['threshold']:.6g}  ({rates})"
+    return name, f"{_score_text(point['threshold'])}  ({rates})"
+
+
+def _score_text(score: Any) -> str:
+    """A threshold as the text report shows it: 10 significant digits (integers whole)."""
+    return str(score) if isinstance(score, numbers.Integral) else f"{score:.10g}"
 
 
 def _explain(error: BaseException, args: argparse.Namespace) -> str:
