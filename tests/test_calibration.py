@@ -8,9 +8,11 @@ and warning with scikit-learn's message, and what dask-auc does not support.
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 
+import dask
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
@@ -177,3 +179,93 @@ def test_parameters_are_checked_at_the_call() -> None:
         dask_auc.brier_score_loss(Y, P, scale_by_half="half")
     with pytest.raises(dask_auc.InvalidParameterError, match="'compute' parameter"):
         dask_auc.normalized_entropy(Y, P, compute=1)
+
+
+# -- float16 probabilities: clipped with float16's eps (issue 29, item 1) -----------------------
+
+#: float16 probabilities at and near the edges: 0, 1 and values inside the clip margin
+#: (1e-4 and 1 - 2**-11 are within float16's eps of 0 and 1)
+P16 = np.array([0.0, 1.0, 0.3, 0.2, 0.0, 1e-4, 1 - 2**-11, 0.75, 0.5, 0.999], dtype=np.float16)
+Y16 = np.array([0, 1, 1, 0, 1, 0, 0, 1, 1, 0])
+W16 = np.array([1.0, 2.0, 0.5, 1.0, 3.0, 1.0, 0.25, 1.0, 2.0, 0.0])
+
+
+def _float16_row_losses(y, p16):
+    """Each row's log loss, scikit-learn's formula with float16's clip, in float64 steps.
+
+    A float16 value, its complement and the clip bounds ``2**-10`` and
+    ``1 - 2**-10`` are exact in float64: only the logarithm rounds.
+    """
+    eps = 2.0**-10
+    assert eps == float(np.finfo(np.float16).eps)
+    values = [float(v) for v in p16]
+    truth = [v if label == 1 else 1 - v for label, v in zip(y, values, strict=True)]
+    return [-math.log(min(max(q, eps), 1 - eps)) for q in truth]
+
+
+def _float16_log_loss_reference(y, p16, weights=None):
+    losses = _float16_row_losses(y, p16)
+    w = [1.0] * len(losses) if weights is None else [float(v) for v in weights]
+    return math.fsum(a * b for a, b in zip(losses, w, strict=True)) / math.fsum(w)
+
+
+def _float16_entropy_reference(y, p16, weights=None):
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
+    rate = math.fsum(w[np.asarray(y) == 1]) / math.fsum(w)
+    entropy = -(rate * math.log(rate) + (1 - rate) * math.log1p(-rate))
+    return _float16_log_loss_reference(y, p16, weights) / entropy
+
+
+def test_float16_issue_example_clips_with_float16_eps() -> None:
+    y = np.array([0, 1, 1, 0, 1])
+    p = np.array([0.0, 1.0, 0.3, 0.2, 0.0], dtype=np.float16)
+    got = dask_auc.log_loss(da.from_array(y, chunks=2), da.from_array(p, chunks=2))
+    assert got == pytest.approx(_float16_log_loss_reference(y, p), rel=1e-14)
+    assert round(got, 5) == 1.67206
+    np.testing.assert_allclose(got, skm.log_loss(y, p), rtol=2e-4)  # sklearn sums in float16
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("layout", ["array", "frame"])
+def test_float16_log_loss_and_entropy_use_float16_eps(layout, weighted) -> None:
+    weights = W16 if weighted else None
+    if layout == "array":
+        y, p = _chunked(Y16, 3), _chunked(P16, 3)
+        w = None if weights is None else _chunked(weights, 3)
+    else:
+        frame = pd.DataFrame({"y": Y16, "p": P16, "w": W16})
+        assert frame["p"].dtype == np.float16
+        parted = dd.from_pandas(frame, npartitions=4)
+        y, p, w = parted["y"], parted["p"], (parted["w"] if weighted else None)
+    got = dask_auc.log_loss(y, p, sample_weight=w)
+    assert got == pytest.approx(_float16_log_loss_reference(Y16, P16, weights), rel=1e-14)
+    np.testing.assert_allclose(got, skm.log_loss(Y16, P16, sample_weight=weights), rtol=2e-3)
+    entropy = dask_auc.normalized_entropy(y, p, sample_weight=w)
+    assert entropy == pytest.approx(_float16_entropy_reference(Y16, P16, weights), rel=1e-14)
+
+
+@pytest.mark.parametrize("buckets", [1, 4])  # 4: the big group is cut over heavy slots
+def test_grouped_float16_calibration_columns_use_float16_eps(buckets) -> None:
+    rng = np.random.default_rng(29)
+    n = 400
+    user = np.where(rng.random(n) < 0.6, 0, rng.integers(1, 6, n))
+    y = rng.integers(0, 2, n)
+    p = rng.choice(P16, n).astype(np.float16)
+    frame = pd.DataFrame({"user": user, "y": y, "p": p})
+    ddf = dd.from_pandas(frame, npartitions=5)
+    metrics = ("log_loss", "normalized_entropy")
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        result = dask_auc.grouped_roc_auc_score(
+            ddf, by="user", label="y", score="p", metrics=metrics
+        )
+    for key, rows in frame.groupby("user"):
+        got = result.per_group.loc[key]
+        want = _float16_log_loss_reference(rows["y"].to_numpy(), rows["p"].to_numpy())
+        assert got["log_loss"] == pytest.approx(want, rel=1e-12), key
+        np.testing.assert_allclose(got["log_loss"], skm.log_loss(rows["y"], rows["p"]), rtol=2e-3)
+        entropy = _float16_entropy_reference(rows["y"].to_numpy(), rows["p"].to_numpy())
+        assert got["normalized_entropy"] == pytest.approx(entropy, rel=1e-12), key
+    assert result.overall["log_loss"] == pytest.approx(_float16_log_loss_reference(y, p), rel=1e-12)
+    assert result.overall["normalized_entropy"] == pytest.approx(
+        _float16_entropy_reference(y, p), rel=1e-12
+    )

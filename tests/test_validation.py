@@ -6,6 +6,7 @@ import re
 import warnings
 
 import dask
+import dask.array as da
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,6 +14,7 @@ from sklearn.exceptions import UndefinedMetricWarning as SklearnUndefinedMetricW
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
+from references import DASK_READER_NOTICE
 from strategies import dask_array, dask_frame
 
 GOOD_Y = np.array([0, 1, 1, 0, 1, 0])
@@ -209,3 +211,126 @@ def test_zero_weight_rows_are_ignored():
     assert dask_auc.roc_auc_score(GOOD_Y, GOOD_S, sample_weight=weights) == sklearn_auc(
         GOOD_Y[keep], GOOD_S[keep]
     )
+
+
+# -- every partition passes the score check (issue 29, item 7) ----------------------------------
+
+STRING_SCORES = "dtype='numeric' is not compatible with arrays of bytes/strings."
+
+
+def _parquet_with_a_string_score_file(folder, odd: int):
+    """Three files of 6 rows; file ``odd``'s ``score`` column holds strings."""
+    folder.mkdir()
+    for i in range(3):
+        scores = GOOD_S[::-1] if i % 2 else GOOD_S
+        part = pd.DataFrame({"label": GOOD_Y, "score": scores, "user": np.arange(6) % 2})
+        if i == odd:
+            part["score"] = part["score"].astype(str)  # "0.1": numbers written as text
+        part.to_parquet(folder / f"part-{i}.parquet", index=False)
+    return folder
+
+
+@pytest.mark.filterwarnings(f"ignore:{DASK_READER_NOTICE}")
+@pytest.mark.parametrize("odd", [0, 1, 2])  # the file dask takes the columns' dtypes from, or not
+def test_a_string_score_file_in_a_parquet_dataset_raises_as_alone(tmp_path, odd):
+    import dask.dataframe as dd
+
+    folder = _parquet_with_a_string_score_file(tmp_path / "data", odd)
+    alone = dd.read_parquet(folder / f"part-{odd}.parquet")
+    with pytest.raises(ValueError, match=re.escape(STRING_SCORES)):
+        dask_auc.roc_auc_score(alone["label"], alone["score"])
+    frame = dd.read_parquet(folder)
+    for metric in (
+        dask_auc.roc_auc_score,
+        dask_auc.average_precision_score,
+        dask_auc.log_loss,
+        dask_auc.brier_score_loss,
+        dask_auc.roc_curve,
+        dask_auc.delong_test,
+    ):
+        scores = (frame["score"],) * (2 if metric is dask_auc.delong_test else 1)
+        with pytest.raises(ValueError, match=re.escape(STRING_SCORES)):
+            metric(frame["label"], *scores)
+    with pytest.raises(ValueError, match=re.escape(STRING_SCORES)):
+        dask_auc.grouped_roc_auc_score(frame, by="user", label="label", score="score")
+
+
+@pytest.mark.filterwarnings(f"ignore:{DASK_READER_NOTICE}")
+def test_cli_refuses_a_string_score_file_in_a_parquet_dataset(tmp_path, capsys):
+    from dask_auc import cli
+
+    folder = _parquet_with_a_string_score_file(tmp_path / "data", 2)
+    for extra in ([], ["--by", "user"]):
+        arguments = [str(folder), "--label", "label", "--score", "score", *extra]
+        status = cli.main([*arguments, "--scheduler", "threads", "--quiet"])
+        captured = capsys.readouterr()
+        assert status == 1 and captured.out == "", captured
+        assert captured.err.startswith("dask-auc: error: ") and STRING_SCORES in captured.err
+        assert captured.err.count("\n") == 1
+
+
+# -- (n, 2) scores of a binary target: scikit-learn's shape error (issue 29, item 8) ----------
+
+
+def _sklearn_message(y, scores, **kwargs):
+    with pytest.raises(ValueError) as raised, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sklearn_auc(y, scores, **kwargs)
+    return str(raised.value)
+
+
+def _two_score_columns(classes: int, normalized: bool, n: int = 100) -> tuple:
+    rng = np.random.default_rng(29)
+    y = rng.integers(0, classes, n)
+    scores = rng.random((n, 2)) + 0.05
+    if normalized:
+        scores = scores / scores.sum(axis=1, keepdims=True)
+    return y, scores, rng.random(n)
+
+
+@pytest.mark.parametrize("normalized", [False, True], ids=["rows-not-summing-to-1", "summing"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"multi_class": "ovr"},
+        {"multi_class": "ovo"},
+        {"max_fpr": 0.5},
+        {"average": None},
+        {"labels": [0, 1]},
+        {"multi_class": "ovr", "labels": [0, 1, 2]},
+        {"sample_weight": True},
+    ],
+)
+def test_binary_target_with_two_score_columns_raises_sklearns_1d_error(normalized, kwargs):
+    """Issue 29, item 8: scikit-learn reads a binary target's (n, 2) scores as a
+    wrong shape, whether or not their rows sum to 1; never the multi-class messages."""
+    y, scores, weights = _two_score_columns(2, normalized)
+    kwargs = dict(kwargs)  # the parameter's dict is shared by both values of ``normalized``
+    if kwargs.pop("sample_weight", False):
+        kwargs["sample_weight"] = weights
+    expected = _sklearn_message(y, scores, **kwargs)
+    assert expected == "y should be a 1d array, got an array of shape (100, 2) instead."
+    cuts = [0, 30, 30, 61, 100]
+    frame = dask_frame({"y": y, "a": scores[:, 0], "b": scores[:, 1], "w": weights}, cuts)
+    layouts = [
+        (y, scores, weights),
+        (dask_array(y, cuts), da.from_array(scores, chunks=((30, 0, 31, 39), 1)), None),
+        (frame["y"], frame[["a", "b"]], frame["w"]),
+    ]
+    for y_in, s_in, w_in in layouts:
+        options = dict(kwargs)
+        if "sample_weight" in options:
+            options["sample_weight"] = weights if w_in is None else w_in
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            dask_auc.roc_auc_score(y_in, s_in, **options)
+
+
+@pytest.mark.parametrize("normalized", [False, True], ids=["rows-not-summing-to-1", "summing"])
+@pytest.mark.parametrize("kwargs", [{"multi_class": "ovr"}, {"multi_class": "ovo"}, {}])
+def test_three_classes_with_two_score_columns_keep_sklearns_multiclass_errors(normalized, kwargs):
+    y, scores, _ = _two_score_columns(3, normalized)
+    expected = _sklearn_message(y, scores, **kwargs)
+    y_in, s_in = dask_array(y, [0, 50, 100]), da.from_array(scores, chunks=(50, 1))
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        dask_auc.roc_auc_score(y_in, s_in, **kwargs)

@@ -38,6 +38,7 @@ from .._kernels.validation import (
     check_declared_label_dtype,
     check_declared_score_dtype,
     check_lengths,
+    scores_checked,
 )
 from .config import compiled_kernels, measure_above
 from .sizing import (
@@ -120,7 +121,8 @@ def prepared_blocks(
     options: dict[str, Any] = {"names": names}
     if "compiled" in inspect.signature(prepare).parameters:
         options["compiled"] = compiled_kernels()
-    return _aligned_blocks(inputs, names, partial(prepare, **options), chunk_rows, row_bytes)
+    kernel = partial(prepare, **options)
+    return _aligned_blocks(inputs, names, kernel, chunk_rows, row_bytes, not score_matrix)
 
 
 def _one_dimensional(x: Any, name: str) -> Any:
@@ -156,6 +158,7 @@ def _aligned_blocks(
     prepare: Any,
     chunk_rows: int | None,
     row_bytes: int,
+    check_scores: bool = False,
 ) -> Blocks:
     """One lazy ``prepare(*blocks)`` per row block of the inputs, which pair by position.
 
@@ -163,14 +166,14 @@ def _aligned_blocks(
     or 2-D (a multi-class score matrix); ``names`` are the caller's names.
     """
     if any(isinstance(x, (dd.Series, dd.DataFrame)) for x in inputs):
-        return _frame_blocks(inputs, names, prepare, row_bytes)
+        return _frame_blocks(inputs, names, prepare, row_bytes, check_scores)
     if any(isinstance(x, da.Array) for x in inputs):
         return _array_blocks(_aligned_arrays(inputs, names), prepare, row_bytes)
     return _array_blocks(_in_memory_as_arrays(inputs, chunk_rows), prepare, row_bytes)
 
 
 def _frame_blocks(
-    inputs: list[Any], names: tuple[str, ...], prepare: Any, row_bytes: int
+    inputs: list[Any], names: tuple[str, ...], prepare: Any, row_bytes: int, check_scores: bool
 ) -> Blocks:
     frames = [dd.from_dask_array(x) if isinstance(x, da.Array) else x for x in inputs]
     if not all(isinstance(x, (dd.Series, dd.DataFrame)) for x in frames):
@@ -180,18 +183,22 @@ def _frame_blocks(
             "DataFrame), or every input in memory."
         )
     check_partition_counts([x.npartitions for x in frames], names)
+    # a partition's dtype may not be the declared one (a later Parquet file's): each is
+    # checked as it is read, before blocks are joined and text is parsed as numbers
+    split = partial(scores_checked, _partitions) if check_scores else _partitions
+    kernel = partial(scores_checked, prepare) if check_scores else prepare
     rows = _frame_lengths(frames)
     if rows is not None:
         groups = coalesced_groups(rows, row_bytes)
         if len(groups) < len(rows):
-            parts = map_frame(frames[0], _partitions, *frames[1:])
+            parts = map_frame(frames[0], split, *frames[1:])
             # dask may fuse partitions when it optimizes (small Parquet files):
             # the lengths then describe other partitions, and nothing is coalesced
             if len(parts) == len(rows):
                 keys = [p.key for p in parts]
                 return _prepare_tasks(parts[:1], keys, rows, groups, prepare, row_bytes)
             rows = None
-    blocks = map_frame(frames[0], prepare, *frames[1:])
+    blocks = map_frame(frames[0], kernel, *frames[1:])
     if rows is not None and len(rows) != len(blocks):
         rows = None
     return Blocks(blocks, BlockSizes(rows, row_bytes))
@@ -312,7 +319,10 @@ def map_frame(frame: Any, func: Callable, *args: Any) -> list[Delayed]:
     Dask collections in ``args`` are passed partition by partition, as they
     come: the caller has checked that they pair up.
     """
-    name = getattr(getattr(func, "func", func), "__name__", "block")
+    kernel = func
+    while isinstance(kernel, partial):  # named by the kernel, not by its wrappers
+        kernel = kernel.args[0] if kernel.func is scores_checked else kernel.func
+    name = getattr(kernel, "__name__", "block")
     mapped = frame.map_partitions(
         func,
         *args,

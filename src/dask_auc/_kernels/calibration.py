@@ -40,16 +40,20 @@ from .validation import (
 TERMS = ("weight", "log_pos", "log_neg", "brier_pos", "brier_neg", "proba")
 WEIGHT, LOG_POS, LOG_NEG, BRIER_POS, BRIER_NEG, PROBA = range(len(TERMS))
 
+#: the clip of probabilities in float64 (and of any dtype scikit-learn widens to it)
+EPS64 = float(np.finfo(np.float64).eps)
+
 #: more distinct labels than this in one block is an error whatever the options
 #: (1-D probabilities are binary), so their sums are not made
 _MAX_LABELS = 2
 
 
-def row_terms(proba: np.ndarray) -> tuple[np.ndarray, ...]:
+def row_terms(proba: np.ndarray, eps: float | None = None) -> tuple[np.ndarray, ...]:
     """Each row's log loss and Brier term as a positive and as a negative, as scikit-learn has them.
 
     scikit-learn stacks ``[1 - p, p]``, clips both columns to ``[eps, 1 - eps]``
-    (``eps`` of the probabilities' float dtype) for the log loss, and sums
+    (``eps`` of the probabilities' float dtype, as the caller read it:
+    :func:`as_probabilities`; default that of ``proba``) for the log loss, and sums
     ``(onehot - [1 - p, p])**2`` over the two columns for the Brier score: a
     positive row scores ``2 * (1 - p)**2``, a negative one ``(1 - (1 - p))**2 + p**2``,
     which is not ``2 * p**2`` in floats when ``p`` is tiny.
@@ -64,7 +68,8 @@ def row_terms(proba: np.ndarray) -> tuple[np.ndarray, ...]:
     >>> [float(t[0]) for t in row_terms(np.array([0.25]))]
     [1.3862943611198906, 0.2876820724517809, 1.125, 0.125]
     """
-    eps = np.finfo(proba.dtype).eps
+    if eps is None:
+        eps = float(np.finfo(proba.dtype).eps)
     complement = 1 - proba
     log_pos = -np.log(np.clip(proba, eps, 1 - eps))
     log_neg = -np.log(np.clip(complement, eps, 1 - eps))
@@ -73,12 +78,46 @@ def row_terms(proba: np.ndarray) -> tuple[np.ndarray, ...]:
     return log_pos, log_neg, brier_pos, brier_neg
 
 
-def as_probabilities(values: Any) -> np.ndarray:
-    """Probabilities as a finite float array (float32 kept, as scikit-learn keeps it)."""
-    proba = as_score_array(values)
-    if proba.dtype not in (np.float32, np.float64):
-        proba = proba.astype(np.float64)
-    return proba
+def clip_eps(dtype: Any) -> float:
+    """The ``eps`` scikit-learn clips probabilities of ``dtype`` with.
+
+    scikit-learn keeps float16 and float32 probabilities in their dtype and
+    clips with its machine precision; anything else becomes float64.
+
+    Examples
+    --------
+    >>> clip_eps(np.float16) == 2**-10, clip_eps(np.float32) == 2**-23, clip_eps(np.int64) == 2**-52
+    (True, True, True)
+    """
+    dtype = np.dtype(dtype) if isinstance(dtype, type) else dtype
+    if isinstance(dtype, np.dtype) and dtype in (np.float16, np.float32):
+        return float(np.finfo(dtype).eps)
+    return EPS64  # pandas' extension dtypes become float64 too
+
+
+def as_probabilities(values: Any, eps: float | None = None) -> tuple[np.ndarray, float]:
+    """Probabilities as a finite float array, and the ``eps`` they are clipped with.
+
+    ``eps`` is that of the values' own dtype (:func:`clip_eps`), read before
+    the score check widens float16 to float32; a caller that knows the dtype
+    of every block passes it (the grouped kernels: rows of several blocks
+    meet in a bucket).  float32 is kept, as scikit-learn keeps it; float16 is
+    computed in float64 (its values and clip bounds are exact there), where
+    scikit-learn's float16 arithmetic rounds every term to 11 bits.
+
+    Examples
+    --------
+    >>> proba, eps = as_probabilities(np.array([0.0, 0.5], np.float16))
+    >>> proba.dtype, eps == 2**-10
+    (dtype('float64'), True)
+    """
+    raw = to_numpy(values)
+    if eps is None:
+        eps = clip_eps(raw.dtype)
+    proba = as_score_array(raw)
+    if not (proba.dtype == np.float32 and eps == clip_eps(np.float32)):
+        proba = proba.astype(np.float64, copy=False)
+    return proba, eps
 
 
 @dataclass(frozen=True)
@@ -129,14 +168,14 @@ def calibration_sums(
     weighted = weight is not None
     if not lengths.aligned:  # the alignment check raises, naming the inputs
         return CalibrationSums((lengths,), (), {}, weighted=weighted)
-    probabilities = as_probabilities(probabilities)
+    probabilities, eps = as_probabilities(probabilities)
     weights = None if weight is None else as_weight_array(weight)
     classes = distinct_labels(labels)
     low = float(probabilities.min()) if len(probabilities) else math.inf
     high = float(probabilities.max()) if len(probabilities) else -math.inf
     per_label: dict[Any, tuple[int, ...]] = {}
     if len(classes) <= _MAX_LABELS:
-        terms = (*row_terms(probabilities), probabilities)
+        terms = (*row_terms(probabilities, eps), probabilities)
         for c in classes:
             rows = labels == c if len(classes) > 1 else np.ones(len(labels), bool)
             per_label[c] = _label_totals([t[rows] for t in terms], weights, rows)
@@ -192,8 +231,13 @@ def group_calibration_sums(
     proba: Any,
     positive: np.ndarray,
     weights: np.ndarray | None,
+    eps: float | None = None,
 ) -> dict[str, np.ndarray]:
     """Per group: the weight, and the weighted sums of log loss, Brier term, probability, label.
+
+    ``eps`` clips the log loss (:func:`row_terms`): that of the dtype of the
+    input's probabilities (:class:`~dask_auc._kernels.grouped.GroupPlan`'s
+    ``clip_eps``); the rows here were widened from it.  Default: that of ``proba``.
 
     ``np.bincount`` adds each group's rows in their order in the bucket,
     which is the frame's row order (pieces arrive in block order): the sums
@@ -206,8 +250,8 @@ def group_calibration_sums(
     >>> [float(v) for v in sums["_cal_proba"]], [float(v) for v in sums["_cal_label"]]
     ([0.75, 1.0], [1.0, 1.0])
     """
-    probabilities = as_probabilities(proba)
-    log_pos, log_neg, brier_pos, brier_neg = row_terms(probabilities)
+    probabilities, eps = as_probabilities(proba, eps)
+    log_pos, log_neg, brier_pos, brier_neg = row_terms(probabilities, eps)
     terms = (
         np.where(positive, log_pos, log_neg),
         np.where(positive, brier_pos, brier_neg),

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from . import compiled as _compiled
-from .calibration import GROUP_SUM_COLUMNS, group_calibration_sums
+from .calibration import EPS64, GROUP_SUM_COLUMNS, clip_eps, group_calibration_sums
 from .footprint import SizedByArrays
 from .group_keys import (
     NUMBER_KINDS,
@@ -157,6 +157,9 @@ class GroupBlockInfo(SizedByArrays):
     low: float = np.inf  # the smallest and largest score (the probability range check)
     high: float = -np.inf
     heavy: HeavyBlockInfo | None = None  # its rows of heavy groups, when some are cut
+    #: the log loss's clip of the block's probabilities: its score dtype's (float16's,
+    #: float32's, else float64's), read before the scores are widened; inf: no rows
+    eps: float = EPS64
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,9 @@ class GroupPlan(SizedByArrays):
     heavy_counts: np.ndarray | None = None
     heavy_exponents: np.ndarray | None = None
     heavy_gauc_weight: np.ndarray | None = None  # the sum of its gauc_weight column
+    #: the log loss's clip: the smallest of the blocks' (their dtypes joined, as
+    #: scikit-learn would see the whole column)
+    eps: float = EPS64
 
     @property
     def positive_label(self) -> Any:
@@ -273,6 +279,8 @@ def split_group_block(
     label = to_numpy(frame[spec.label])
     classes = distinct_labels(label)
     score = as_score_array(frame[spec.score])
+    # an empty partition's dtype does not vote (often float64 beside float16 ones)
+    eps = clip_eps(frame[spec.score].dtype) if len(frame) else np.inf
     weight = None
     if spec.sample_weight is not None:
         weight = as_weight_array(frame[spec.sample_weight])
@@ -312,7 +320,7 @@ def split_group_block(
     elif heavy is not None:
         slots = [NO_PIECE] * heavy.n_slots
     info = GroupBlockInfo(
-        classes, len(present), int(len(present) - present.sum()), low, high, heavy_info
+        classes, len(present), int(len(present) - present.sum()), low, high, heavy_info, eps
     )
     if n_buckets == 1 and key_group is None:
         return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)], slots
@@ -437,6 +445,7 @@ def split_group_blocks(
         min(info.low for info in infos),
         max(info.high for info in infos),
         joined_infos(heavy_infos) if heavy_infos else None,
+        min(info.eps for info in infos),
     )
     pieces = [_concat(tuple(pieces[b] for _, pieces, _ in splits)) for b in range(n_buckets)]
     n_slots = 0 if heavy is None else heavy.n_slots
@@ -532,7 +541,8 @@ def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
     missing = sum(info.missing_keys for info in infos)
     low = min((info.low for info in infos), default=np.inf)
     high = max((info.high for info in infos), default=-np.inf)
-    plan = GroupPlan(classes, rows, missing, low, high)
+    eps = min((info.eps for info in infos), default=np.inf)
+    plan = GroupPlan(classes, rows, missing, low, high, eps=eps if eps < 1 else EPS64)
     heavy = [info.heavy for info in infos if info.heavy is not None]
     return _with_heavy_groups(plan, heavy) if heavy else plan
 
@@ -564,6 +574,7 @@ def slot_summary(plan: GroupPlan, spec: GroupSpec, *pieces: HeavyPiece) -> Heavy
         plan.heavy_exponents,
         calibration=bool(spec.metrics),
         compiled=spec.compiled,
+        eps=plan.eps,
     )
 
 
@@ -639,7 +650,9 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
         table["n_neg"] = np.bincount(codes[~positive & counted], minlength=n_groups)
         table["weight_pos"], table["weight_neg"] = sums.totals()
     if spec.metrics:
-        table.update(group_calibration_sums(codes, n_groups, rows.score, positive, rows.weight))
+        table.update(
+            group_calibration_sums(codes, n_groups, rows.score, positive, rows.weight, plan.eps)
+        )
     if rows.gauc_weight is not None:
         table[GAUC_WEIGHT_COLUMN] = np.bincount(codes, weights=rows.gauc_weight, minlength=n_groups)
     for name in ("n_pos", "n_neg"):

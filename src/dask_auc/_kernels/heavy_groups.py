@@ -382,6 +382,7 @@ def summarize_slot(
     *,
     calibration: bool = False,
     compiled: bool = False,
+    eps: float | None = None,
 ) -> HeavySlot:
     """Merge one slot's pieces into its sorted classes and summarize them.
 
@@ -389,7 +390,8 @@ def summarize_slot(
     power of two per class, as the ordinary groups' extreme weights are
     (:func:`~dask_auc._kernels.grouped.class_exponents`): no pair product
     overflows, and no AUC changes.  The calibration sums are of the unscaled
-    weights (aggregated tied rows count their summed weight).
+    weights (aggregated tied rows count their summed weight); ``eps`` clips
+    their log loss (the plan's: that of the input's dtype).
     """
     filled = [p for p in pieces if p.group >= 0]
     if not filled:
@@ -402,7 +404,7 @@ def summarize_slot(
     neg, pos = (merged_parts(parts) if parts else like.empty() for parts in classes)
     sums = None
     if calibration:
-        sums = _calibration_sums(pos, neg)
+        sums = _calibration_sums(pos, neg, eps)
     if exponents is not None:
         group = filled[0].group
         neg = _scaled(neg, int(exponents[0, group]))
@@ -417,14 +419,16 @@ def _scaled(part: SortedScores, exponent: int) -> SortedScores:
     return replace(part, weights=np.ldexp(part.weights, -exponent))
 
 
-def _calibration_sums(pos: SortedScores, neg: SortedScores) -> dict[str, np.ndarray]:
+def _calibration_sums(
+    pos: SortedScores, neg: SortedScores, eps: float | None
+) -> dict[str, np.ndarray]:
     scores = np.concatenate((pos.scores, neg.scores))
     positive = np.repeat([True, False], (len(pos), len(neg)))
     weights = np.concatenate(
         [np.ones(len(p)) if p.weights is None else p.weights.astype(np.float64) for p in (pos, neg)]
     )
     codes = np.zeros(len(scores), np.int64)
-    return group_calibration_sums(codes, 1, scores, positive, weights)
+    return group_calibration_sums(codes, 1, scores, positive, weights, eps)
 
 
 def merge_group_slots(slots: Sequence[HeavySlot], plan: HeavyPlan) -> list[PartialROC]:

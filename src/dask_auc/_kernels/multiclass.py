@@ -64,6 +64,10 @@ class MultiBlock(SizedByArrays):
     labels: np.ndarray
     scores: np.ndarray
     weights: np.ndarray | None
+    #: scikit-learn's checks that wait for the target (:func:`plan_classes`): do the rows
+    #: sum to 1, the weights' error
+    summed: bool = True
+    weight_error: Exception | None = None
 
 
 def prepare_multiclass_block(
@@ -76,8 +80,10 @@ def prepare_multiclass_block(
 ) -> MultiBlock:
     """Validate one block of a multi-class input (scikit-learn's messages).
 
-    With ``probabilities`` (ROC AUC), every row of scores must sum to 1;
-    average precision takes any scores.
+    With ``probabilities`` (ROC AUC), every row of scores must sum to 1, and
+    that check and the weights' are left to :func:`plan_classes` (their
+    messages depend on every block's labels); average precision takes any
+    scores.
 
     Examples
     --------
@@ -92,10 +98,17 @@ def prepare_multiclass_block(
         return MultiBlock(lengths, (), label[:0], empty, None)
     classes = distinct_labels(label)
     score = as_score_array(score)
-    if probabilities and len(score) and not np.allclose(1, score.sum(axis=1)):
-        raise ValueError(PROBABILITY_MESSAGE)
-    weights = None if weight is None else as_weight_array(weight)
-    return MultiBlock(lengths, classes, label, score, weights)
+    # what scikit-learn says next depends on the target, known once every block's labels
+    # are (plan_classes): (n, 2) scores of a binary one are a wrong shape; a multi-class
+    # one's rows must sum to 1; the weights are checked last
+    summed = not (probabilities and len(score) and not np.allclose(1, score.sum(axis=1)))
+    try:
+        weights = None if weight is None else as_weight_array(weight)
+    except (TypeError, ValueError) as error:
+        if not probabilities:  # average precision's plan does not wait: raise now
+            raise
+        return MultiBlock(lengths, classes, label, score, None, summed, error)
+    return MultiBlock(lengths, classes, label, score, weights, summed)
 
 
 def _score_matrix(score: Any) -> np.ndarray:
@@ -114,6 +127,8 @@ class ClassMeta:
     lengths: RowCounts
     counts: dict[Any, int]
     weights: dict[Any, float] | None
+    summed: bool = True
+    weight_error: Exception | None = None
 
 
 def class_meta(block: MultiBlock) -> ClassMeta:
@@ -125,7 +140,7 @@ def class_meta(block: MultiBlock) -> ClassMeta:
         if weights is not None:
             assert block.weights is not None
             weights[value] = float(block.weights[rows].sum())
-    return ClassMeta(block.lengths, counts, weights)
+    return ClassMeta(block.lengths, counts, weights, block.summed, block.weight_error)
 
 
 @dataclass(frozen=True)
@@ -153,7 +168,9 @@ def plan_classes(
 
     ``deferred_checks`` runs once the target is known to be multi-class; with
     two score columns that is only known from the data (a binary target with
-    two score columns is scikit-learn's "1d array" error instead).
+    two score columns is scikit-learn's "1d array" error instead, whatever
+    the scores).  Then the blocks' scores must sum to 1, then the classes
+    match, then the weights are valid: scikit-learn's order.
     """
     n_rows = check_aligned([meta.lengths for meta in metas])
     if n_rows == 0:
@@ -165,6 +182,8 @@ def plan_classes(
         raise ValueError(f"y should be a 1d array, got an array of shape ({n_rows}, 2) instead.")
     if deferred_checks is not None:
         deferred_checks()
+    if not all(meta.summed for meta in metas):
+        raise ValueError(PROBABILITY_MESSAGE)
     if labels is not None:
         known = set(labels)
         if any(value not in known for value in present):
@@ -174,6 +193,9 @@ def plan_classes(
         if len(present) != n_columns:
             raise ValueError(CLASS_COUNT_MESSAGE)
         classes = tuple(present)
+    for meta in metas:
+        if meta.weight_error is not None:
+            raise meta.weight_error
     counts = np.array([sum(m.counts.get(c, 0) for m in metas) for c in classes], dtype=np.int64)
     weights = None
     if metas and metas[0].weights is not None:

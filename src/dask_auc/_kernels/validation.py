@@ -12,7 +12,7 @@ import importlib.util
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -288,13 +288,36 @@ def check_declared_score_dtype(values: Any) -> None:
         check_score_dtype(np.dtype("U1"))
 
 
+def scores_checked(func: Callable[..., Any], *columns: Any, **options: Any) -> Any:
+    """``func(*columns, **options)`` once ``columns[1]``, the scores, passed the dtype check.
+
+    A partition may not have the dtype dask declared for its collection (a
+    Parquet file whose score column is text, after a first file where it is
+    a number): in the task that reads it, each partition of the scores passes
+    the check the declared dtype passed (:func:`check_declared_score_dtype`),
+    before its values are converted and the text parsed as numbers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> scores_checked(len, [0, 1], pd.Series(["0.1", "0.9"], dtype="string"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: dtype='numeric' is not compatible with arrays of bytes/strings.Convert ...
+    """
+    check_declared_score_dtype(columns[1])
+    return func(*columns, **options)
+
+
 def as_score_array(values: Any, *, check_finite: bool = True) -> np.ndarray:
     """Scores as a finite numeric ndarray, raising sklearn's errors otherwise.
 
     ``check_finite=False`` leaves NaN and infinities to the caller, which
     checks them with :func:`check_finite_scores` (on an aggregated block's
-    distinct scores, say: every value of the rows is among them).
+    distinct scores, say: every value of the rows is among them).  A pandas
+    string column is refused from its dtype, as the declared dtype of a
+    collection is (:func:`check_declared_score_dtype`).
     """
+    check_declared_score_dtype(values)
     scores = to_numpy(values)
     check_score_dtype(scores.dtype)
     if scores.dtype.kind == "b":
