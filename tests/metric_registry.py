@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import dask_auc
-from references import pairwise_auc
+from references import exact_average_precision, pairwise_auc
 from roc_polygon import partial_auc_reference
 from strategies import dask_array, dask_frame, scored_rows
 from threshold_references import GAINS_COLUMNS, gains_reference, operating_point_reference
@@ -76,9 +76,11 @@ class Metric:
         partitioning, bucket count, tree shape or row order.  Every other field,
         and every field of weighted data, is compared within ``RTOL``.
     reference_exact : bool
-        ``reference`` is exact too (a rational pair count, or scikit-learn's curve
-        arrays, which are integer counts divided once): ``exact_fields`` of unweighted
-        data must equal it bit for bit.
+        ``reference`` is exact too (a rational pair count or step sum rounded once,
+        or scikit-learn's curve arrays, which are integer counts divided once):
+        ``exact_fields`` of unweighted data must equal it bit for bit.  scikit-learn's
+        AUC and average precision are float sums, a few ulps off the exact value:
+        an entry comparing with them is not ``reference_exact``.
     scores : {"binary", "own_sort", "paired", "proba", "grouped"}
         What a case holds: binary labels and one score column (``"own_sort"``:
         the same, for a metric whose sort is not the ROC's, which the binary
@@ -245,6 +247,14 @@ def _sklearn_value(function: Callable[..., Any], **fixed: Any) -> Callable[[Colu
         return {"value": np.asarray(value, dtype=float)}
 
     return reference
+
+
+def _average_precision_reference(columns: Columns) -> Fields:
+    """Unweighted: the exact rational step sum rounded once; weighted: scikit-learn's."""
+    if "sample_weight" in columns:
+        return _sklearn_value(skm.average_precision_score)(columns)
+    value = exact_average_precision(columns["y_true"], columns["y_score"])
+    return {"value": np.asarray(float(value))}
 
 
 def _sklearn_curve(
@@ -418,10 +428,10 @@ _ENTRIES = [
         name="average_precision_score",
         run=_binary(dask_auc.average_precision_score),
         plain=_value,
-        reference=_sklearn_value(skm.average_precision_score),
+        reference=_average_precision_reference,
         weighted=True,
-        exact_fields=(),  # a float sum of the buckets' precision terms
-        reference_exact=False,
+        exact_fields=("value",),  # the precision terms summed exactly, rounded once
+        reference_exact=True,
         variants=({"pos_label": 0},),
     ),
     Metric(
@@ -755,8 +765,8 @@ _ENTRIES += [
         plain=_value,
         reference=_sklearn_value(skm.average_precision_score),
         weighted=True,
-        exact_fields=(),  # float sums of the buckets' precision terms
-        reference_exact=False,
+        exact_fields=("value",),  # the mean of exactly summed per-class APs
+        reference_exact=False,  # scikit-learn's per-class step sums are floats
         scores="proba",
         variants=({"average": "weighted"},),
     ),
@@ -778,7 +788,7 @@ _ENTRIES += [
         plain=_value,
         reference=_sklearn_multilabel(skm.average_precision_score, average="micro"),
         weighted=True,
-        exact_fields=(),
+        exact_fields=("value",),  # one binary AP of the raveled columns, exactly summed
         reference_exact=False,
         scores="proba",
         variants=({"average": "macro"},),

@@ -58,16 +58,44 @@ def pairwise_auc(y_true, y_score, sample_weight=None) -> float:
 
 
 def counting_auc(y_true, y_score) -> float:
-    """Exact unweighted AUC in O(n log n), for inputs too large for :func:`pairwise_auc`.
+    """Exact unweighted AUC in O(n log n), correctly rounded: :func:`exact_auc` as a float."""
+    return float(exact_auc(y_true, y_score))
+
+
+def exact_average_precision(y_true, y_score, pos_label=1) -> Fraction:
+    """Unweighted average precision as an exact rational (round it once with ``float``).
+
+    scikit-learn's step sum ``sum_k (R_k - R_{k-1}) P_k`` over the distinct
+    scores, highest first, with ``P_k = tp_k / (tp_k + fp_k)``: every count an
+    integer, every term a ``Fraction``.  0 when no row is positive.
+    """
+    y_true, y_score = np.asarray(y_true), np.asarray(y_score)
+    positive = y_true == pos_label
+    total_pos = int(positive.sum())
+    if total_pos == 0:
+        return Fraction(0)
+    order = np.argsort(-y_score, kind="stable")
+    scores, hits = y_score[order], positive[order]
+    last = np.flatnonzero(np.concatenate((scores[1:] != scores[:-1], [True])))  # end of each tie
+    tps = np.cumsum(hits)[last].tolist()
+    predicted = (last + 1).tolist()
+    total, before = Fraction(0), 0
+    for tp, rows in zip(tps, predicted, strict=True):
+        total += Fraction((tp - before) * tp, rows)
+        before = tp
+    return total / total_pos
+
+
+def exact_auc(y_true, y_score) -> Fraction:
+    """Unweighted ROC AUC as an exact rational, in O(n log n), for inputs too large for pairs.
 
     Each positive counts the negatives scored below it (``searchsorted`` left)
     and up to it (right); their sum is twice the pair count with ties as one
-    half.  Integer sums, one correctly rounded division.
+    half.  The greater of the two labels is positive (``roc_auc_score``'s rule).
     """
     y_true, y_score = np.asarray(y_true), np.asarray(y_score)
     positive = y_true == np.unique(y_true)[-1]
     negatives = np.sort(y_score[~positive])
     below = np.searchsorted(negatives, y_score[positive], side="left")
     up_to = np.searchsorted(negatives, y_score[positive], side="right")
-    twice = int(below.sum()) + int(up_to.sum())
-    return float(Fraction(twice, 2 * len(below) * len(negatives)))
+    return Fraction(int(below.sum()) + int(up_to.sum()), 2 * len(below) * len(negatives))

@@ -15,6 +15,7 @@ from sklearn import metrics
 
 import dask_auc
 from dask_auc import InvalidParameterError, UndefinedMetricWarning
+from references import exact_average_precision
 from strategies import boundaries, dask_array, dask_frame, scored_rows
 
 CURVES = {
@@ -96,6 +97,8 @@ def test_average_precision_is_invariant_to_partitioning_and_equals_sklearn(rows,
     with dask.config.set({"dask-auc.buckets": buckets}):
         got = dask_auc.average_precision_score(yd, sd, sample_weight=wd)
     assert got == pytest.approx(metrics.average_precision_score(y, s, sample_weight=w), abs=1e-12)
+    if not weighted:  # the exact step sum rounded once: the same bits for any cut
+        assert got == float(exact_average_precision(y, s))
 
 
 def _rows(n, seed, distinct=None):
@@ -159,9 +162,10 @@ def test_string_labels_with_pos_label_equal_sklearn(curve):
         assert_same_arrays(
             ours(yd, sd, pos_label=pos_label), theirs(labels, s, pos_label=pos_label)
         )
-    expected = metrics.average_precision_score(labels, s, pos_label="ham")
-    assert dask_auc.average_precision_score(yd, sd, pos_label="ham") == pytest.approx(
-        expected, abs=1e-12
+    expected = float(exact_average_precision(labels, s, pos_label="ham"))
+    assert dask_auc.average_precision_score(yd, sd, pos_label="ham") == expected
+    assert expected == pytest.approx(
+        metrics.average_precision_score(labels, s, pos_label="ham"), rel=1e-12
     )
 
 
@@ -466,6 +470,7 @@ def test_curves_on_a_process_cluster_equal_sklearn(client):
     got = dask_auc.precision_recall_curve(frame["label"], frame["score"], max_points=100)
     assert len(got[0]) <= 100
     ap = dask_auc.average_precision_score(frame["label"], frame["score"])
+    assert ap == float(exact_average_precision(y, s))
     assert ap == pytest.approx(metrics.average_precision_score(y, s), abs=1e-12)
     with pytest.warns(UndefinedMetricWarning, match="No positive samples"):
         dask_auc.roc_curve(frame["label"] * 0, frame["score"])  # warned in this process

@@ -180,7 +180,11 @@ def average_precision_score(
 
     ``AP = sum_n (R_n - R_{n-1}) P_n`` over the thresholds, as
     :func:`sklearn.metrics.average_precision_score` (not interpolated).  Each
-    sorted bucket sums its own points' terms; only one number per bucket moves.
+    sorted bucket sums its own points' terms exactly; only one number per bucket
+    moves, and the total is rounded once.  Unweighted, the result is the exact
+    rational step sum correctly rounded (unless it lies within ~1e-31, relative,
+    of a midpoint between two floats), the same bits for any partitioning, bucket
+    count or scheduler; scikit-learn's float sum may differ in the last bits.
 
     Parameters
     ----------
@@ -190,7 +194,7 @@ def average_precision_score(
         How the columns of a multilabel (2-D indicator) ``y_true``, or the
         classes of a multi-class ``y_true`` (one-vs-rest, with a 2-D ``y_score``
         of one column per present class, in sorted order), are reduced, as
-        scikit-learn >= 1.3 does (see :mod:`dask_auc._multilabel`); ignored for
+        scikit-learn >= 1.3 does (see :doc:`/user-guide/multiclass`); ignored for
         a binary target.
     pos_label : int, float, bool or str, default=1
         The positive class; it must be one of the labels when there are two,
@@ -206,7 +210,7 @@ def average_precision_score(
     >>> import numpy as np, dask_auc
     >>> dask_auc.average_precision_score(np.array([0, 0, 1, 1]),
     ...                                  np.array([0.1, 0.4, 0.35, 0.8]))
-    0.8333333333333333
+    0.8333333333333334
     >>> dask_auc.average_precision_score(np.array([[1, 0], [0, 1], [1, 1], [0, 0]]),
     ...     np.array([[0.9, 0.2], [0.1, 0.8], [0.7, 0.3], [0.3, 0.4]]), average=None)
     array([1.        , 0.83333333])

@@ -42,7 +42,12 @@ from ._engine import (
     side_by_side,
 )
 from ._kernels.buckets import summarize_bucket
-from ._kernels.curves import NO_POSITIVE_CLASS_MESSAGE, bucket_precision_sum, curve_contexts
+from ._kernels.curves import (
+    NO_POSITIVE_CLASS_MESSAGE,
+    average_precision,
+    bucket_precision_sum,
+    curve_contexts,
+)
 from ._kernels.multiclass import class_meta, prepare_multiclass_block
 from ._kernels.multilabel import (
     IndicatorPlan,
@@ -210,9 +215,9 @@ def _score_key(
     return partial_area_key(graph, summaries, (0.0, max_fpr))
 
 
-def _precision_total(contexts: list, terms: list[float]) -> tuple[float, Any]:
-    """``(sum of the precision terms, total positive weight)`` of one binary column."""
-    return float(sum(terms)), contexts[0].total[0]
+def _precision_total(contexts: list, terms: list[int]) -> tuple[int, Any]:
+    """``(exact sum of the precision terms, total positive weight)`` of one binary column."""
+    return sum(terms), contexts[0].total[0]
 
 
 def _samples(parts: list[SampleTotals], metric: str) -> tuple[list[SampleTotals], str]:
@@ -260,8 +265,7 @@ class _Finalizer:
             precision_sum, total_pos = result
             if total_pos == 0:
                 warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
-                return 0.0
-            return max(0.0, precision_sum / total_pos)
+            return average_precision(precision_sum, total_pos)
         if isinstance(result, PartialROC):
             if not defined_or_warn(n_classes, result.pos, result.neg):
                 return float("nan")

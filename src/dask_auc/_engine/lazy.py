@@ -114,7 +114,7 @@ def compute(*results: Any, **kwargs: Any) -> tuple[Any, ...]:
     >>> y, s = np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8])
     >>> dask_auc.compute(dask_auc.roc_auc_score(y, s, compute=False),
     ...                  dask_auc.average_precision_score(y, s, compute=False))
-    (0.75, 0.8333333333333333)
+    (0.75, 0.8333333333333334)
     """
     collections = [r.parts() if isinstance(r, LazyScore) else r for r in results]
     computed = dask.compute(*collections, **kwargs)

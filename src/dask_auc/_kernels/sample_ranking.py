@@ -8,9 +8,10 @@ blocks' sums are added up (:func:`merge_row_sums`).
 
 Exact sums
     Every finite float64 is an integer multiple of ``2**-1126``
-    (:data:`UNIT_BITS`), so the rows' values (times their weights) are summed
-    *exactly*, as Python integers in that unit (:func:`exact_total`), and
-    rounded once at the end (:func:`as_float`).  The result is then the same
+    (:data:`~dask_auc._kernels.summary.UNIT_BITS`), so the rows' values (times
+    their weights) are summed *exactly*, as Python integers in that unit
+    (:func:`~dask_auc._kernels.summary.exact_total`), and rounded once at the
+    end (:func:`~dask_auc._kernels.summary.as_float`).  The result is then the same
     bits for any partitioning, any order of the rows and any tree of merges,
     weighted or not.  scikit-learn sums the same per-row values in floats
     (``np.average``: pairwise sums; LRAP: a running sum), so results agree
@@ -44,6 +45,9 @@ import numpy as np
 
 from .footprint import SizedByArrays
 from .multilabel import as_matrix
+from .summary import UNIT_BITS as UNIT_BITS
+from .summary import as_float as as_float
+from .summary import exact_total
 from .validation import (
     ROW_INPUTS,
     RowCounts,
@@ -55,13 +59,6 @@ from .validation import (
     to_numpy,
 )
 
-#: every finite float64 is an integer number of units of ``2**-UNIT_BITS``
-UNIT_BITS = 1126
-_MIN_EXPONENT = -1073  # np.frexp's exponent of the smallest subnormal
-_MAX_EXPONENT = 1024
-#: halves of 27 bits summed in float64 stay exact below 2**53: at most 2**25 values a pass
-_PASS = 1 << 25
-
 COVERAGE_ERROR = "coverage_error"
 LRAP = "label_ranking_average_precision_score"
 RANKING_LOSS = "label_ranking_loss"
@@ -71,53 +68,6 @@ METRICS = (COVERAGE_ERROR, LRAP, RANKING_LOSS, DCG, NDCG)
 
 DCG_FORMATS = ("multilabel-indicator", "continuous-multioutput", "multiclass-multioutput")
 WEIGHTS_SUM_TO_ZERO = "Weights sum to zero, can't be normalized"
-
-
-# -- exact sums ---------------------------------------------------------------------------------
-
-
-def exact_total(values: np.ndarray) -> int:
-    """The exact sum of finite floats, as an integer number of ``2**-UNIT_BITS``.
-
-    Each value is ``m * 2**(e - 53)`` with an integer mantissa ``|m| < 2**53``
-    (``np.frexp``); mantissas are split into halves whose float sums, grouped
-    by exponent, stay exact.
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> values = np.array([0.1, -3e300, 2.5e-320, 3e300, 7.0])
-    >>> exact_total(values) == sum(Fraction(v) for v in values) * 2**UNIT_BITS
-    True
-    """
-    values = np.asarray(values, dtype=np.float64).ravel()
-    total = 0
-    for start in range(0, len(values), _PASS):
-        mantissa, exponent = np.frexp(values[start : start + _PASS])
-        integer = (mantissa * 2.0**53).astype(np.int64)
-        index = exponent - _MIN_EXPONENT
-        size = _MAX_EXPONENT - _MIN_EXPONENT + 1
-        high = np.bincount(index, weights=(integer >> 26).astype(np.float64), minlength=size)
-        low = np.bincount(index, weights=(integer & ((1 << 26) - 1)).astype(np.float64))
-        low = np.pad(low, (0, size - len(low)))
-        for i in np.flatnonzero((high != 0) | (low != 0)).tolist():
-            shift = i + _MIN_EXPONENT - 53 + UNIT_BITS
-            total += ((int(high[i]) << 26) + int(low[i])) << shift
-    return total
-
-
-def as_float(total: int) -> float:
-    """An exact total (in units of ``2**-UNIT_BITS``) rounded once to the nearest float.
-
-    Examples
-    --------
-    >>> as_float(exact_total(np.array([0.1, 0.2])))
-    0.30000000000000004
-    """
-    try:
-        return total / (1 << UNIT_BITS)  # int / int: correctly rounded
-    except OverflowError:  # beyond the largest float, as float sums overflow
-        return math.inf if total > 0 else -math.inf
 
 
 @dataclass(frozen=True)

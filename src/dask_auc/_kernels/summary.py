@@ -7,6 +7,11 @@ as identity, but it is not commutative: the left argument must hold the higher
 scores.  Unweighted summaries hold Python ints, so every merge is exact and the
 final AUC does not depend on where the partitions were cut.
 
+Weighted or float-valued sums that must not depend on the partitioning either
+(average precision's terms, :func:`ratio_terms`; the per-sample metrics' rows)
+are summed exactly as integers in units of ``2**-UNIT_BITS``
+(:func:`exact_total`) and rounded once (:func:`as_float`, :func:`as_float_over`).
+
 This module imports neither dask nor pandas.
 """
 
@@ -14,9 +19,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from functools import reduce
 
+import numpy as np
+
 Number = int | float
+
+#: every finite float64 is an integer number of units of ``2**-UNIT_BITS``
+UNIT_BITS = 1126
+_MIN_EXPONENT = -1073  # np.frexp's exponent of the smallest subnormal
+_MAX_EXPONENT = 1024
+#: halves of 27 bits summed in float64 stay exact below 2**53: at most 2**25 values a pass
+_PASS = 1 << 25
 
 
 def pair_product(a: Number, b: Number, weight_exponent: int = 0) -> Number:
@@ -306,3 +321,122 @@ def _tie_chain(lower: list[PartialROC], score: float) -> Pair:
         if not summary.is_single_group:
             break
     return pos, neg
+
+
+# -- exact sums of floats -------------------------------------------------------------------
+
+
+def exact_total(values: np.ndarray) -> int:
+    """The exact sum of finite floats, as an integer number of ``2**-UNIT_BITS``.
+
+    Each value is ``m * 2**(e - 53)`` with an integer mantissa ``|m| < 2**53``
+    (``np.frexp``); mantissas are split into halves whose float sums, grouped
+    by exponent, stay exact.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> values = np.array([0.1, -3e300, 2.5e-320, 3e300, 7.0])
+    >>> exact_total(values) == sum(Fraction(v) for v in values) * 2**UNIT_BITS
+    True
+    """
+    values = np.asarray(values, dtype=np.float64).ravel()
+    total = 0
+    for start in range(0, len(values), _PASS):
+        mantissa, exponent = np.frexp(values[start : start + _PASS])
+        integer = (mantissa * 2.0**53).astype(np.int64)
+        index = exponent - _MIN_EXPONENT
+        size = _MAX_EXPONENT - _MIN_EXPONENT + 1
+        high = np.bincount(index, weights=(integer >> 26).astype(np.float64), minlength=size)
+        low = np.bincount(index, weights=(integer & ((1 << 26) - 1)).astype(np.float64))
+        low = np.pad(low, (0, size - len(low)))
+        for i in np.flatnonzero((high != 0) | (low != 0)).tolist():
+            shift = i + _MIN_EXPONENT - 53 + UNIT_BITS
+            total += ((int(high[i]) << 26) + int(low[i])) << shift
+    return total
+
+
+def as_float(total: int) -> float:
+    """An exact total (in units of ``2**-UNIT_BITS``) rounded once to the nearest float.
+
+    Examples
+    --------
+    >>> as_float(exact_total(np.array([0.1, 0.2])))
+    0.30000000000000004
+    """
+    try:
+        return total / (1 << UNIT_BITS)  # int / int: correctly rounded
+    except OverflowError:  # beyond the largest float, as float sums overflow
+        return math.inf if total > 0 else -math.inf
+
+
+def as_float_over(total: int, divisor: Number) -> float:
+    """An exact total (in units of ``2**-UNIT_BITS``) over a positive ``divisor``, rounded once.
+
+    Examples
+    --------
+    >>> as_float_over(exact_total(np.array([1.0, 2.0 / 3])), 2)  # (1 + fl(2/3)) / 2
+    0.8333333333333333
+    >>> as_float_over(5 << UNIT_BITS, 6)  # 5/6, correctly rounded
+    0.8333333333333334
+    """
+    numerator, denominator = Fraction(divisor).as_integer_ratio()
+    try:
+        return total * denominator / (numerator << UNIT_BITS)  # int / int: correctly rounded
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf
+
+
+#: Veltkamp's splitter for float64: ``x`` into two halves of 26 bits whose products are exact
+_SPLITTER = float(2**27 + 1)
+
+
+def two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, e)``: ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker), barring overflow."""
+
+    def halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        scaled = _SPLITTER * x
+        high = scaled - (scaled - x)
+        return high, x - high
+
+    product = a * b
+    (a_high, a_low), (b_high, b_low) = halves(a), halves(b)
+    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    return product, error
+
+
+def ratio_terms(gained: np.ndarray, asked: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """Floats whose exact sum is ``sum(gained * asked / predicted)``, to ~2**-104 relative.
+
+    Average precision's terms ``g * P`` with ``P = a / b`` (positives gained,
+    positives and rows at or above the threshold).  Integer (unweighted)
+    counts: each term is written as three floats -- ``g * p`` split exactly
+    into ``h + l`` (``p = fl(a / b)``, :func:`two_product`), and ``g * r / b``
+    with ``r = a - p * b``, the division's remainder, itself an exact float
+    (computed exactly from ``fl(p * b)`` and its error).  Only that last one,
+    ~2**-53 of the term, is rounded: summed exactly (:func:`exact_total`) the
+    terms are within ~2**-104 of the exact rational, so a ratio rounded once
+    from them (:func:`as_float_over`) is the exact rational correctly rounded
+    unless that lies within ~1e-31 (relative) of a midpoint between two floats.
+    Weighted counts are floats already: each term is ``g * fl(a / b)``.
+    Terms with nothing gained (or nothing predicted) are left out.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> terms = ratio_terms(np.array([1, 1]), np.array([1, 2]), np.array([1, 3]))
+    >>> error = sum(map(Fraction, terms.tolist())) - Fraction(5, 3)  # 1 * 1/1 + 1 * 2/3
+    >>> 0 < abs(error) < Fraction(5, 3) * 2**-104
+    True
+    """
+    kept = (gained != 0) & (predicted > 0)
+    g, a, b = (np.asarray(v[kept], dtype=np.float64) for v in (gained, asked, predicted))
+    ratio = a / b
+    if np.asarray(asked).dtype.kind == "f":
+        return g * ratio
+    high, error = two_product(ratio, b)
+    remainder = (a - high) - error  # a - ratio * b, exactly (Sterbenz, then a float)
+    if len(g) == 0 or g.max() == 1:  # distinct scores gain one positive each: g * p is exact
+        return np.concatenate((ratio, remainder / b))
+    head, tail = two_product(g, ratio)
+    return np.concatenate((head, tail, g * remainder / b))
