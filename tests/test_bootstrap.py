@@ -14,7 +14,9 @@ import warnings
 
 import dask
 import dask.array as da
+import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -148,6 +150,61 @@ def test_the_cluster_bootstrap_resamples_each_group_whole() -> None:
         random_state=2,
     )
     np.testing.assert_array_equal(shuffled.replicates, result.replicates)
+
+
+def test_a_group_key_is_its_value_whatever_its_dtype() -> None:
+    """7 and 7.0 are one group, as grouped_roc_auc_score takes them (issue 29, item 6).
+
+    The counts of float, nullable and categorical ids equal those of the
+    int64 ids of the same values; a frame whose id column is int64 in one
+    partition and float64 in another gives each replicate the exact AUC of
+    the rows weighted by the int64 ids' counts.
+    """
+    rng = np.random.default_rng(29)
+    n = 400
+    user = rng.integers(-20, 20, n)
+    user[:3] = [2**40, 2**40, -(2**40)]
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n) + 0.3 * y, 1)
+    counts = dask_auc.bootstrap_counts(groups=user, n_bootstraps=6, random_state=4)
+    same_values = (
+        user.astype(np.float64),
+        user.astype(np.float32),
+        pd.array(user, dtype="Int64"),
+        pd.Series(user.astype(np.float64)).astype("category"),
+    )
+    for ids in same_values:
+        got = dask_auc.bootstrap_counts(groups=ids, n_bootstraps=6, random_state=4)
+        np.testing.assert_array_equal(got, counts, err_msg=str(ids.dtype))
+    half = n // 2
+    parts = [
+        pd.DataFrame({"y": y[:half], "s": s[:half], "user": user[:half]}),
+        pd.DataFrame({"y": y[half:], "s": s[half:], "user": user[half:].astype(np.float64)}),
+    ]
+    frame = dd.from_delayed(
+        [dask.delayed(part) for part in parts], meta=parts[0].iloc[:0], verify_meta=False
+    )
+    result = dask_auc.bootstrap_ci(
+        frame.y, frame.s, groups=frame.user, n_bootstraps=6, random_state=4
+    )
+    from metric_registry import exact_auc
+
+    for b in range(6):
+        assert result.replicates[b] == exact_auc(y, s, counts[b])
+
+
+def test_the_counts_of_keys_of_one_dtype_are_unchanged() -> None:
+    """The counts of integer, non-integer float, string and boolean keys, pinned (issue 29)."""
+    pinned = [
+        (np.array([7, -1, 2**40, 0]), [[0, 0, 2, 1], [3, 0, 0, 0], [1, 0, 0, 0]]),
+        (np.array([0.5, -2.25, 1e300]), [[1, 1, 0], [0, 0, 0], [0, 1, 0]]),
+        (np.array(["a", "7", ""]), [[0, 1, 0], [0, 0, 2], [1, 2, 1]]),
+        (np.array([True, False]), [[2, 1], [0, 0], [1, 0]]),
+        (np.array([2**64 - 1, 3], dtype=np.uint64), [[0, 1], [0, 1], [0, 0]]),
+    ]
+    for keys, want in pinned:
+        got = dask_auc.bootstrap_counts(groups=keys, n_bootstraps=3, random_state=11)
+        assert got.tolist() == want, keys.dtype
 
 
 def test_the_counts_are_poisson_one_draws() -> None:
@@ -509,3 +566,29 @@ def test_pair_counts_beyond_int64_are_refused() -> None:
         check_pair_range(context)
     small = np.array([10**9, 10**9], dtype=object)
     check_pair_range(ReplicateContext(small, small, small, small, False, small, small))
+
+
+def test_the_reprs_summarise_the_replicates() -> None:
+    """One short line: every field but the replicates, which are counted (issue 29)."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 300)
+    s = np.round(y + rng.normal(size=300), 2)
+    ci = dask_auc.bootstrap_ci(y, s, n_bootstraps=200, random_state=1)
+    assert repr(ci) == (
+        f"BootstrapInterval(estimate={ci.estimate!r}, low={ci.low!r}, high={ci.high!r}, "
+        f"std_error={ci.std_error!r}, confidence_level=0.95, n_bootstraps=200, "
+        "replicates=<200 values>)"
+    )
+    test = dask_auc.bootstrap_test(y, s, s + rng.normal(size=300), n_bootstraps=200, random_state=1)
+    text = repr(test)
+    assert text.startswith(f"BootstrapTest(estimate_a={test.estimate_a!r}, ")
+    assert text.endswith(
+        f"p_value={test.p_value!r}, confidence_level=0.95, "
+        "n_bootstraps=200, replicates=<200 values>)"
+    )
+    # replicates that drew no row of a class are counted as NaN
+    few = np.array([0, 1, 0, 0, 0, 0, 1, 0])
+    with pytest.warns(dask_auc.UndefinedMetricWarning):
+        small = dask_auc.bootstrap_ci(few, np.arange(8.0), n_bootstraps=20, random_state=0)
+    nan = int(np.isnan(small.replicates).sum())
+    assert nan and repr(small).endswith(f"replicates=<20 values, {nan} NaN>)")

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ._engine import LazyScore, SortedGraph, lazy_of, map_indexed_blocks, prepared_blocks
+from ._engine.inputs import Blocks, sizes_of
 from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
 from ._kernels.bootstrap import (
     ReplicateQuery,
@@ -101,6 +102,9 @@ class BootstrapInterval(NamedTuple):
     n_bootstraps: int
     replicates: np.ndarray
 
+    def __repr__(self) -> str:
+        return _short_repr(self)
+
 
 class BootstrapTest(NamedTuple):
     """The paired bootstrap test of two models' metric on the same rows (two-sided).
@@ -123,6 +127,23 @@ class BootstrapTest(NamedTuple):
     n_bootstraps: int
     replicates: np.ndarray
 
+    def __repr__(self) -> str:
+        return _short_repr(self)
+
+
+def _short_repr(result: Any) -> str:
+    """One line: every field as it is but the replicates, counted (and their NaNs)."""
+    shown = []
+    for name, value in zip(result._fields, result, strict=True):
+        if name == "replicates":
+            values = np.asarray(value, dtype=float)
+            nan = int(np.isnan(values).sum())
+            text = f"<{len(values)} values" + (f", {nan} NaN>" if nan else ">")
+        else:
+            text = repr(float(value) if isinstance(value, np.floating) else value)
+        shown.append(f"{name}={text}")
+    return f"{type(result).__name__}({', '.join(shown)})"
+
 
 def bootstrap_counts(
     n_rows: int | None = None,
@@ -136,7 +157,7 @@ def bootstrap_counts(
 
     Row ``i`` of the input enters replicate ``b`` ``counts[b, i]`` times (a
     Poisson(1) draw from a hash of ``random_state``, ``b`` and the row's
-    position; see :mod:`dask_auc._kernels.bootstrap` for the exact
+    position; :doc:`/user-guide/confidence-intervals` gives the exact
     scheme).  With ``groups``, every row of one group key gets its group's
     count (the cluster bootstrap).  This is what :func:`bootstrap_ci` does
     inside each sorted bucket, for checking it with any other tool.
@@ -258,7 +279,7 @@ def bootstrap_ci(
     name = "bootstrap_ci"
     _checked(name, metric, n_bootstraps, confidence_level, interval, pos_label, compute)
     query = _metric_of(name, metric, params)  # before the sort is built: errors first
-    sort = ReplicateSort(y_true, y_score, sample_weight, groups, pos_label)
+    sort = replicate_sort(y_true, y_score, sample_weight, groups, pos_label)
     return interval_of(
         sort,
         name=name,
@@ -355,7 +376,7 @@ confidence_level, random_state, interval, compute, **params
     parts = [
         part
         for scores in (score_a, score_b)
-        for part in ReplicateSort(y_true, scores, sample_weight, groups, pos_label).parts(
+        for part in replicate_sort(y_true, scores, sample_weight, groups, pos_label).parts(
             spec, query
         )
     ]
@@ -419,23 +440,36 @@ def _metric_of(name: str, metric: str, params: dict[str, Any]) -> tuple[Replicat
     return ReplicateQuery(metric), _PLAIN[metric]
 
 
-class ReplicateSort:
-    """One input sorted once with its rows' keys: the graph every replicate query reads.
+def replicate_rows(y_true: Any, y_score: Any, sample_weight: Any, groups: Any = None) -> Any:
+    """The validated rows of one input, with their group keys: a block each, to be sorted."""
+    prepare = partial(prepare_rows, weighted=sample_weight is not None)
+    extra = () if groups is None else (groups,)
+    return prepared_blocks(
+        y_true, y_score, sample_weight, prepare=prepare, names=_NAMES, extra=extra
+    )
 
-    ``persist`` keeps the sorted buckets (the scores, row keys and weights:
-    16 or 24 bytes a row), so that later queries, of any metric, seed or
-    number of replicates, sort nothing.
+
+def replicate_sort(
+    y_true: Any, y_score: Any, sample_weight: Any, groups: Any, pos_label: Any
+) -> ReplicateSort:
+    """The :class:`ReplicateSort` of an input (``groups``: the cluster bootstrap's keys)."""
+    rows = replicate_rows(y_true, y_score, sample_weight, groups)
+    return ReplicateSort(rows, sample_weight is not None, groups is not None, pos_label)
+
+
+class ReplicateSort:
+    """Validated rows sorted once with their keys: the graph every replicate query reads.
+
+    ``rows`` are :func:`replicate_rows`' blocks.  ``persist`` keeps the
+    sorted buckets (the scores, row keys and weights: 16 or 24 bytes a row),
+    so that later queries, of any metric, seed or number of replicates, sort
+    nothing.
     """
 
-    def __init__(self, y_true: Any, y_score: Any, sample_weight: Any, groups: Any, pos_label: Any):
-        self.weighted = sample_weight is not None
-        prepare = partial(prepare_rows, weighted=self.weighted)
-        extra = () if groups is None else (groups,)
-        blocks = prepared_blocks(
-            y_true, y_score, sample_weight, prepare=prepare, names=_NAMES, extra=extra
-        )
-        traced = map_indexed_blocks(traced_rows, blocks)
-        plan = partial(_traced_plan, by_group=groups is not None)
+    def __init__(self, rows: Any, weighted: bool, by_group: bool, pos_label: Any):
+        self.weighted = weighted
+        traced = map_indexed_blocks(traced_rows, rows)
+        plan = partial(_traced_plan, by_group=by_group)
         self.graph = graph = SortedGraph(traced, plan=plan)
         self.choice = graph.task("bootstrap-positive", choose_positive, graph.plan_key, pos_label)
         self.buckets = graph.per_bucket("bootstrap-binary", binary_bucket, self.choice)
@@ -468,6 +502,50 @@ class ReplicateSort:
             )
             keys.append(graph.task("bootstrap-total", combine, query.kind, parts))
         return graph.delayed(keys)
+
+
+class RocReplicates:
+    """The bootstrap's sort of a ROC's rows: of its source while lazy, of kept rows once persisted.
+
+    A ROC's buckets hold distinct scores, not rows, and a row's replicate
+    counts depend on its position: the bootstrap sorts the rows once more,
+    with their positions.  :meth:`persist_with` keeps the input's validated
+    rows (16 bytes a row, 24 weighted), read in the one pass that also makes
+    the ROC's buckets, so every answer of a persisted ROC describes the same
+    rows, whatever its source holds later.  The first bootstrap query sorts
+    those rows and keeps that sort in their place.
+    """
+
+    def __init__(self, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any):
+        self.inputs, self.pos_label = (y_true, y_score, sample_weight), pos_label
+        self.kept: Any = None  # the persisted rows, until their sort is kept
+        self.sorted: ReplicateSort | None = None
+        self.persisted = False
+
+    def persist_with(self, persist: Callable[..., tuple[Any, ...]]) -> None:
+        """Keep the rows, persisted by ``persist(*blocks)`` with the ROC's buckets."""
+        rows = replicate_rows(*self.inputs)
+        self.kept = Blocks(list(persist(*rows)), sizes_of(rows))
+        self.sorted, self.persisted = None, True
+
+    def sort(self, groups: Any) -> ReplicateSort:
+        """The sort of the rows (with ``groups``' keys: on a lazy ROC only)."""
+        if groups is not None and self.persisted:
+            raise ValueError(
+                "ci(method='bootstrap', groups=...) of a persisted ROC: the groups would pair "
+                "by position with its persisted rows, read from a source that may hold other "
+                "rows by now; call ci(groups=...) before persist(), or "
+                "dask_auc.bootstrap_ci(y_true, y_score, groups=...)"
+            )
+        if groups is not None:
+            return replicate_sort(*self.inputs, groups, self.pos_label)
+        if self.sorted is None:
+            rows = self.kept if self.persisted else replicate_rows(*self.inputs)
+            self.sorted = ReplicateSort(rows, self.inputs[2] is not None, False, self.pos_label)
+        if self.persisted and not self.sorted.persisted:
+            self.sorted.persist()
+            self.kept = None  # the kept sort holds them now
+        return self.sorted
 
 
 def _traced_plan(metas: Any, n_buckets: int, *, by_group: bool) -> Any:

@@ -31,7 +31,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from ._bootstrap import ReplicateSort, interval_of
+from ._bootstrap import interval_of, replicate_sort
 from ._engine import (
     LazyScore,
     SortedGraph,
@@ -145,7 +145,7 @@ def roc_auc_ci(
         split_every=split_every,
     )
     if method == "bootstrap":
-        sort = ReplicateSort(y_true, y_score, sample_weight, None, None)
+        sort = replicate_sort(y_true, y_score, sample_weight, None, None)
         return interval_of(
             sort,
             name=name,

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._bootstrap import BootstrapInterval, ReplicateSort, interval_of
+from ._bootstrap import BootstrapInterval, RocReplicates, interval_of
 from ._engine import LazyScore, SortedGraph, prepared_blocks, split_every_default
 from ._engine.inputs import sizes_of
 from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
@@ -39,6 +39,7 @@ from ._kernels.curves import (
     CurveKind,
     CurvePoints,
     LabelRule,
+    average_precision,
     bucket_curve,
     bucket_ks,
     bucket_precision_sum,
@@ -216,7 +217,7 @@ def roc(y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any 
     >>> import numpy as np, dask_auc
     >>> r = dask_auc.roc(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     >>> r.auc(), r.average_precision(), r.ks().statistic
-    (0.75, 0.8333333333333333, 0.5)
+    (0.75, 0.8333333333333334, 0.5)
     >>> r.operating_point(fpr=0.5).threshold
     0.35
     """
@@ -250,8 +251,7 @@ class ROC:
         )
         self._persisted = False
         # the bootstrap's own sort (rows with their positions), made on its first query
-        self._inputs = (y_true, y_score, sample_weight)
-        self._replicate_sort: ReplicateSort | None = None
+        self._replicates = RocReplicates(y_true, y_score, sample_weight, pos_label)
 
     # -- building blocks of the queries -----------------------------------------------------
 
@@ -547,10 +547,12 @@ class ROC:
         ``**params``, ``n_bootstraps``, ``random_state``, ``groups`` and
         ``interval``).  The bootstrap needs each row's position, which the
         ROC's buckets do not keep (they hold distinct scores): its first
-        query sorts the input once more, with the rows' positions, for all
-        its replicates -- and on a persisted ROC keeps that sort too (16
-        bytes a row, 24 weighted: each row's score and position), so that
-        later bootstrap queries, of any metric or seed, sort nothing.
+        query sorts the rows once more, with their positions, for all its
+        replicates.  A persisted ROC sorts the rows it kept at
+        :meth:`persist` (never its source again) and keeps that sort, so
+        that later bootstrap queries, of any metric or seed, sort nothing;
+        ``groups`` pair with the rows by position, so they are taken by a
+        lazy ROC only (a persisted one raises ``ValueError``).
 
         Examples
         --------
@@ -574,7 +576,7 @@ class ROC:
         )
         if method == "bootstrap":
             return interval_of(
-                self._replicates(groups),
+                self._replicates.sort(groups),
                 name="bootstrap_ci",
                 metric=metric,
                 n_bootstraps=n_bootstraps,
@@ -602,19 +604,6 @@ class ROC:
         )
         finish = _Finish(_IntervalFinish(checked["confidence_level"]), BinaryTarget("roc_auc_ci"))
         return _returned(self._query([sums, contexts], finish, "roc_auc_ci"), checked["compute"])
-
-    def _replicates(self, groups: Any) -> ReplicateSort:
-        """The sort of the rows with their keys, for the bootstrap (kept, without groups)."""
-        y_true, y_score, sample_weight = self._inputs
-        if groups is not None:
-            return ReplicateSort(y_true, y_score, sample_weight, groups, self._pos_label)
-        if self._replicate_sort is None:
-            self._replicate_sort = ReplicateSort(
-                y_true, y_score, sample_weight, None, self._pos_label
-            )
-        if self._persisted:
-            self._replicate_sort.persist()
-        return self._replicate_sort
 
     def labels(self, *, compute: bool = True) -> tuple[Any, ...] | LazyScore:
         """The distinct labels of ``y_true``, sorted (pROC's ``levels``), zero weights included.
@@ -644,6 +633,10 @@ class ROC:
         collection); on the threaded scheduler, in this process.  Every
         query after it reads them: O(buckets) small tasks that look up the
         points they need by bisection, no sort and no scan of the points.
+        The input's validated rows are kept too, from the same read (16
+        bytes a row, 24 weighted), for the bootstrap, whose replicates need
+        each row's position (:meth:`ci`): every answer of a persisted ROC
+        describes the rows it read then, whatever its source holds later.
 
         Examples
         --------
@@ -663,7 +656,8 @@ class ROC:
                 "curve-answers", with_answers, each=self._contexts, on=self._placed
             )
             keys = [self._choice, *answered, *self._summaries, self._contexts]
-            self._graph.persist(keys)
+            # the bootstrap's rows are kept from the same pass: one read of the input
+            self._replicates.persist_with(partial(self._graph.persist, keys))
             self._buckets = self._placed = answered
             self._persisted = True
         return self
@@ -681,13 +675,17 @@ class ROC:
     def __repr__(self) -> str:
         """Rows, positives, buckets and whether persisted; what is not known yet is ``?``.
 
-        Never computes: the positives are shown once the summaries are kept
+        Never computes: the rows are known before the sort where the input's
+        partition lengths are, and both numbers once the summaries are kept
         (and, on a cluster, finished).
         """
         rows = "?" if self._rows is None else str(self._rows)
         positives = "?"
         if self._persisted:
-            contexts = _ready(dict(self._graph.graph()).get(self._contexts))
+            kept = dict(self._graph.graph())
+            choice, contexts = _ready(kept.get(self._choice)), _ready(kept.get(self._contexts))
+            if choice is not None:
+                rows = str(choice.n_rows)
             if contexts is not None:
                 total_pos = contexts[0].total[0]
                 positives = str(int(total_pos) if not self._weighted else total_pos)
@@ -804,7 +802,7 @@ def _asks_the_other_class(choice: LabelChoice) -> bool:
     return not _same_positive(choice.positive, _asked_class(choice))
 
 
-def _asked_precision_sum(bucket: Any, context: CurveContext, choice: LabelChoice) -> float:
+def _asked_precision_sum(bucket: Any, context: CurveContext, choice: LabelChoice) -> int:
     return bucket_precision_sum(bucket, context, swap=_asks_the_other_class(choice))
 
 
@@ -850,23 +848,17 @@ class _PartialFinish:
         return mcclish(fraction, high, low, swap=self.swap)
 
 
-def _total(parts: list[float]) -> float:
-    return float(sum(parts))
-
-
-def _average_precision(precision_sum: float, total_pos: float) -> float:
-    if total_pos == 0:
-        return 0.0  # scikit-learn: every recall set to one, precision 0 at the top
-    return max(0.0, precision_sum / total_pos)
+def _total(parts: list[int]) -> int:
+    return sum(parts)  # the buckets' exact precision sums (bucket_precision_sum): no rounding
 
 
 def _average_precision_of(
-    choice: LabelChoice, contexts: list[CurveContext], precision_sum: float
+    choice: LabelChoice, contexts: list[CurveContext], precision_sum: int
 ) -> float:
     total_pos = contexts[0].total[int(_asks_the_other_class(choice))]
     if total_pos == 0:
         warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
-    return _average_precision(precision_sum, total_pos)
+    return average_precision(precision_sum, total_pos)
 
 
 class _CurveFinish:
@@ -896,7 +888,7 @@ class _CurveFinish:
         if isinstance(score, PartialROC):
             value = score.auc()
         else:
-            value = _average_precision(score, total[0])
+            value = average_precision(score, total[0])
         prevalence = total[0] / (total[0] + total[1])
         return arrays, value, prevalence
 

@@ -410,17 +410,22 @@ class SortedGraph(_Operations):
             keys.append(self.layer.add((name, b), func, bucket, *picked, *args))
         return keys
 
-    def persist(self, keys: Sequence[Hashable]) -> None:
+    def persist(self, keys: Sequence[Hashable], *others: Any) -> tuple[Any, ...]:
         """Compute ``keys`` now and keep their results; tasks added later read them.
 
         On a ``distributed`` client the results stay on the workers, held as
         futures (a lost worker's share is recomputed from the tasks that made
         it, as for any persisted collection); on a local scheduler they stay
         in this process.  The graph then holds only the kept results, so
-        nothing before them (the input, the sort) runs again.
+        nothing before them (the input, the sort) runs again.  ``others``,
+        more dask collections, are persisted in the same call (an input both
+        read is read once, so both hold the same rows) and returned persisted.
         """
-        (kept,) = dask.persist(LazyScore(self.graph(), list(keys), _as_tuple, "persist"))
+        kept, *rest = dask.persist(
+            LazyScore(self.graph(), list(keys), _as_tuple, "persist"), *others
+        )
         self.layer = self.layer.kept(dict(kept.__dask_graph__()))
+        return tuple(rest)
 
     def to_blocks(self, kind: str, routed: Sequence[Hashable]) -> list[tuple]:
         """The exchange backwards: ``routed[b]`` holds one entry per input block.

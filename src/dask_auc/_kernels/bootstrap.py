@@ -58,6 +58,7 @@ import pandas as pd
 from . import compiled as _compiled
 from .buckets import Bucket
 from .footprint import SizedByArrays
+from .group_keys import column_hash
 from .plan import SortPlan
 from .prepare import PreparedBlock
 from .rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
@@ -148,22 +149,14 @@ def position_keys(positions: Any) -> np.ndarray:
 
 
 def group_keys(values: Any) -> np.ndarray:
-    """``r_g`` of each row's group key: equal keys, equal ``r_g``, in any block.
+    """``r_g`` of each row's group key: equal key values, equal ``r_g``, in any block.
 
-    Integers (and booleans) hash as int64 values and floats as float64 values,
-    so that a key's hash does not depend on the dtype one block happens to
-    hold; anything else (strings, dates, ...) by pandas' hash of the value.
-    Missing keys are refused by the caller.
+    A key hashes by its value, in the one canonical form the grouped AUC
+    groups by (:func:`~dask_auc._kernels.group_keys.column_hash`): ``7``,
+    ``7.0``, a nullable or a categorical 7 are one key, whatever dtype one
+    block happens to hold.  Missing keys are refused by the caller.
     """
-    values = np.asarray(values)
-    if values.dtype.kind in "biu":
-        values = values.astype(np.int64)
-    elif values.dtype.kind == "f":
-        values = values.astype(np.float64) + 0.0  # -0.0 is 0.0
-    elif values.dtype.kind in "US":  # NumPy strings: as the Python strings pandas hashes
-        values = values.astype(object)
-    hashed = pd.util.hash_array(values, categorize=False)
-    return mix64(np.asarray(hashed, dtype=np.uint64))
+    return mix64(np.asarray(column_hash(values), dtype=np.uint64))
 
 
 def counts_for(row_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -209,7 +202,8 @@ def prepare_rows(
     """Validate one block (the messages of every metric); ``rest``: weights, then group keys."""
     label, score = to_numpy(label), to_numpy(score)
     weight = rest[0] if weighted else None
-    keys = to_numpy(rest[-1]) if len(rest) > int(weighted) else None
+    given_keys = rest[-1] if len(rest) > int(weighted) else None
+    keys = None if given_keys is None else to_numpy(given_keys)
     lengths = RowCounts.of(names, label, score, *rest)
     if not lengths.aligned:
         return RowsBlock(lengths, (), label[:0], score[:0], None, None)
@@ -223,7 +217,8 @@ def prepare_rows(
                 f"{names[-1]} has {int(missing.sum()):,} missing key(s): every row must "
                 "belong to a group to be resampled with it"
             )
-        keys = group_keys(keys)
+        # hashed as given: to_numpy makes nullable integers floats, beyond 2**53 inexact
+        keys = group_keys(given_keys)
     return RowsBlock(lengths, classes, label, score, weights, keys)
 
 

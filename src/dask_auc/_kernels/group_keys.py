@@ -136,6 +136,28 @@ def key_hash(keys: pd.DataFrame) -> np.ndarray:
     return pd.util.hash_pandas_object(keys, index=False).to_numpy()
 
 
+def column_hash(values: Any) -> np.ndarray:
+    """A uint64 hash of each value of one key column (no missing value), of any dtype.
+
+    Numbers hash by their canonical value, as :func:`key_hash` hashes them
+    (``7``, ``7.0`` and a nullable or categorical 7 alike); anything else by
+    pandas' hash of the value (NumPy strings as the Python strings they are).
+
+    Examples
+    --------
+    >>> hashes = [column_hash(np.array([7])), column_hash(pd.array([7.0], dtype="Float64"))]
+    >>> int(hashes[0][0]) == int(hashes[1][0])
+    True
+    """
+    column = values if isinstance(values, pd.Series) else pd.Series(values, copy=False)
+    array = canonical_key_column(column).to_numpy()
+    if array.dtype in _BITS_OF:
+        return pd.util.hash_array(_BITS_OF[array.dtype](array), categorize=False)
+    if array.dtype.kind in "US":
+        array = array.astype(object)
+    return pd.util.hash_array(array, categorize=False)
+
+
 #: the 64 bits of a canonical number's value, by dtype (as :func:`key_hash` hashes them)
 _BITS_OF = {
     np.dtype(np.int64): lambda v: v.view(np.uint64),
