@@ -7,11 +7,14 @@ toctree, a public name missing from the API reference) fails the build.
 
 from __future__ import annotations
 
-import re
 import os
+import re
 import warnings
 from importlib.metadata import version as _version
 from pathlib import Path
+
+from sphinx.ext import autosummary
+from sphinx.util.inspect import signature_from_str
 
 import dask_auc
 
@@ -63,6 +66,23 @@ warnings.filterwarnings("error", category=UserWarning, module=r"numpydoc(\..*)?"
 # (unknown or misordered sections, documented parameters the signature does not have)
 numpydoc_validation_checks = {"GL06", "GL07", "PR02"}
 # doctests of the docstrings run in the test suite (pytest --doctest-modules), not here
+
+
+# autosummary's tables shorten each signature to about 50 characters with the name: they drop
+# the defaults and, when the positional part is long, every keyword-only option, which showed
+# ``average_precision_score(y_true, y_score, *)``.  The tables show the real signature instead
+# (defaults kept; annotations dropped, as the Parameters sections give the types).
+def _whole_signature(sig: str, max_chars: int = 30) -> str:
+    try:
+        parsed = signature_from_str(sig)
+    except (SyntaxError, ValueError):  # not one Python signature: autosummary's own form
+        return _shortened_signature(sig, max_chars)
+    parameters = [p.replace(annotation=p.empty) for p in parsed.parameters.values()]
+    return str(parsed.replace(parameters=parameters, return_annotation=parsed.empty))
+
+
+_shortened_signature = autosummary.mangle_signature
+autosummary.mangle_signature = _whole_signature
 
 # -- Markdown and notebooks ----------------------------------------------------------------
 myst_enable_extensions = ["colon_fence", "deflist"]

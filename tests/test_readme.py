@@ -57,3 +57,13 @@ def test_benchmark_numbers_are_the_cited_results_files():
 def test_test_command_builds_the_docs():
     block = README.split("<!-- test-command -->", 1)[1].split("```", 2)[1]
     assert "bash .ci/docs.sh .venv/bin/python" in block
+
+
+def test_getting_started_gives_the_same_test_command_and_times():
+    """One suite time: the docs' copy of the test command is the README's, word for word."""
+    getting_started = (ROOT / "docs" / "getting-started.md").read_text()
+
+    def command(text: str) -> str:
+        return text.split("<!-- test-command -->", 1)[1].split("```", 2)[1]
+
+    assert command(getting_started) == command(README)

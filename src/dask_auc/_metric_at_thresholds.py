@@ -158,7 +158,7 @@ def metric_at_thresholds(
 
     The same arrays as :func:`sklearn.metrics.metric_at_thresholds`
     (scikit-learn >= 1.9) for the metrics of the binary confusion counts (see
-    :mod:`dask_auc._metric_at_thresholds`), from one sort of the data rather
+    :doc:`/user-guide/thresholds`), from one sort of the data rather
     than one pass per threshold.
 
     Parameters

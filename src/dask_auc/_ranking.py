@@ -39,10 +39,12 @@ def roc_auc_score(
 ) -> float | LazyScore:
     """Exact area under the ROC curve of a binary target, computed with dask.
 
-    Same definition and result as :func:`sklearn.metrics.roc_auc_score` (ties
-    count one half), for data that lives in dask collections: the rows are
-    sorted by score across partitions, each sorted bucket is reduced to a small
-    summary, and the summaries are merged, neighbours only, in a tree.
+    Same definition as :func:`sklearn.metrics.roc_auc_score` (ties count one
+    half), for data that lives in dask collections: the rows are sorted by
+    score across partitions, each sorted bucket is reduced to a small summary,
+    and the summaries are merged, neighbours only, in a tree.  Unweighted, the
+    result is the exact AUC rounded once (the same bits for any partitioning);
+    scikit-learn's float trapezoids may differ from it in the last bits.
 
     Parameters
     ----------
@@ -58,7 +60,7 @@ def roc_auc_score(
     average : {'macro', 'micro', 'weighted', 'samples'} or None, default='macro'
         How the labels of a multilabel ``y_true`` (a 2-D indicator matrix, with
         a ``y_score`` of one column per label) or the classes of a multi-class
-        one are reduced, as scikit-learn does (see :mod:`dask_auc._multilabel`);
+        one are reduced, as scikit-learn does (see :doc:`/user-guide/multiclass`);
         a binary target has a single score.  ``'samples'`` (multilabel only)
         does not take ``max_fpr``.
     sample_weight : same kinds as ``y_true``, optional
@@ -68,7 +70,7 @@ def roc_auc_score(
     multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
         For a 2-D ``y_score`` of per-class scores (probabilities): one-vs-rest
         or one-vs-one (Hand & Till), as scikit-learn; see
-        :mod:`dask_auc._multiclass`.  ``'raise'`` raises for a multi-class target.
+        :doc:`/user-guide/multiclass`.  ``'raise'`` raises for a multi-class target.
     labels : array-like, optional
         Accepted for compatibility; unused for a binary target.
     compute : bool, default=True
