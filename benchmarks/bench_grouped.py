@@ -124,7 +124,7 @@ def setup_dask_auc(
     import dask_auc
 
     if compiled:  # the numba loops compiled (or loaded from disk) before timing, not during
-        from dask_auc._kernels.compiled import compile_now
+        from dask_auc._kernels.sort.compiled import compile_now
 
         compile_now()
     frame = pd.DataFrame(data)

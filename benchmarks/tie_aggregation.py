@@ -5,7 +5,7 @@ Run it as a script::
     python benchmarks/tie_aggregation.py --rows 6.25e6 --repeats 5
 
 DuckDB computes the AUC of heavily tied scores with a hash ``GROUP BY score``.
-dask-auc's block kernel (``_kernels.prepare.prepare_block``) now does the same
+dask-auc's block kernel (``_kernels.sort.prepare.prepare_block``) now does the same
 when a sample of the block shows few distinct scores: one Arrow ``group_by``
 into (score, class, row count), then a sort of the distinct scores only.
 This script times, on one block of the benchmark's ``tied`` data
@@ -41,8 +41,8 @@ if str(HERE) not in sys.path:
 
 from _data import generate  # noqa: E402
 
-from dask_auc._kernels import rows as rows_module  # noqa: E402
-from dask_auc._kernels.prepare import prepare_block  # noqa: E402
+from dask_auc._kernels.sort import rows as rows_module  # noqa: E402
+from dask_auc._kernels.sort.prepare import prepare_block  # noqa: E402
 
 
 def best_of(repeats: int, work: Callable[[], object]) -> float:

@@ -42,7 +42,7 @@ def _compiled_loops_ready():
 
     (A user's process compiles them in the background and uses NumPy meanwhile.)
     """
-    from dask_auc._kernels import compiled
+    from dask_auc._kernels.sort import compiled
 
     compiled.compile_now()
     # the compiled hash is tested wherever numba runs, whichever path this CPU's

@@ -28,13 +28,13 @@ from hypothesis import strategies as st
 from sklearn import metrics
 
 import dask_auc
-from dask_auc._kernels import prepare as prepare_module
-from dask_auc._kernels import rows as rows_module
-from dask_auc._kernels.buckets import Bucket, assemble_bucket, split_block, summarize_bucket
-from dask_auc._kernels.plan import plan_sort
-from dask_auc._kernels.prepare import block_meta, few_distinct, prepare_block
-from dask_auc._kernels.rows import SortedScores, aggregated_rows
-from dask_auc._kernels.summary import merge_run
+from dask_auc._kernels.core.summary import merge_run
+from dask_auc._kernels.sort import prepare as prepare_module
+from dask_auc._kernels.sort import rows as rows_module
+from dask_auc._kernels.sort.buckets import Bucket, assemble_bucket, split_block, summarize_bucket
+from dask_auc._kernels.sort.plan import plan_sort
+from dask_auc._kernels.sort.prepare import block_meta, few_distinct, prepare_block
+from dask_auc._kernels.sort.rows import SortedScores, aggregated_rows
 from references import counting_auc
 from strategies import boundaries, dask_array
 

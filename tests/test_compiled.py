@@ -25,16 +25,16 @@ from sklearn.metrics import roc_auc_score as sklearn_auc
 pytest.importorskip("numba")
 
 import dask_auc  # noqa: E402
-from dask_auc._kernels import compiled  # noqa: E402
-from dask_auc._kernels.buckets import (  # noqa: E402
+from dask_auc._kernels.sort import compiled  # noqa: E402
+from dask_auc._kernels.sort.buckets import (  # noqa: E402
     Bucket,
     assemble_bucket,
     split_block,
     summarize_bucket,
 )
-from dask_auc._kernels.plan import plan_sort  # noqa: E402
-from dask_auc._kernels.prepare import block_meta, few_distinct, prepare_block  # noqa: E402
-from dask_auc._kernels.rows import SortedScores  # noqa: E402
+from dask_auc._kernels.sort.plan import plan_sort  # noqa: E402
+from dask_auc._kernels.sort.prepare import block_meta, few_distinct, prepare_block  # noqa: E402
+from dask_auc._kernels.sort.rows import SortedScores  # noqa: E402
 
 DTYPES = [np.float64, np.float32, np.int64, np.int32, np.uint64, np.uint8, np.int16]
 
@@ -245,7 +245,7 @@ def test_a_first_call_takes_the_numpy_path_while_the_loops_compile(tmp_path):
 
     child = r"""
 import time, numpy as np, dask.array as da, dask_auc
-from dask_auc._kernels import compiled
+from dask_auc._kernels.sort import compiled
 rng = np.random.default_rng(0)
 n = 1 << 18
 y = da.from_array((rng.random(n) < 0.3).astype(np.int8), chunks=n // 2)
@@ -267,8 +267,8 @@ print(first == after, during, compiled.loops() is not None)
 def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
     """``aggregate`` declines when this CPU's calibration chose Arrow: the same entries result."""
     pytest.importorskip("numba")
-    from dask_auc._kernels import compiled
-    from dask_auc._kernels.rows import aggregated_rows
+    from dask_auc._kernels.sort import compiled
+    from dask_auc._kernels.sort.rows import aggregated_rows
 
     rng = np.random.default_rng(5)
     scores = np.round(rng.random(5000), 2)
@@ -295,7 +295,7 @@ def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
 @given(rows=scored_rows(), other=scored_rows())
 def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) -> None:
     """The compiled own points: distinct scores (the same ``-0.0`` or ``0.0`` kept), rows below."""
-    from dask_auc._kernels.curves import own_points
+    from dask_auc._kernels.binary.curves import own_points
 
     pos, neg = _ascending_pair(rows, other)
     joined = np.sort(np.concatenate([pos, neg]), kind="stable")
@@ -319,7 +319,7 @@ def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) ->
 
 def _replicate_inputs(rows: int = 8, replicates: int = 3):
     """A tiny bucket for the compiled replicate walk: scores, row keys, replicate keys."""
-    from dask_auc._kernels.bootstrap import POISSON_THRESHOLDS
+    from dask_auc._kernels.replicates.bootstrap import POISSON_THRESHOLDS
 
     scores = np.arange(rows, dtype=np.float64)
     keys = np.arange(rows, dtype=np.uint64)

@@ -7,9 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dask_auc._kernels.binary import binary_bucket, choose_positive, plan_labels
-from dask_auc._kernels.buckets import assemble_bucket, split_block, summarize_bucket
-from dask_auc._kernels.curves import (
+from dask_auc._kernels.binary.curves import (
     PRECISION_RECALL,
     ROC,
     CurvePoints,
@@ -24,7 +22,9 @@ from dask_auc._kernels.curves import (
     grid_step,
     thin_on_grid,
 )
-from dask_auc._kernels.prepare import block_meta, prepare_block
+from dask_auc._kernels.sort.buckets import assemble_bucket, split_block, summarize_bucket
+from dask_auc._kernels.sort.labels import binary_bucket, choose_positive, plan_labels
+from dask_auc._kernels.sort.prepare import block_meta, prepare_block
 from references import exact_average_precision
 from strategies import scored_rows
 

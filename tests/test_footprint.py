@@ -10,21 +10,21 @@ import numpy as np
 import pytest
 from dask.sizeof import sizeof
 
-from dask_auc._kernels.buckets import split_block
-from dask_auc._kernels.footprint import SizedByArrays, footprint
-from dask_auc._kernels.plan import plan_sort
-from dask_auc._kernels.prepare import block_meta, prepare_block
+from dask_auc._kernels.core.footprint import SizedByArrays, footprint
+from dask_auc._kernels.sort.buckets import split_block
+from dask_auc._kernels.sort.plan import plan_sort
+from dask_auc._kernels.sort.prepare import block_meta, prepare_block
 
 KERNEL_MODULES = [
-    "dask_auc._kernels.rows",
-    "dask_auc._kernels.prepare",
-    "dask_auc._kernels.plan",
-    "dask_auc._kernels.buckets",
-    "dask_auc._kernels.curves",
-    "dask_auc._kernels.delong",
-    "dask_auc._kernels.grouped",
-    "dask_auc._kernels.heavy_groups",
-    "dask_auc._kernels.multiclass",
+    "dask_auc._kernels.sort.rows",
+    "dask_auc._kernels.sort.prepare",
+    "dask_auc._kernels.sort.plan",
+    "dask_auc._kernels.sort.buckets",
+    "dask_auc._kernels.binary.curves",
+    "dask_auc._kernels.binary.delong",
+    "dask_auc._kernels.groups.grouped",
+    "dask_auc._kernels.groups.heavy_groups",
+    "dask_auc._kernels.columns.multiclass",
 ]
 
 

@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dask_auc._kernels import compiled
-from dask_auc._kernels.grouped import (
+from dask_auc._kernels.groups.grouped import (
     GroupBlockInfo,
     GroupPlan,
     GroupSpec,
@@ -22,6 +21,7 @@ from dask_auc._kernels.grouped import (
     radix_order,
     split_group_block,
 )
+from dask_auc._kernels.sort import compiled
 from references import pairwise_auc
 
 

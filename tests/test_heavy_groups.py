@@ -2,7 +2,7 @@
 
 A group holding a bucket's share of the rows or more is found from a sample
 of every block and cut over slots of its own
-(:mod:`dask_auc._kernels.heavy_groups`); these tests check that the cut
+(:mod:`dask_auc._kernels.groups.heavy_groups`); these tests check that the cut
 changes no number (bit for bit unweighted, against scikit-learn and the uncut
 path with one bucket), that the slots hold about a bucket's share each, heavy
 ties dealt over several, and that it all runs on a memory-limited process
@@ -21,9 +21,10 @@ from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
 from clusters import two_worker_processes
-from dask_auc._kernels.group_keys import canonical_keys, key_hash
-from dask_auc._kernels.grouped import GroupSpec, split_group_block
-from dask_auc._kernels.heavy_groups import (
+from dask_auc._kernels.core.group_keys import canonical_keys, key_hash
+from dask_auc._kernels.core.summary import PartialROC, TieGroup
+from dask_auc._kernels.groups.grouped import GroupSpec, split_group_block
+from dask_auc._kernels.groups.heavy_groups import (
     HeavyPlan,
     HeavySlot,
     heavy_group_of,
@@ -32,7 +33,6 @@ from dask_auc._kernels.heavy_groups import (
     sample_group_keys,
     summarize_slot,
 )
-from dask_auc._kernels.summary import PartialROC, TieGroup
 from references import pairwise_auc
 from strategies import dask_frame
 from test_grouped import check_against_references, even_cuts, reference_per_group, scored_frame

@@ -303,7 +303,7 @@ def test_compiled_kernels_give_the_numpy_result(metric: Metric, threshold: str, 
     and one-class blocks included.
     """
     pytest.importorskip("numba")
-    from dask_auc._kernels import prepare, rows
+    from dask_auc._kernels.sort import prepare, rows
 
     columns, cut_rows, layout = data.draw(partitioned(metric))
     inputs = dask_inputs(columns, cut_rows, layout)

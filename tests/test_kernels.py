@@ -8,18 +8,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
-from dask_auc._kernels.buckets import (
+from dask_auc._kernels.binary.partial import cut_bucket_at, interval_area, locate_crossings, mcclish
+from dask_auc._kernels.core.summary import merge_run
+from dask_auc._kernels.sort.buckets import (
     _run_pair_counts,
     assemble_bucket,
     cut_positions,
     split_block,
     summarize_bucket,
 )
-from dask_auc._kernels.partial import cut_bucket_at, interval_area, locate_crossings, mcclish
-from dask_auc._kernels.plan import plan_sort
-from dask_auc._kernels.prepare import block_meta, prepare_block
-from dask_auc._kernels.rows import SortedScores, _merge_runs, looks_tied, score_runs
-from dask_auc._kernels.summary import merge_run
+from dask_auc._kernels.sort.plan import plan_sort
+from dask_auc._kernels.sort.prepare import block_meta, prepare_block
+from dask_auc._kernels.sort.rows import SortedScores, _merge_runs, looks_tied, score_runs
 from references import pairwise_auc
 from strategies import scored_rows
 

@@ -19,8 +19,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import dask_auc
-from dask_auc._kernels.buckets import Bucket
-from dask_auc._kernels.mannwhitney import (
+from dask_auc._kernels.binary.mannwhitney import (
     NAN_KEY,
     TieSummary,
     bucket_ties,
@@ -29,7 +28,8 @@ from dask_auc._kernels.mannwhitney import (
     merge_tie_run,
     u_frequencies,
 )
-from dask_auc._kernels.rows import SortedScores
+from dask_auc._kernels.sort.buckets import Bucket
+from dask_auc._kernels.sort.rows import SortedScores
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 

@@ -30,7 +30,7 @@ from sklearn.metrics import roc_curve as sklearn_roc_curve
 import dask_auc
 from dask_auc import cli
 from dask_auc._engine import SortedGraph, prepared_blocks
-from dask_auc._kernels.plan import SHARED_BINARY_PLAN
+from dask_auc._kernels.sort.plan import SHARED_BINARY_PLAN
 from references import DASK_READER_NOTICE
 from strategies import boundaries, dask_array, dask_frame
 

@@ -16,9 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from dask_auc._kernels.grouped import group_pair_sums
-from dask_auc._kernels.order import stable_argsort, stable_sort
-from dask_auc._kernels.prepare import prepare_block, sorted_rows
+from dask_auc._kernels.core.order import stable_argsort, stable_sort
+from dask_auc._kernels.groups.grouped import group_pair_sums
+from dask_auc._kernels.sort.prepare import prepare_block, sorted_rows
 
 # few distinct values, both zeros and NaN: many ties, some equal only under ==
 _TIED_FLOATS = st.sampled_from([0.0, -0.0, 0.25, -1.5, 3.0, np.nan, np.inf, -np.inf])

@@ -37,7 +37,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics._ranking import _dcg_sample_scores, _ndcg_sample_scores
 
 import dask_auc
-from dask_auc._kernels import sample_ranking as kernels
+from dask_auc._kernels.per_row import sample_ranking as kernels
 from references import run_and_record
 from strategies import boundaries, dask_frame
 

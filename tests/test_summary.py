@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dask_auc import PartialROC, TieGroup, merge_adjacent
-from dask_auc._kernels.buckets import Bucket, summarize_bucket
-from dask_auc._kernels.rows import SortedScores
-from dask_auc._kernels.summary import drop_bottom_group, merge_run
+from dask_auc._kernels.core.summary import drop_bottom_group, merge_run
+from dask_auc._kernels.sort.buckets import Bucket, summarize_bucket
+from dask_auc._kernels.sort.rows import SortedScores
 from strategies import scored_rows
 
 

@@ -29,8 +29,8 @@ from ._curves import (
 from ._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
 from ._engine import LazyScore, compute
 from ._grouped import GroupedAUC, grouped_roc_auc_score
-from ._kernels.summary import PartialROC, TieGroup, merge_adjacent
-from ._kernels.validation import InvalidParameterError, UndefinedMetricWarning
+from ._kernels.core.summary import PartialROC, TieGroup, merge_adjacent
+from ._kernels.core.validation import InvalidParameterError, UndefinedMetricWarning
 from ._mannwhitney import MannwhitneyuResult, mannwhitneyu
 from ._metric_at_thresholds import ConfusionMetric, confusion_metric, metric_at_thresholds
 from ._ranking import partial_roc_auc_score, roc_auc_score

@@ -3,7 +3,7 @@
 The rows are sorted once, by score, with each row's key (its position in the
 input, or its group's key for the cluster bootstrap); each sorted bucket
 then computes every replicate at once from counter-based Poisson(1) counts
-(:mod:`dask_auc._kernels.bootstrap`), and the neighbour-only scan of the
+(:mod:`dask_auc._kernels.replicates.bootstrap`), and the neighbour-only scan of the
 buckets' summaries merges the replicates side by side.  A replicate's counts
 depend on ``random_state``, the replicate's number and the row's key only:
 the replicates -- and so the interval -- are the same, bit for bit, for any
@@ -31,8 +31,9 @@ import pandas as pd
 
 from ._engine import LazyScore, SortedGraph, lazy_of, map_indexed_blocks, prepared_blocks
 from ._engine.inputs import Blocks, sizes_of
-from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
-from ._kernels.bootstrap import (
+from ._kernels.binary.partial import mcclish
+from ._kernels.core.validation import BinaryTarget, UndefinedMetricWarning, defined_or_warn
+from ._kernels.replicates.bootstrap import (
     ReplicateQuery,
     ReplicateScan,
     ReplicateSpec,
@@ -51,10 +52,9 @@ from ._kernels.bootstrap import (
     traced_rows,
     weighted_mean_replicates,
 )
-from ._kernels.bootstrap import counts_for as _counts_for
-from ._kernels.partial import mcclish
-from ._kernels.plan import ZERO_WEIGHTS_MESSAGE
-from ._kernels.validation import BinaryTarget, UndefinedMetricWarning, defined_or_warn
+from ._kernels.replicates.bootstrap import counts_for as _counts_for
+from ._kernels.sort.labels import LabelChoice, binary_bucket, choose_positive, plan_labels
+from ._kernels.sort.plan import ZERO_WEIGHTS_MESSAGE
 from ._params import AtLeast, Boolean, Interval, Label, Options, Range, check_params
 
 #: the metrics a bootstrap interval is available for, and the parameters each takes

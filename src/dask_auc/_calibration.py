@@ -4,7 +4,7 @@ scikit-learn's :func:`~sklearn.metrics.log_loss` and
 :func:`~sklearn.metrics.brier_score_loss` (1.9) on dask collections, and
 normalized entropy (the log loss over the entropy of the base rate).  No sort:
 each block is validated and reduced to exact per-label sums in one task
-(:func:`~dask_auc._kernels.calibration.calibration_sums`), the sums of
+(:func:`~dask_auc._kernels.core.calibration.calibration_sums`), the sums of
 consecutive blocks merge in a tree, and a finalize applies scikit-learn's
 label rules once every label is known.  The result is the same bits for any
 partitioning, and agrees with scikit-learn to a few ulps (it sums exactly
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ._engine import LazyScore, gather, lazy_of, prepared_blocks, split_every_default
-from ._kernels.calibration import (
+from ._kernels.core.calibration import (
     BRIER_NEG,
     BRIER_POS,
     LOG_NEG,
@@ -33,8 +33,8 @@ from ._kernels.calibration import (
     calibration_sums,
     merge_calibration_sums,
 )
-from ._kernels.sample_ranking import as_float
-from ._kernels.validation import check_aligned, warn, warn_undefined
+from ._kernels.core.validation import check_aligned, warn, warn_undefined
+from ._kernels.per_row.sample_ranking import as_float
 from ._params import AtLeast, Boolean, Constraint, Label, check_params
 
 _NAMES = ("y_true", "y_proba", "sample_weight")

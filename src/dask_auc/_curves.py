@@ -3,7 +3,7 @@
 Same arrays as scikit-learn 1.9's ``roc_curve``, ``precision_recall_curve`` and
 ``average_precision_score``, made from the sorted buckets of the AUC's sort:
 each bucket makes the points of its own scores, shifted by an ordered
-exclusive scan of the bucket summaries (:mod:`dask_auc._kernels.curves`), so no
+exclusive scan of the bucket summaries (:mod:`dask_auc._kernels.binary.curves`), so no
 raw row is collected.  Only the curve points travel to the caller, and with
 ``max_points`` at most that many.
 

@@ -1,7 +1,7 @@
 """Confidence intervals of the AUC and the paired test of two AUCs (DeLong et al. 1988).
 
 Both come from *placement values* computed on the same sorted buckets as the
-AUC itself (:mod:`dask_auc._kernels.delong`):
+AUC itself (:mod:`dask_auc._kernels.binary.delong`):
 
 * :func:`roc_auc_ci` -- the AUC with its DeLong standard error and a normal
   confidence interval, clipped to ``[0, 1]``.  Each
@@ -41,8 +41,7 @@ from ._engine import (
     prepared_blocks,
     zip_blocks,
 )
-from ._kernels.buckets import summarize_bucket
-from ._kernels.delong import (
+from ._kernels.binary.delong import (
     PAIRED_INPUTS,
     BucketContext,
     CrossSums,
@@ -53,8 +52,9 @@ from ._kernels.delong import (
     total_cross_sums,
     traced_block,
 )
-from ._kernels.plan import SHARED_BINARY_PLAN, SortPlan
-from ._kernels.validation import BinaryTarget, defined_or_warn
+from ._kernels.core.validation import BinaryTarget, defined_or_warn
+from ._kernels.sort.buckets import summarize_bucket
+from ._kernels.sort.plan import SHARED_BINARY_PLAN, SortPlan
 from ._params import AtLeast, Boolean, Interval, Options, check_params
 from ._roc import WEIGHTS_MESSAGE, AUCInterval, first_context, roc, sample_variance
 

@@ -3,7 +3,7 @@
 Rows are routed to buckets by a hash of their group key (see
 :mod:`dask_auc._engine.grouped_graph`), so a group spread over many partitions is
 whole in one bucket, and each bucket computes all of its groups at once with
-a vectorized kernel (:func:`dask_auc._kernels.grouped.group_pair_sums`): cost
+a vectorized kernel (:func:`dask_auc._kernels.groups.grouped.group_pair_sums`): cost
 grows with rows, not with the number of groups.
 """
 
@@ -28,9 +28,14 @@ from ._engine import (
     compiled_kernels,
     hashed_blocks,
 )
-from ._kernels.bootstrap import check_seed
-from ._kernels.calibration import GROUP_SUM_COLUMNS, GROUPED_METRICS, calibration_values
-from ._kernels.grouped import (
+from ._kernels.core.calibration import GROUP_SUM_COLUMNS, GROUPED_METRICS, calibration_values
+from ._kernels.core.validation import (
+    InvalidParameterError,
+    check_declared_score_dtype,
+    warn,
+    warn_undefined,
+)
+from ._kernels.groups.grouped import (
     GAUC_WEIGHT_COLUMN,
     SAFE_EXPONENT,
     GroupPlan,
@@ -43,13 +48,8 @@ from ._kernels.grouped import (
     slot_summary,
     split_group_blocks,
 )
-from ._kernels.heavy_groups import plan_heavy_groups, sample_group_keys
-from ._kernels.validation import (
-    InvalidParameterError,
-    check_declared_score_dtype,
-    warn,
-    warn_undefined,
-)
+from ._kernels.groups.heavy_groups import plan_heavy_groups, sample_group_keys
+from ._kernels.replicates.bootstrap import check_seed
 from ._params import AtLeast, Column, Interval, check_params
 
 _GAUC_WEIGHTS = ("rows", "positives", "uniform")
@@ -312,7 +312,7 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
     count follows from the rows (:func:`~dask_auc._engine.hashed_blocks`;
     ``dask.config`` key ``dask-auc.buckets`` overrides).  With two buckets or
     more, a sample of every block finds the groups holding a bucket's share
-    of the rows or more (:func:`~dask_auc._kernels.heavy_groups.plan_heavy_groups`):
+    of the rows or more (:func:`~dask_auc._kernels.groups.heavy_groups.plan_heavy_groups`):
     those are cut by score over ``ceil(K / 2)`` slots of their own, so that
     one user with a tenth of the rows does not make one bucket a tenth of the
     data; their table comes last.

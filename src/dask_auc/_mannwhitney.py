@@ -5,7 +5,7 @@ negatives -- and sorted once by the engine (:class:`~dask_auc._engine.SortedGrap
 the sort of :func:`dask_auc.roc`).  Its bucket summaries give U exactly, as
 the ROC's pair count (``U1 = AUC * n1 * n2``), and a second per-bucket
 summary, merged between neighbours only, gives scipy's tie correction
-(:mod:`dask_auc._kernels.mannwhitney`).  The p-value is scipy's formula on
+(:mod:`dask_auc._kernels.binary.mannwhitney`).  The p-value is scipy's formula on
 these exact numbers, computed in the calling process.
 """
 
@@ -28,9 +28,7 @@ from ._engine import (
     prepared_blocks,
     split_every_default,
 )
-from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
-from ._kernels.buckets import summarize_bucket
-from ._kernels.mannwhitney import (
+from ._kernels.binary.mannwhitney import (
     NAN_KEY,
     TieSummary,
     asymptotic_pvalue,
@@ -41,8 +39,10 @@ from ._kernels.mannwhitney import (
     merge_tie_run,
     tie_term,
 )
-from ._kernels.prepare import prepare_block
-from ._kernels.summary import PartialROC
+from ._kernels.core.summary import PartialROC
+from ._kernels.sort.buckets import summarize_bucket
+from ._kernels.sort.labels import LabelChoice, binary_bucket, choose_positive, plan_labels
+from ._kernels.sort.prepare import prepare_block
 from ._params import Boolean, Options, check_params
 
 _NAME = "mannwhitneyu"

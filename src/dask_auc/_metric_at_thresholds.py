@@ -6,7 +6,7 @@ distinct score, on every row: ``n_thresholds`` passes over the data, which
 cannot scale.  Here the counts ``tp, fp, tn, fn`` at every threshold come
 from one sort (:func:`dask_auc.confusion_matrix_at_thresholds`, computed with
 ``compute=False`` and finished here), and the metric is evaluated on them
-for all thresholds at once (:mod:`dask_auc._kernels.confusion_metrics`).
+for all thresholds at once (:mod:`dask_auc._kernels.binary.confusion_metrics`).
 That is exact for the metrics that are functions of the binary confusion
 counts:
 
@@ -47,13 +47,13 @@ from typing import Any
 import numpy as np
 
 from ._engine import LazyScore, lazy_of
-from ._kernels.confusion_metrics import (
+from ._kernels.binary.confusion_metrics import (
     SUPPORTED_PARAMETERS,
     Counts,
     binary_target,
     evaluate,
 )
-from ._kernels.validation import warn_undefined
+from ._kernels.core.validation import warn_undefined
 from ._params import Boolean, Constraint, check_params
 from ._roc import roc
 

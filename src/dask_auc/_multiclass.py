@@ -38,8 +38,7 @@ from ._engine import (
     map_blocks,
     prepared_blocks,
 )
-from ._kernels.buckets import summarize_bucket
-from ._kernels.multiclass import (
+from ._kernels.columns.multiclass import (
     ClassPlan,
     class_group_keys,
     class_meta,
@@ -51,13 +50,14 @@ from ._kernels.multiclass import (
     summarize_one_vs_rest,
     summarize_pair,
 )
-from ._kernels.plan import plan_sort
-from ._kernels.summary import PartialROC
-from ._kernels.validation import (
+from ._kernels.core.summary import PartialROC
+from ._kernels.core.validation import (
     MULTICLASS_MESSAGE,
     defined_or_warn,
     partial_multiclass_message,
 )
+from ._kernels.sort.buckets import summarize_bucket
+from ._kernels.sort.plan import plan_sort
 
 
 def check_multiclass_params(
@@ -174,7 +174,7 @@ def multiclass_parts(
 ) -> list:
     """The parts of a multi-class AUC, every class reduction from one sort per column.
 
-    ``blocks`` are lazy :class:`~dask_auc._kernels.multiclass.MultiBlock`
+    ``blocks`` are lazy :class:`~dask_auc._kernels.columns.multiclass.MultiBlock`
     objects.  One task plans the classes; each score column is then sorted
     once, its rows keeping their class (a bucket part per class), and reduced
     per target (one-vs-rest, and one-vs-one against each other class); micro

@@ -16,7 +16,7 @@ averaged with the sample weights).  Each column is sorted once by the binary
 sample sort; ``'micro'`` sorts the raveled matrix; ``'samples'`` needs no sort
 at all (a row is ranked within its block) and is exact: each row's AUC from
 integer mid-rank sums, and the unweighted mean from an exact sum of the row
-values (:mod:`dask_auc._kernels.multilabel`).  ``'samples'`` with ``max_fpr`` (a
+values (:mod:`dask_auc._kernels.columns.multilabel`).  ``'samples'`` with ``max_fpr`` (a
 partial AUC per row) is not supported and raises.
 
 The label checks that need data run in one planning task before any sort,
@@ -41,15 +41,15 @@ from ._engine import (
     score_column_count,
     side_by_side,
 )
-from ._kernels.buckets import summarize_bucket
-from ._kernels.curves import (
+from ._kernels.binary.curves import (
     NO_POSITIVE_CLASS_MESSAGE,
     average_precision,
     bucket_precision_sum,
     curve_contexts,
 )
-from ._kernels.multiclass import class_meta, prepare_multiclass_block
-from ._kernels.multilabel import (
+from ._kernels.binary.partial import mcclish
+from ._kernels.columns.multiclass import class_meta, prepare_multiclass_block
+from ._kernels.columns.multilabel import (
     IndicatorPlan,
     SampleTotals,
     column_block,
@@ -62,15 +62,15 @@ from ._kernels.multilabel import (
     sample_totals,
     samples_average,
 )
-from ._kernels.partial import mcclish
-from ._kernels.plan import plan_sort
-from ._kernels.summary import PartialROC
-from ._kernels.validation import (
+from ._kernels.core.summary import PartialROC
+from ._kernels.core.validation import (
     NO_NEGATIVES_MESSAGE,
     ONE_CLASS_MESSAGE,
     defined_or_warn,
     warn_undefined,
 )
+from ._kernels.sort.buckets import summarize_bucket
+from ._kernels.sort.plan import plan_sort
 from ._roc import partial_area_key
 
 ROC_AUC = "roc_auc"
@@ -184,7 +184,7 @@ def indicator_parts(
 ) -> list:
     """The lazy parts of one reduction of an indicator matrix (see the module notes).
 
-    ``blocks`` are lazy :class:`~dask_auc._kernels.multilabel.IndicatorBlock`
+    ``blocks`` are lazy :class:`~dask_auc._kernels.columns.multilabel.IndicatorBlock`
     objects; ``plan`` the checked label plan, which every sort waits for.
     One part per column, or one for ``'micro'``, or one for ``'samples'``.
     """

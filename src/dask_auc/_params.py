@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels.validation import InvalidParameterError
+from ._kernels.core.validation import InvalidParameterError
 
 _BOOL_TYPES = "an instance of 'bool' or an instance of 'numpy.bool'"
 

@@ -10,7 +10,7 @@ public function of one binary input is a thin wrapper:
 a ``distributed`` client) so that later queries cost O(buckets) tasks.
 
 The sort is by label value (every label, any number of them): the positive
-label is chosen after it by one small task (:mod:`dask_auc._kernels.binary`),
+label is chosen after it by one small task (:mod:`dask_auc._kernels.sort.labels`),
 so ``pos_label`` and the metrics' label rules never change the sort.
 scikit-learn's label errors, which differ between its functions, are raised
 by each query's finish: before any number is returned, but after the sort ran.
@@ -30,9 +30,7 @@ import pandas as pd
 from ._bootstrap import BootstrapInterval, RocReplicates, interval_of
 from ._engine import LazyScore, SortedGraph, prepared_blocks, split_every_default
 from ._engine.inputs import sizes_of
-from ._kernels.binary import LabelChoice, binary_bucket, choose_positive, plan_labels
-from ._kernels.buckets import summarize_bucket
-from ._kernels.curves import (
+from ._kernels.binary.curves import (
     NO_POSITIVE_CLASS_MESSAGE,
     PRECISION_RECALL,
     CurveContext,
@@ -50,21 +48,18 @@ from ._kernels.curves import (
     with_answers,
     with_placed_points,
 )
-from ._kernels.curves import (
+from ._kernels.binary.curves import (
     ROC as ROC_CURVE,
 )
-from ._kernels.delong import (
+from ._kernels.binary.delong import (
     BucketContext,
     SquareSums,
     bucket_contexts,
     placement_square_sums,
     total_square_sums,
 )
-from ._kernels.partial import cut_bucket_at, interval_area, locate_crossings, mcclish
-from ._kernels.plan import ZERO_WEIGHTS_MESSAGE
-from ._kernels.prepare import prepare_block
-from ._kernels.summary import Number, PartialROC
-from ._kernels.thresholds import (
+from ._kernels.binary.partial import cut_bucket_at, interval_area, locate_crossings, mcclish
+from ._kernels.binary.thresholds import (
     CONFUSION_MATRIX,
     CRITERIA,
     RATE_TARGETS,
@@ -78,7 +73,12 @@ from ._kernels.thresholds import (
     det_arrays,
     gains_columns,
 )
-from ._kernels.validation import BinaryTarget, defined_or_warn, warn_undefined
+from ._kernels.core.summary import Number, PartialROC
+from ._kernels.core.validation import BinaryTarget, defined_or_warn, warn_undefined
+from ._kernels.sort.buckets import summarize_bucket
+from ._kernels.sort.labels import LabelChoice, binary_bucket, choose_positive, plan_labels
+from ._kernels.sort.plan import ZERO_WEIGHTS_MESSAGE
+from ._kernels.sort.prepare import prepare_block
 from ._params import (
     AtLeast,
     Boolean,
@@ -748,7 +748,7 @@ def partial_area_key(
     swap: bool = False,
     on: Sequence[Hashable] | None = None,
 ) -> Hashable:
-    """Key of ``(raw partial AUC, P, N)`` over ``bounds``, see :mod:`dask_auc._kernels.partial`.
+    """Key of ``(raw partial AUC, P, N)`` over ``bounds`` (:mod:`.._kernels.binary.partial`).
 
     A scan of the summaries finds the buckets where the false (or, with
     ``swap``, true) positive rate passes each bound; only those buckets look at
@@ -765,7 +765,7 @@ def partial_area_key(
 def _check_labels(rule: str | BinaryTarget, choice: LabelChoice) -> None:
     """Raise the error scikit-learn's function of this kind raises for these labels.
 
-    A :class:`~dask_auc._kernels.validation.BinaryTarget`: more than two
+    A :class:`~dask_auc._kernels.core.validation.BinaryTarget`: more than two
     labels without a ``pos_label`` (``roc_auc_score``'s multi-class errors;
     the binary-only functions name themselves and the classes);
     ``"curve"``, ``"det"``: the curves' ``pos_label`` rules;

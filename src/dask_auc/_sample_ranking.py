@@ -13,7 +13,7 @@ built from the engine's :func:`~dask_auc._engine.prepared_blocks`,
 :func:`~dask_auc._engine.map_blocks`, :func:`~dask_auc._engine.gather` and
 :func:`~dask_auc._engine.lazy_of`.  Rows pair by position as everywhere in
 dask-auc; a 2-D ``y_true`` and ``y_score`` are joined side by side first, as
-for multilabel ROC AUC.  The kernels (:mod:`dask_auc._kernels.sample_ranking`)
+for multilabel ROC AUC.  The kernels (:mod:`dask_auc._kernels.per_row.sample_ranking`)
 compute each row's value from that row alone and sum the values *exactly*
 (integers in units of ``2**-1126``), so the result is the same bits for any
 partitioning, row order or tree, weighted or not; it differs from
@@ -63,7 +63,8 @@ from ._engine import (
     side_by_side,
     split_every_default,
 )
-from ._kernels.sample_ranking import (
+from ._kernels.core.validation import check_declared_score_dtype, warn_undefined
+from ._kernels.per_row.sample_ranking import (
     COVERAGE_ERROR,
     DCG,
     LRAP,
@@ -87,7 +88,6 @@ from ._kernels.sample_ranking import (
     trapezoid_area,
     weighted_mean,
 )
-from ._kernels.validation import check_declared_score_dtype, warn_undefined
 from ._params import AtLeast, Boolean, Constraint, Interval, check_params
 
 DIFFERENT_SHAPE = "y_true and y_score have different shape"

@@ -2,7 +2,7 @@
 
 What a team needs to *ship* a scorer -- a threshold, and what it gives -- from
 the same sorted buckets as the AUC: each bucket reads its own curve points
-(:mod:`dask_auc._kernels.thresholds`), placed by the ordered scan of the
+(:mod:`dask_auc._kernels.binary.thresholds`), placed by the ordered scan of the
 bucket summaries; only a few points or one candidate per bucket travel to
 the caller.  Everything is exact (no binning of scores), the same for any
 partitioning (bit for bit on unweighted data) and lazy with ``compute=False``.
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._engine import LazyScore
-from ._kernels.thresholds import CRITERIA
+from ._kernels.binary.thresholds import CRITERIA
 from ._params import AtLeast, Boolean, Interval, Label, NonNegativePair, Options, check_params
 from ._roc import OperatingPoint, roc
 

@@ -55,7 +55,7 @@ from . import __version__
 from ._calibration import brier_score_loss, log_loss, normalized_entropy
 from ._engine import LazyScore
 from ._grouped import MISSING_KEYS_PATTERN, GroupedAUC, grouped_roc_auc_score
-from ._kernels.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning
+from ._kernels.core.validation import MULTICLASS_MESSAGE, UndefinedMetricWarning
 from ._params import Interval, check_params
 from ._roc import OperatingPoint, roc
 from .plotting import PLOT_EXTRA_MESSAGE, plot_precision_recall, plot_roc

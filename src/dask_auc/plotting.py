@@ -18,7 +18,7 @@ from typing import Any, cast
 import numpy as np
 
 from ._engine import LazyScore, lazy_of
-from ._kernels.curves import PRECISION_RECALL, ROC, CurveKind
+from ._kernels.binary.curves import PRECISION_RECALL, ROC, CurveKind
 from ._params import AtLeast, Boolean, Label, Options, check_params
 from ._roc import ROC as RocObject
 from ._roc import roc

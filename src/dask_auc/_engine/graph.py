@@ -45,10 +45,10 @@ from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 from dask.typing import Key
 
-from .._kernels.buckets import assemble_bucket, split_block
-from .._kernels.plan import plan_sort
-from .._kernels.prepare import block_meta
-from .._kernels.summary import merge_run
+from .._kernels.core.summary import merge_run
+from .._kernels.sort.buckets import assemble_bucket, split_block
+from .._kernels.sort.plan import plan_sort
+from .._kernels.sort.prepare import block_meta
 from .config import compiled_kernels, exchange_method
 from .inputs import Blocks, sizes_of
 from .lazy import LazyScore, _as_tuple
@@ -344,11 +344,11 @@ class SortedGraph(_Operations):
     Parameters
     ----------
     blocks : list of Delayed
-        One :class:`~dask_auc._kernels.prepare.PreparedBlock` per input block;
+        One :class:`~dask_auc._kernels.sort.prepare.PreparedBlock` per input block;
         :class:`~dask_auc._engine.inputs.Blocks` carry their sizes, from which
         the bucket count and each block's share of the sample follow
         (:func:`~dask_auc._engine.sizing.bucket_layout`).
-    plan : callable, default :func:`~dask_auc._kernels.plan.plan_sort`
+    plan : callable, default :func:`~dask_auc._kernels.sort.plan.plan_sort`
         ``plan(metas, n_buckets) -> SortPlan``: checks the blocks and picks the
         splitters (a metric adds its label checks here, before any sorting).
     n_buckets : int, optional

@@ -9,7 +9,7 @@ position, as in scikit-learn:
 * inputs of unknown partition lengths (dask DataFrames, arrays of unknown
   chunks) must be partitioned alike.  Partition counts are checked here;
   row counts in every block, by the planning task, which raises before any
-  bucket is made (:func:`~dask_auc._kernels.validation.check_aligned`).  Nothing is
+  bucket is made (:func:`~dask_auc._kernels.core.validation.check_aligned`).  Nothing is
   fixed by a silent index alignment, no block is dropped.
 """
 
@@ -31,15 +31,15 @@ from dask.base import tokenize
 from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 
-from .._kernels.coalesce import block_row_counts, prepare_coalesced
-from .._kernels.prepare import prepare_block
-from .._kernels.validation import (
+from .._kernels.core.validation import (
     ROW_INPUTS,
     check_declared_label_dtype,
     check_declared_score_dtype,
     check_lengths,
     scores_checked,
 )
+from .._kernels.sort.coalesce import block_row_counts, prepare_coalesced
+from .._kernels.sort.prepare import prepare_block
 from .config import compiled_kernels, measure_above
 from .sizing import (
     SAMPLES_PER_BUCKET,
@@ -88,7 +88,7 @@ def prepared_blocks(
     ----------
     y_true, y_score, sample_weight
         The user's inputs, any of the accepted kinds.
-    prepare : callable, default :func:`~dask_auc._kernels.prepare.prepare_block`
+    prepare : callable, default :func:`~dask_auc._kernels.sort.prepare.prepare_block`
         The task run on each aligned block of the inputs; one that takes a
         ``compiled`` keyword gets ``dask-auc.numba`` through it.
     names : tuple of str

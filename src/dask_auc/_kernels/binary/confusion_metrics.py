@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .validation import to_numpy
+from ..core.validation import to_numpy
 
 SINGLE_LABEL_MESSAGE = (
     "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix to have "

@@ -8,10 +8,10 @@ blocks' sums are added up (:func:`merge_row_sums`).
 
 Exact sums
     Every finite float64 is an integer multiple of ``2**-1126``
-    (:data:`~dask_auc._kernels.summary.UNIT_BITS`), so the rows' values (times
+    (:data:`~dask_auc._kernels.core.summary.UNIT_BITS`), so the rows' values (times
     their weights) are summed *exactly*, as Python integers in that unit
-    (:func:`~dask_auc._kernels.summary.exact_total`), and rounded once at the
-    end (:func:`~dask_auc._kernels.summary.as_float`).  The result is then the same
+    (:func:`~dask_auc._kernels.core.summary.exact_total`), and rounded once at the
+    end (:func:`~dask_auc._kernels.core.summary.as_float`).  The result is then the same
     bits for any partitioning, any order of the rows and any tree of merges,
     weighted or not.  scikit-learn sums the same per-row values in floats
     (``np.average``: pairwise sums; LRAP: a running sum), so results agree
@@ -43,14 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from .footprint import SizedByArrays
-from .multilabel import as_matrix
-from .summary import UNIT_BITS as UNIT_BITS
-from .summary import as_float as as_float
-from .summary import exact_total
-from .validation import (
+from ..core.footprint import SizedByArrays
+from ..core.summary import UNIT_BITS as UNIT_BITS
+from ..core.summary import as_float as as_float
+from ..core.summary import exact_total
+from ..core.validation import (
     ROW_INPUTS,
     RowCounts,
+    as_matrix,
     as_score_array,
     as_weight_array,
     check_aligned,

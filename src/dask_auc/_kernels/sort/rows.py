@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.footprint import SizedByArrays
+from ..core.order import stable_sort
 from . import compiled as _compiled
-from .footprint import SizedByArrays
-from .order import stable_sort
 
 if TYPE_CHECKING:
     from .plan import SortPlan
@@ -84,7 +84,7 @@ class SortedScores(SizedByArrays):
     :func:`aggregated_rows`), and every count made of them is an exact
     integer, as for rows.  Float ``weights`` are sample weights (rows of
     equal score may have been summed into one entry).  Kernels read rows
-    through :attr:`total`, :func:`~dask_auc._kernels.buckets.total_equal` and
+    through :attr:`total`, :func:`~dask_auc._kernels.sort.buckets.total_equal` and
     cumulative weights, which treat an entry of multiplicity ``k`` as ``k``
     rows; ``len`` counts entries.
 
@@ -92,8 +92,8 @@ class SortedScores(SizedByArrays):
     rows (no ``weights``), weighted rows (float ``weights``), traced rows
     (``ids``, with or without weights) and counted entries (integer
     ``weights``, :attr:`counted`).  It occurs everywhere from a prepared
-    block's classes (:class:`~dask_auc._kernels.prepare.PreparedBlock`) to a
-    bucket's sorted groups (:class:`~dask_auc._kernels.buckets.Bucket`).
+    block's classes (:class:`~dask_auc._kernels.sort.prepare.PreparedBlock`) to a
+    bucket's sorted groups (:class:`~dask_auc._kernels.sort.buckets.Bucket`).
     """
 
     scores: np.ndarray
@@ -140,9 +140,9 @@ class SortedScores(SizedByArrays):
 class UnsortedScores(SizedByArrays):
     """Unweighted rows of one class in no order: a block's piece of a bucket, sorted there.
 
-    Made by the compiled split (:func:`~dask_auc._kernels.buckets.split_block`
+    Made by the compiled split (:func:`~dask_auc._kernels.sort.buckets.split_block`
     of an :class:`UnsplitRows` block);
-    :func:`~dask_auc._kernels.buckets.assemble_bucket` sorts them with the
+    :func:`~dask_auc._kernels.sort.buckets.assemble_bucket` sorts them with the
     bucket's other rows, so no kernel after it ever sees one.
 
     The form of the unsorted pieces: it occurs only between the split and the
@@ -170,14 +170,14 @@ class UnsplitRows(SizedByArrays):
 
     The compiled path (``numba``) keeps a continuous block so: its split
     groups the rows by class and score bucket in two passes
-    (:func:`~dask_auc._kernels.compiled.grouped_rows`) instead of a class
+    (:func:`~dask_auc._kernels.sort.compiled.grouped_rows`) instead of a class
     split and a sort, and each bucket sorts its rows once.
 
     The form of the unsplit rows: it occurs only as a prepared block's
-    ``unsplit`` (:func:`~dask_auc._kernels.prepare.prepare_block` with
+    ``unsplit`` (:func:`~dask_auc._kernels.sort.prepare.prepare_block` with
     ``compiled``, a continuous unweighted block of at least
-    :data:`~dask_auc._kernels.prepare.UNSPLIT_MIN_ROWS` rows), until
-    :func:`~dask_auc._kernels.buckets.split_block` groups it.
+    :data:`~dask_auc._kernels.sort.prepare.UNSPLIT_MIN_ROWS` rows), until
+    :func:`~dask_auc._kernels.sort.buckets.split_block` groups it.
     """
 
     scores: np.ndarray
@@ -222,7 +222,7 @@ def aggregated_rows(
 
     A hash aggregation (Arrow's ``group_by``, one thread: the scheduler runs
     blocks in parallel already; or, unweighted and ``compiled``, the compiled
-    hash of :func:`~dask_auc._kernels.compiled.aggregate`, about 2x faster),
+    hash of :func:`~dask_auc._kernels.sort.compiled.aggregate`, about 2x faster),
     then a sort of the distinct scores only.
     Row counts are int64 multiplicities (:attr:`SortedScores.counted`): every
     count made of them is exact, as it is of rows.  With ``positive`` (a

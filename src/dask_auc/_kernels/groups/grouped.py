@@ -51,16 +51,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import compiled as _compiled
-from .calibration import EPS64, GROUP_SUM_COLUMNS, clip_eps, group_calibration_sums
-from .footprint import SizedByArrays
-from .group_keys import (
+from ..core.calibration import EPS64, GROUP_SUM_COLUMNS, clip_eps, group_calibration_sums
+from ..core.footprint import SizedByArrays
+from ..core.group_keys import (
     NUMBER_KINDS,
     canonical_keys,
     concat_key_columns,
     key_hash,
     present_keys,
 )
+from ..core.validation import (
+    BinaryTarget,
+    _check_finite,
+    as_score_array,
+    as_weight_array,
+    distinct_labels,
+    sorted_labels,
+    to_numpy,
+    union_of_classes,
+)
+from ..sort import compiled as _compiled
 from .heavy_groups import (
     NO_PIECE,
     HeavyBlockInfo,
@@ -73,16 +83,6 @@ from .heavy_groups import (
     joined_pieces,
     merge_group_slots,
     summarize_slot,
-)
-from .validation import (
-    BinaryTarget,
-    _check_finite,
-    as_score_array,
-    as_weight_array,
-    distinct_labels,
-    sorted_labels,
-    to_numpy,
-    union_of_classes,
 )
 
 #: the exact-integer range of float64: counts below it divide with one rounding
@@ -253,10 +253,10 @@ def split_group_block(
     Rows whose key has a missing value (NaN, None, NA) in any ``by`` column are
     dropped, as ``pandas.DataFrame.groupby`` does with ``dropna=True``; the
     other keys are put in the representation of their values
-    (:func:`~dask_auc._kernels.group_keys.canonical_key_column`), so that a key
+    (:func:`~dask_auc._kernels.core.group_keys.canonical_key_column`), so that a key
     hashes, and later groups, by value whatever dtype this block gives its column.
     Rows of the groups ``heavy`` cuts over slots go to those instead
-    (:func:`~dask_auc._kernels.heavy_groups.heavy_pieces`).
+    (:func:`~dask_auc._kernels.groups.heavy_groups.heavy_pieces`).
 
     Returns
     -------
@@ -584,7 +584,7 @@ def heavy_group_table(
     """The heavy groups' table, with :func:`bucket_table`'s columns; None if no group is heavy.
 
     Each group's slots are merged in score order
-    (:func:`~dask_auc._kernels.heavy_groups.merge_group_slots`); unweighted,
+    (:func:`~dask_auc._kernels.groups.heavy_groups.merge_group_slots`); unweighted,
     its counts and area are Python ints and its AUC one correctly rounded
     division, the same bits as :func:`bucket_table` gives a whole group.
     """
@@ -778,7 +778,7 @@ def group_pair_sums(
         exponents (:meth:`GroupSums.totals` undoes them).
     compiled : bool, default True
         Unweighted, use the compiled loop where numba is installed
-        (:func:`~dask_auc._kernels.compiled.grouped_pair_counts`: a counting
+        (:func:`~dask_auc._kernels.sort.compiled.grouped_pair_counts`: a counting
         sort by group and a small sort per group instead of two sorts of the
         bucket); the same exact counts either way.
 

@@ -43,9 +43,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .buckets import Bucket, summarize_bucket
-from .rows import SortedScores
-from .summary import Number, PartialROC
+from ..core.summary import Number, PartialROC
+from ..sort.buckets import Bucket, summarize_bucket
+from ..sort.rows import SortedScores
 
 #: an exact count or area: an int (see :func:`_fixed`), or a rational between them
 Exact = int | Fraction
@@ -286,7 +286,7 @@ def _pieces(bucket: Bucket, cut_scores: list[Any], swap: bool, bits: int) -> lis
 
 
 def _joined(runs: Sequence[Run]) -> tuple[int, int, int]:
-    """``(x, y, area2)`` of consecutive runs, as :func:`~dask_auc._kernels.summary.merge_adjacent`.
+    """``(x, y, area2)`` of consecutive runs, as :func:`~.summary.merge_adjacent`.
 
     A tie group split between two runs counts its pairs across the split as tied.
     """

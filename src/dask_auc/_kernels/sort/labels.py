@@ -19,15 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
+from ..core.validation import sorted_labels
 from .buckets import Bucket
 from .plan import ABSENT, SortPlan, plan_sort
 from .prepare import BlockMeta
 from .rows import merged_parts
-from .validation import sorted_labels
 
 
 def plan_labels(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
-    """:func:`~dask_auc._kernels.plan.plan_sort` with one bucket part per label value.
+    """:func:`~dask_auc._kernels.sort.plan.plan_sort` with one bucket part per label value.
 
     The plan's ``classes`` and ``group_keys`` are every label found, sorted
     (``ABSENT`` stands in when no block holds a row).
@@ -35,7 +37,7 @@ def plan_labels(metas: Sequence[BlockMeta], n_buckets: int) -> SortPlan:
     Examples
     --------
     >>> import numpy as np
-    >>> from dask_auc._kernels.prepare import block_meta, prepare_block
+    >>> from dask_auc._kernels.sort.prepare import block_meta, prepare_block
     >>> block = prepare_block(["b", "a", "c"], [0.3, 0.1, 0.2], any_labels=True)
     >>> plan_labels([block_meta(block, 4)], 1).group_keys
     ('a', 'b', 'c')
@@ -100,7 +102,7 @@ def choose_positive(plan: SortPlan, pos_label: Any) -> LabelChoice:
 
     Examples
     --------
-    >>> from dask_auc._kernels.plan import SortPlan
+    >>> from dask_auc._kernels.sort.plan import SortPlan
     >>> import numpy as np
     >>> plan = SortPlan(("neg", "pos"), np.empty(0), group_keys=("neg", "pos"))
     >>> choose_positive(plan, None).positive, choose_positive(plan, "neg").index
@@ -149,3 +151,67 @@ def _same_label(label: Any, positive: Any) -> bool:
     if label is ABSENT or isinstance(label, str) != isinstance(positive, str):
         return False
     return bool(label == positive)
+
+
+MULTICLASS_FORMAT_MESSAGE = "multiclass format is not supported"
+
+
+@dataclass(frozen=True)
+class LabelRule:
+    """Which label is positive, and which of scikit-learn's label checks apply.
+
+    ``metric`` is ``"curve"`` (``roc_curve``, ``precision_recall_curve``:
+    ``pos_label=None`` means 1 for {0, 1} or {-1, 1} targets) or
+    ``"average_precision"`` (``pos_label`` must be one of two present labels).
+    """
+
+    metric: str
+    pos_label: Any
+
+    @property
+    def positive(self) -> Any:
+        return 1 if self.pos_label is None else self.pos_label
+
+    def check(self, labels: tuple[Any, ...], n_rows: int, n_columns: int | None = None) -> None:
+        """Raise scikit-learn 1.9's error for these labels, if it would raise one.
+
+        ``n_columns`` is the number of score columns of a 2-D ``y_score``.
+        """
+        if self.metric == "average_precision":
+            self._check_average_precision(labels, n_rows, n_columns)
+        elif len(labels) > 2 and self.pos_label is None:
+            raise ValueError(MULTICLASS_FORMAT_MESSAGE)
+        elif self.pos_label is None and not is_default_binary(labels):
+            shown = ", ".join(repr(c) for c in labels)
+            raise ValueError(
+                f"y_true takes value in {{{shown}}} and pos_label is not specified: either "
+                "make y_true take value in {0, 1} or {-1, 1} or pass pos_label explicitly."
+            )
+
+    def _check_average_precision(
+        self, labels: tuple[Any, ...], n_rows: int, n_columns: int | None
+    ) -> None:
+        shape = f"({n_rows},)" if n_columns is None else f"({n_rows}, {n_columns})"
+        if len(labels) > 2:
+            if self.pos_label != 1:
+                raise ValueError(
+                    "Parameter pos_label is fixed to 1 for multiclass y_true. "
+                    "Do not set pos_label or set pos_label to 1."
+                )
+            if n_columns != len(labels):
+                raise ValueError(
+                    "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` "
+                    f"contains multiple classes. Got `y_score.shape={shape}`."
+                )
+            raise ValueError(
+                "average_precision_score of dask-auc does not support a multi-class y_true "
+                "yet: compute each class's one-vs-rest average precision on "
+                "(y_true == class, y_score[:, k])."
+            )
+        if n_columns is not None:
+            raise ValueError(f"y should be a 1d array, got an array of shape {shape} instead.")
+        if len(labels) == 2 and not any(self.pos_label == c for c in labels):
+            raise ValueError(
+                f"pos_label={self.pos_label} is not a valid label. It should be one of "
+                f"{np.array(labels)}"
+            )

@@ -3,7 +3,7 @@
 These metrics need no sort: each row's loss depends on its own label and
 probability only.  One task per block (:func:`calibration_sums`) validates
 the block with scikit-learn's messages and reduces it to exact sums
-(:func:`~dask_auc._kernels.sample_ranking.exact_total`) kept *per label*: the
+(:func:`~dask_auc._kernels.per_row.sample_ranking.exact_total`) kept *per label*: the
 positive class is known only once every block's labels are (``labels``,
 ``pos_label`` and the greater-label rule need the union), so each label's rows
 are summed both as positives and as negatives, and the caller picks.  Exact
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .sample_ranking import UNIT_BITS, exact_total
+from .summary import UNIT_BITS, exact_total
 from .validation import (
     ROW_INPUTS,
     RowCounts,
@@ -236,7 +236,7 @@ def group_calibration_sums(
     """Per group: the weight, and the weighted sums of log loss, Brier term, probability, label.
 
     ``eps`` clips the log loss (:func:`row_terms`): that of the dtype of the
-    input's probabilities (:class:`~dask_auc._kernels.grouped.GroupPlan`'s
+    input's probabilities (:class:`~dask_auc._kernels.groups.grouped.GroupPlan`'s
     ``clip_eps``); the rows here were widened from it.  Default: that of ``proba``.
 
     ``np.bincount`` adds each group's rows in their order in the bucket,

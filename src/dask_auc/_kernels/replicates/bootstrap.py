@@ -55,20 +55,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import compiled as _compiled
-from .buckets import Bucket
-from .footprint import SizedByArrays
-from .group_keys import column_hash
-from .plan import SortPlan
-from .prepare import PreparedBlock
-from .rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
-from .validation import (
+from ..core.footprint import SizedByArrays
+from ..core.group_keys import column_hash
+from ..core.validation import (
     RowCounts,
     as_score_array,
     as_weight_array,
     distinct_labels,
     to_numpy,
 )
+from ..sort import compiled as _compiled
+from ..sort.buckets import Bucket
+from ..sort.plan import SortPlan
+from ..sort.prepare import PreparedBlock
+from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _MASK64 = (1 << 64) - 1
@@ -152,7 +152,7 @@ def group_keys(values: Any) -> np.ndarray:
     """``r_g`` of each row's group key: equal key values, equal ``r_g``, in any block.
 
     A key hashes by its value, in the one canonical form the grouped AUC
-    groups by (:func:`~dask_auc._kernels.group_keys.column_hash`): ``7``,
+    groups by (:func:`~dask_auc._kernels.core.group_keys.column_hash`): ``7``,
     ``7.0``, a nullable or a categorical 7 are one key, whatever dtype one
     block happens to hold.  Missing keys are refused by the caller.
     """

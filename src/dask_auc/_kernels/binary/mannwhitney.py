@@ -27,8 +27,8 @@ from functools import lru_cache, reduce
 
 import numpy as np
 
-from .buckets import Bucket
-from .rows import SortedScores, score_runs
+from ..sort.buckets import Bucket
+from ..sort.rows import SortedScores, score_runs
 
 #: the key of every NaN: above the key of +inf, so NaNs form the top tie group
 NAN_KEY = int(np.iinfo(np.int64).max)

@@ -1,10 +1,10 @@
 """Pure-NumPy kernels of the threshold metrics, from the sorted buckets.
 
 Every metric here reads the same curve points as the ROC curve
-(:func:`~dask_auc._kernels.curves.bucket_points`: one point per distinct
+(:func:`~dask_auc._kernels.binary.curves.bucket_points`: one point per distinct
 score ``t``, with the counts ``tps`` and ``fps`` of positives and negatives
 scoring ``>= t``), each bucket its own, placed by the ordered scan of the
-bucket summaries (:class:`~dask_auc._kernels.curves.CurveContext`):
+bucket summaries (:class:`~dask_auc._kernels.binary.curves.CurveContext`):
 
 * :data:`CONFUSION_MATRIX` -- scikit-learn's ``confusion_matrix_at_thresholds``
   arrays, a curve kind of :meth:`dask_auc.ROC.curve`;
@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .buckets import Bucket
+from ..core.summary import Number
+from ..sort.buckets import Bucket
 from .curves import (
     CurveContext,
     CurveKind,
@@ -37,7 +38,6 @@ from .curves import (
     recall_corner_mask,
     thin_on_grid,
 )
-from .summary import Number
 
 DET_ONE_CLASS_MESSAGE = (
     "Only one class is present in y_true. Detection error tradeoff curve is not "
@@ -53,7 +53,7 @@ class ConfusionMatrixCurve(CurveKind):
     ``y_score``'s dtype.  No threshold ``inf``, no warning for a missing class.
     """
 
-    name, score_name = "confusion_matrix", ""
+    name = "confusion_matrix"
     #: ``tns`` and ``fns`` are sums of the rows below each threshold, not ``total - running
     #: sum`` (scikit-learn's ``tps[-1] - tps``): 0 where no row is left, in any partitioning,
     #: and every digit kept where the rows left weigh little beside all rows
@@ -100,7 +100,7 @@ def bucket_det(
 
     Examples
     --------
-    >>> from .rows import SortedScores
+    >>> from ..sort.rows import SortedScores
     >>> pos, neg = SortedScores(np.array([0.35, 0.8])), SortedScores(np.array([0.1, 0.4]))
     >>> context = CurveContext((2, 2), (0, 0), False, None, None)
     >>> points, exact, lowest = bucket_det(Bucket.binary(pos, neg), context, False, None)
@@ -145,7 +145,7 @@ def det_arrays(
     positive enters, then thinned (``max_points``) and reversed.
 
     The false negative rate is ``fns / P``, the positives below each threshold
-    summed directly (:func:`~dask_auc._kernels.curves.bucket_points`), so it is
+    summed directly (:func:`~dask_auc._kernels.binary.curves.bucket_points`), so it is
     exactly 0 from the lowest positive score on.
 
     Examples
@@ -220,7 +220,7 @@ class Target:
     precision of the point at ``inf``, where nothing is predicted positive)
     is NaN and never qualifies nor wins.  Weighted, the counts that are equal
     in exact arithmetic are equal floats (see
-    :func:`~dask_auc._kernels.curves.bucket_points`): two points with no
+    :func:`~dask_auc._kernels.binary.curves.bucket_points`): two points with no
     positive between them tie on ``tp``, and TPR is exactly 1 from the last
     positive on.
     """
@@ -492,7 +492,7 @@ def bucket_gains_cuts(bucket: Bucket, context: CurveContext, n_bins: int) -> Gai
 
     Examples
     --------
-    >>> from .rows import SortedScores
+    >>> from ..sort.rows import SortedScores
     >>> pos, neg = SortedScores(np.array([0.5, 0.9])), SortedScores(np.array([0.1, 0.5]))
     >>> context = CurveContext((2, 2), (0, 0), False, None, None)
     >>> cuts = bucket_gains_cuts(Bucket.binary(pos, neg), context, 4)

@@ -28,18 +28,19 @@ from typing import Any
 
 import numpy as np
 
-from .curves import LabelRule
-from .footprint import SizedByArrays
-from .multiclass import ClassMeta, ClassPlan, MultiBlock
-from .prepare import PreparedBlock, sorted_rows
-from .validation import (
+from ..core.footprint import SizedByArrays
+from ..core.validation import (
     ROW_INPUTS,
     RowCounts,
+    as_matrix,
     as_score_array,
     as_weight_array,
     check_aligned,
     sorted_labels,
 )
+from ..sort.labels import LabelRule
+from ..sort.prepare import PreparedBlock, sorted_rows
+from .multiclass import ClassMeta, ClassPlan, MultiBlock
 
 AP_MULTICLASS_POS_LABEL = (
     "Parameter pos_label is fixed to 1 for multiclass y_true. "
@@ -119,16 +120,6 @@ def prepare_multilabel_block(
     scores = as_score_array(scores)
     weights = None if weight is None else as_weight_array(weight)
     return IndicatorBlock(lengths, labels, scores, weights)
-
-
-def as_matrix(values: Any) -> np.ndarray:
-    """A block of a 2-D input as a float64 (or object) matrix, from pandas or NumPy."""
-    if hasattr(values, "to_numpy") and getattr(values, "ndim", 1) == 2:  # a pandas DataFrame
-        kinds = [getattr(dt, "kind", "O") for dt in values.dtypes]
-        if all(kind in "biuf" for kind in kinds):
-            return values.to_numpy(dtype=np.float64, na_value=np.nan)
-        return values.to_numpy()
-    return np.asarray(values)
 
 
 def label_meta(block: IndicatorBlock) -> LabelMeta:

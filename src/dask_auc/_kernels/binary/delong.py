@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from .buckets import Bucket, rows_through
-from .footprint import SizedByArrays
-from .prepare import PreparedBlock
-from .rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
-from .summary import PartialROC, merge_run, neighbourhoods
-from .validation import RowCounts, as_score_array, distinct_labels, to_numpy
+from ..core.footprint import SizedByArrays
+from ..core.summary import PartialROC, merge_run, neighbourhoods
+from ..core.validation import RowCounts, as_score_array, distinct_labels, to_numpy
+from ..sort.buckets import Bucket, rows_through
+from ..sort.prepare import PreparedBlock
+from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
 
 #: the names of :func:`~dask_auc.delong_test`'s row inputs
 PAIRED_INPUTS = ("y_true", "score_a", "score_b")
@@ -60,7 +60,7 @@ def bucket_contexts(summaries: Sequence[PartialROC]) -> list[BucketContext | Non
 
     Examples
     --------
-    >>> from dask_auc._kernels.summary import TieGroup
+    >>> from dask_auc._kernels.core.summary import TieGroup
     >>> high = PartialROC(1, 1, 0, 1, TieGroup(0.5, 1, 1), TieGroup(0.5, 1, 1))
     >>> low = PartialROC(0, 1, 0, 0, TieGroup(0.5, 0, 1), TieGroup(0.1, 0, 0))
     >>> bucket_contexts([high, low])[1].pos_tied_above

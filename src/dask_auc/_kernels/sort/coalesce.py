@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core.validation import RowCounts, to_numpy
 from .plan import common_score_dtype
 from .prepare import BlockMeta
-from .validation import RowCounts, to_numpy
 
 
 def prepare_coalesced(prepare: Callable[..., Any], parts: Sequence[tuple[Any, ...]]) -> Any:
@@ -31,7 +31,7 @@ def prepare_coalesced(prepare: Callable[..., Any], parts: Sequence[tuple[Any, ..
 
     Examples
     --------
-    >>> from dask_auc._kernels.prepare import prepare_block
+    >>> from dask_auc._kernels.sort.prepare import prepare_block
     >>> block = prepare_coalesced(prepare_block, [([0, 1], [0.2, 0.9]), ([1], [0.4])])
     >>> block.by_label[1].scores
     array([0.4, 0.9])
@@ -52,7 +52,7 @@ def joined_values(blocks: Sequence[Any], *, exact: bool = True) -> np.ndarray:
     Empty blocks do not vote on the dtype (an empty pandas partition is
     often float64 beside integer ones).  With ``exact``, blocks of different
     numeric dtypes meet as the sort's plan would have them meet
-    (:func:`~dask_auc._kernels.plan.common_score_dtype`), which raises when no
+    (:func:`~dask_auc._kernels.sort.plan.common_score_dtype`), which raises when no
     NumPy type holds them all exactly.
 
     Examples

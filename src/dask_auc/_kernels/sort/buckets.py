@@ -1,14 +1,14 @@
 """The buckets of the sort: blocks cut at the plan's splitters, merged, summarized.
 
-Steps 3 and 4 of the sort (described in :mod:`~dask_auc._kernels.prepare`):
+Steps 3 and 4 of the sort (described in :mod:`~dask_auc._kernels.sort.prepare`):
 
 3. :func:`split_block` cuts every sorted class array at the splitters
    (binary searches, views, no copy) into one piece per bucket; an
-   :class:`~dask_auc._kernels.rows.UnsplitRows` block is grouped by class
+   :class:`~dask_auc._kernels.sort.rows.UnsplitRows` block is grouped by class
    and bucket in two compiled passes instead.
 4. :func:`assemble_bucket` merges the pieces of one bucket, and
    :func:`summarize_bucket` reduces it to a
-   :class:`~dask_auc._kernels.summary.PartialROC`.
+   :class:`~dask_auc._kernels.core.summary.PartialROC`.
 
 Also the bucket's pair counts (:func:`pair_counts`, run-length or row by
 row, or one compiled merge), its edge scores and their ties
@@ -29,8 +29,9 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..core.footprint import SizedByArrays
+from ..core.summary import PartialROC, TieGroup
 from . import compiled as _compiled
-from .footprint import SizedByArrays
 from .plan import SortPlan
 from .prepare import PreparedBlock
 from .rows import (
@@ -42,7 +43,6 @@ from .rows import (
     score_runs,
     sort_owned,
 )
-from .summary import PartialROC, TieGroup
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,10 @@ class Bucket(SizedByArrays):
     weight_exponent: int = 0  # the plan's, for the pair counts of the summary
     compiled: bool = False  # the plan's: may the summary use the compiled loops
     #: its curve points placed among all buckets' (absolute counts, with the rows below each),
-    #: once made (:func:`~dask_auc._kernels.curves.with_placed_points`)
+    #: once made (:func:`~dask_auc._kernels.binary.curves.with_placed_points`)
     placed: Any = None
     #: the answers to the questions that take no parameter, kept by a persisted ROC
-    #: (:func:`~dask_auc._kernels.curves.with_answers`)
+    #: (:func:`~dask_auc._kernels.binary.curves.with_answers`)
     answers: Any = None
 
     @classmethod
@@ -103,8 +103,8 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
 
     Each piece holds one part per key of ``plan.group_keys``; a class the
     block lacks is an empty part, in the plan's dtype, with the block's payloads.
-    An :class:`~dask_auc._kernels.rows.UnsplitRows` block is grouped by the
-    compiled loops into :class:`~dask_auc._kernels.rows.UnsortedScores`
+    An :class:`~dask_auc._kernels.sort.rows.UnsplitRows` block is grouped by the
+    compiled loops into :class:`~dask_auc._kernels.sort.rows.UnsortedScores`
     pieces (sorted by the bucket).
     """
     if block.unsplit is not None:
@@ -207,7 +207,7 @@ def pair_counts(
     """(pairs with pos > neg, pairs with pos == neg), weighted when weights exist.
 
     Weighted pair counts are in the units of
-    :func:`~dask_auc._kernels.summary.pair_product` for ``weight_exponent``.
+    :func:`~dask_auc._kernels.core.summary.pair_product` for ``weight_exponent``.
     Unweighted rows are counted by one compiled merge when ``compiled``.
     """
     if pos.counted or neg.counted:

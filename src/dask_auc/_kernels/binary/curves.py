@@ -2,7 +2,7 @@
 
 A curve point is a distinct score ``s`` with the (weighted) counts of
 positives and negatives scoring ``>= s``: scikit-learn's ``tps`` and ``fps``.
-Each sorted bucket (:mod:`dask_auc._kernels.buckets`, bucket 0 = highest scores) makes
+Each sorted bucket (:mod:`dask_auc._kernels.sort.buckets`, bucket 0 = highest scores) makes
 the points of its own distinct scores, shifted by the counts of all higher
 buckets.  Those shifts, and everything else a bucket must know of the others,
 come from one ordered exclusive scan of the bucket summaries
@@ -31,12 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from . import compiled
-from .binary import is_default_binary
-from .buckets import Bucket
-from .footprint import SizedByArrays
-from .rows import SortedScores
-from .summary import (
+from ..core.footprint import SizedByArrays
+from ..core.summary import (
     Number,
     PartialROC,
     as_float_over,
@@ -44,101 +40,16 @@ from .summary import (
     neighbourhoods,
     ratio_terms,
 )
-from .validation import (
+from ..core.validation import (
     NO_NEGATIVES_MESSAGE,
     NO_POSITIVES_MESSAGE,
-    ROW_INPUTS,
-    RowCounts,
-    check_aligned,
-    distinct_labels,
-    sorted_labels,
-    to_numpy,
     warn_undefined,
 )
-
-MULTICLASS_FORMAT_MESSAGE = "multiclass format is not supported"
-
-
-@dataclass(frozen=True)
-class LabelRule:
-    """Which label is positive, and which of scikit-learn's label checks apply.
-
-    ``metric`` is ``"curve"`` (``roc_curve``, ``precision_recall_curve``:
-    ``pos_label=None`` means 1 for {0, 1} or {-1, 1} targets) or
-    ``"average_precision"`` (``pos_label`` must be one of two present labels).
-    """
-
-    metric: str
-    pos_label: Any
-
-    @property
-    def positive(self) -> Any:
-        return 1 if self.pos_label is None else self.pos_label
-
-    def check(self, labels: tuple[Any, ...], n_rows: int, n_columns: int | None = None) -> None:
-        """Raise scikit-learn 1.9's error for these labels, if it would raise one.
-
-        ``n_columns`` is the number of score columns of a 2-D ``y_score``.
-        """
-        if self.metric == "average_precision":
-            self._check_average_precision(labels, n_rows, n_columns)
-        elif len(labels) > 2 and self.pos_label is None:
-            raise ValueError(MULTICLASS_FORMAT_MESSAGE)
-        elif self.pos_label is None and not is_default_binary(labels):
-            shown = ", ".join(repr(c) for c in labels)
-            raise ValueError(
-                f"y_true takes value in {{{shown}}} and pos_label is not specified: either "
-                "make y_true take value in {0, 1} or {-1, 1} or pass pos_label explicitly."
-            )
-
-    def _check_average_precision(
-        self, labels: tuple[Any, ...], n_rows: int, n_columns: int | None
-    ) -> None:
-        shape = f"({n_rows},)" if n_columns is None else f"({n_rows}, {n_columns})"
-        if len(labels) > 2:
-            if self.pos_label != 1:
-                raise ValueError(
-                    "Parameter pos_label is fixed to 1 for multiclass y_true. "
-                    "Do not set pos_label or set pos_label to 1."
-                )
-            if n_columns != len(labels):
-                raise ValueError(
-                    "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` "
-                    f"contains multiple classes. Got `y_score.shape={shape}`."
-                )
-            raise ValueError(
-                "average_precision_score of dask-auc does not support a multi-class y_true "
-                "yet: compute each class's one-vs-rest average precision on "
-                "(y_true == class, y_score[:, k])."
-            )
-        if n_columns is not None:
-            raise ValueError(f"y should be a 1d array, got an array of shape {shape} instead.")
-        if len(labels) == 2 and not any(self.pos_label == c for c in labels):
-            raise ValueError(
-                f"pos_label={self.pos_label} is not a valid label. It should be one of "
-                f"{np.array(labels)}"
-            )
-
-
-def matrix_block_labels(
-    label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
-) -> tuple[RowCounts, tuple[Any, ...]]:
-    """The row counts and distinct labels of one block of a 2-D ``y_score``."""
-    label = to_numpy(label)
-    return RowCounts.of(names, label, score, weight), distinct_labels(label)
-
-
-def check_matrix_labels(
-    blocks: Sequence[tuple[RowCounts, tuple[Any, ...]]], n_columns: int, *, rule: LabelRule
-) -> None:
-    """scikit-learn's verdict on a 2-D ``y_score`` for these labels: it always raises.
-
-    A binary ``y_true`` makes it "y should be a 1d array"; a multi-class one
-    the ``pos_label`` and shape errors, in scikit-learn's order, or (for a
-    well-formed call) the not-yet-supported error.
-    """
-    n_rows = check_aligned([counts for counts, _ in blocks])
-    rule.check(sorted_labels(labels for _, labels in blocks), n_rows, n_columns)
+from ..sort import compiled
+from ..sort.buckets import Bucket
+from ..sort.labels import MULTICLASS_FORMAT_MESSAGE as MULTICLASS_FORMAT_MESSAGE
+from ..sort.labels import LabelRule as LabelRule
+from ..sort.rows import SortedScores
 
 
 @dataclass(frozen=True)
@@ -169,7 +80,7 @@ def curve_contexts(summaries: Sequence[PartialROC]) -> list[CurveContext]:
 
     Examples
     --------
-    >>> from dask_auc._kernels.summary import TieGroup
+    >>> from dask_auc._kernels.core.summary import TieGroup
     >>> high = PartialROC(1, 1, 0, 1, TieGroup(0.9, 1, 0), TieGroup(0.5, 0, 1))
     >>> low = PartialROC(1, 0, 0, 0, TieGroup(0.5, 1, 0), TieGroup(0.5, 1, 0))
     >>> [c.continues for c in curve_contexts([high, low])]
@@ -629,7 +540,7 @@ def bucket_precision_sum(bucket: Bucket, context: CurveContext, swap: bool = Fal
     the same points, with the two counts exchanged.  The buckets' parts are
     added as integers and rounded once by :func:`average_precision`, so the
     result does not depend on how the points fall into buckets
-    (:func:`~dask_auc._kernels.summary.ratio_terms` says how exact it is).
+    (:func:`~dask_auc._kernels.core.summary.ratio_terms` says how exact it is).
     """
     if bucket.answers is not None and not swap:
         return bucket.answers.precision_sum
@@ -649,7 +560,7 @@ def average_precision(precision_sum: int, total_pos: Number) -> float:
 
     Examples
     --------
-    >>> from dask_auc._kernels.summary import UNIT_BITS
+    >>> from dask_auc._kernels.core.summary import UNIT_BITS
     >>> average_precision(5 << UNIT_BITS, 6)  # 5/6, rounded once
     0.8333333333333334
     """
@@ -682,8 +593,6 @@ class CurveKind:
     """
 
     name = ""
-    #: what the plots print beside a model's name
-    score_name = ""
     #: whether the points carry the rows below them (``fns``, ``tns``), summed directly
     remainders = False
 
@@ -704,7 +613,7 @@ class CurveKind:
 class RocCurve(CurveKind):
     """``roc_curve``: ``(fpr, tpr, thresholds)``, first threshold ``inf``."""
 
-    name, score_name = "roc", "AUC"
+    name = "roc"
 
     def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
         if bucket.answers is not None:  # kept by ROC.persist (indices)
@@ -731,7 +640,7 @@ class RocCurve(CurveKind):
 class PrecisionRecallCurve(CurveKind):
     """``precision_recall_curve``: ``(precision, recall, thresholds)``, ending at ``(1, 0)``."""
 
-    name, score_name = "precision_recall", "AP"
+    name = "precision_recall"
 
     def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
         return recall_corner_mask(bucket, points, context)

@@ -13,18 +13,18 @@ and its pieces are summarised and merged like the binary AUC's buckets:
    (``rows / n_buckets``).  Each heavy group gets consecutive *slots* (extra
    buckets, a fixed number of them in the graph) in proportion to its rows,
    and the score splitters that cut it into them, from its sampled scores
-   (:func:`~dask_auc._kernels.plan.quantile_splitters`: a heavy tie is dealt
+   (:func:`~dask_auc._kernels.sort.plan.quantile_splitters`: a heavy tie is dealt
    over several slots, as the sort deals it over buckets).
 3. :func:`heavy_group_of` finds the rows of heavy groups in a block -- by
-   hash, then by value (:func:`~dask_auc._kernels.group_keys.same_keys`), so
+   hash, then by value (:func:`~dask_auc._kernels.core.group_keys.same_keys`), so
    a key that merely shares a heavy key's hash stays an ordinary group -- and
    :func:`heavy_pieces` sorts them per class and cuts them at their group's
-   splitters (:func:`~dask_auc._kernels.buckets.cut_positions`), one
+   splitters (:func:`~dask_auc._kernels.sort.buckets.cut_positions`), one
    :class:`HeavyPiece` per slot.
 4. :func:`summarize_slot` merges a slot's pieces into sorted classes and
-   reduces them to the binary AUC's :class:`~dask_auc._kernels.summary.PartialROC`
+   reduces them to the binary AUC's :class:`~dask_auc._kernels.core.summary.PartialROC`
    (tie groups at its edges included);
-   :func:`~dask_auc._kernels.summary.merge_run` then merges a group's slots in
+   :func:`~dask_auc._kernels.core.summary.merge_run` then merges a group's slots in
    score order, neighbours only, correcting ties that straddle two slots.
 
 The cut changes no result: unweighted counts and areas are exact integers
@@ -45,14 +45,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .buckets import Bucket, cut_positions, summarize_bucket
-from .calibration import group_calibration_sums
-from .footprint import SizedByArrays
-from .group_keys import canonical_keys, concat_key_columns, key_hash, present_keys, same_keys
-from .plan import quantile_splitters
-from .rows import SortedScores, merged_parts, sort_owned
-from .summary import PartialROC, merge_run
-from .validation import as_score_array
+from ..core.calibration import group_calibration_sums
+from ..core.footprint import SizedByArrays
+from ..core.group_keys import canonical_keys, concat_key_columns, key_hash, present_keys, same_keys
+from ..core.summary import PartialROC, merge_run
+from ..core.validation import as_score_array
+from ..sort.buckets import Bucket, cut_positions, summarize_bucket
+from ..sort.plan import quantile_splitters
+from ..sort.rows import SortedScores, merged_parts, sort_owned
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class GroupSample(SizedByArrays):
     """A regular sample of one block's rows: canonical keys, their hashes, scores."""
 
     keys: pd.DataFrame
-    hashes: np.ndarray  # uint64, :func:`~dask_auc._kernels.group_keys.key_hash`
+    hashes: np.ndarray  # uint64, :func:`~dask_auc._kernels.core.group_keys.key_hash`
     scores: np.ndarray
     rows: int  # rows of the block, each sampled row standing for rows / len(hashes)
     score_dtype: np.dtype | None = None  # None: the block has no row
@@ -290,7 +290,7 @@ def heavy_pieces(
     ``labels`` are the block's distinct label values (its rows' ``label``).
 
     Each group's rows of one label are sorted (tied rows aggregated as the
-    sort's blocks are: :func:`~dask_auc._kernels.rows.sort_owned`) and cut
+    sort's blocks are: :func:`~dask_auc._kernels.sort.rows.sort_owned`) and cut
     at the group's splitters; a heavy tie is dealt over the slots its
     splitter repeats into.
     """
@@ -388,7 +388,7 @@ def summarize_slot(
 
     ``exponents[:, g]`` (negatives, positives) scale group ``g``'s weights by a
     power of two per class, as the ordinary groups' extreme weights are
-    (:func:`~dask_auc._kernels.grouped.class_exponents`): no pair product
+    (:func:`~dask_auc._kernels.groups.grouped.class_exponents`): no pair product
     overflows, and no AUC changes.  The calibration sums are of the unscaled
     weights (aggregated tied rows count their summed weight); ``eps`` clips
     their log loss (the plan's: that of the input's dtype).

@@ -1,9 +1,9 @@
 """Pure-NumPy kernels of the multi-class ROC AUC (one-vs-rest, one-vs-one, micro).
 
-The multi-class sort is the binary sample sort (:mod:`dask_auc._kernels.prepare`,
-:mod:`~dask_auc._kernels.plan`, :mod:`~dask_auc._kernels.buckets`), once per
+The multi-class sort is the binary sample sort (:mod:`dask_auc._kernels.sort.prepare`,
+:mod:`~dask_auc._kernels.sort.plan`, :mod:`~dask_auc._kernels.sort.buckets`), once per
 score column.  The rows of column ``c`` keep their class: a block of
-column ``c`` holds one ascending :class:`~dask_auc._kernels.rows.SortedScores` per
+column ``c`` holds one ascending :class:`~dask_auc._kernels.sort.rows.SortedScores` per
 class (keyed by class index), cut at the same splitters and merged bucket by
 bucket exactly as the binary negatives and positives are: a bucket has one
 part per class instead of two.  From one sorted
@@ -32,11 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from .buckets import Bucket, edge, pair_counts, summarize_bucket, total_equal
-from .footprint import SizedByArrays
-from .prepare import PreparedBlock, sorted_rows
-from .summary import PartialROC, TieGroup
-from .validation import (
+from ..core.footprint import SizedByArrays
+from ..core.summary import PartialROC, TieGroup
+from ..core.validation import (
     ROW_INPUTS,
     RowCounts,
     as_score_array,
@@ -46,6 +44,8 @@ from .validation import (
     sorted_labels,
     to_numpy,
 )
+from ..sort.buckets import Bucket, edge, pair_counts, summarize_bucket, total_equal
+from ..sort.prepare import PreparedBlock, sorted_rows
 
 PROBABILITY_MESSAGE = (
     "Target scores need to be probabilities for multiclass "
@@ -262,7 +262,7 @@ def summarize_one_vs_rest(bucket: Bucket, column: int) -> PartialROC:
 
     Examples
     --------
-    >>> from dask_auc._kernels.rows import SortedScores
+    >>> from dask_auc._kernels.sort.rows import SortedScores
     >>> a = SortedScores(np.array([0.5, 0.9]))
     >>> b, c = SortedScores(np.array([0.1])), SortedScores(np.array([0.5]))
     >>> summary = summarize_one_vs_rest(Bucket((a, b, c)), column=0)

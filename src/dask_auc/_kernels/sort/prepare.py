@@ -7,31 +7,31 @@ The sort is a sample sort that never moves pandas rows:
    weights must travel with the scores).  A block of few distinct scores (a
    sample of it tells, :func:`few_distinct`) is aggregated instead: one
    entry per (score, class) with its row count, or its summed weight
-   (:func:`~dask_auc._kernels.rows.aggregated_rows`), so that everything
+   (:func:`~dask_auc._kernels.sort.rows.aggregated_rows`), so that everything
    after it moves and merges distinct values, not rows.
 2. :func:`block_meta` draws a regular sample of those sorted scores; one task
    turns all samples into score splitters with
-   :func:`~dask_auc._kernels.plan.plan_sort`.
-3. :func:`~dask_auc._kernels.buckets.split_block` cuts every sorted class
+   :func:`~dask_auc._kernels.sort.plan.plan_sort`.
+3. :func:`~dask_auc._kernels.sort.buckets.split_block` cuts every sorted class
    array at the splitters (binary searches, views, no copy) into one piece
    per bucket.
-4. :func:`~dask_auc._kernels.buckets.assemble_bucket` merges the pieces of
-   one bucket, and :func:`~dask_auc._kernels.buckets.summarize_bucket`
-   reduces it to a :class:`~dask_auc._kernels.summary.PartialROC`.
+4. :func:`~dask_auc._kernels.sort.buckets.assemble_bucket` merges the pieces of
+   one bucket, and :func:`~dask_auc._kernels.sort.buckets.summarize_bucket`
+   reduces it to a :class:`~dask_auc._kernels.core.summary.PartialROC`.
 
 This module holds steps 1 and 2: :class:`PreparedBlock` and
 :func:`prepare_block` (and :func:`sorted_rows`, one array's rows prepared
 alike), :func:`few_distinct`, and :class:`BlockMeta` with :func:`block_meta`.
-The forms of one class's rows are in :mod:`~dask_auc._kernels.rows`, the
-plan in :mod:`~dask_auc._kernels.plan`, steps 3 and 4 in
-:mod:`~dask_auc._kernels.buckets`.
+The forms of one class's rows are in :mod:`~dask_auc._kernels.sort.rows`, the
+plan in :mod:`~dask_auc._kernels.sort.plan`, steps 3 and 4 in
+:mod:`~dask_auc._kernels.sort.buckets`.
 
-With the optional ``numba`` extra (:mod:`~dask_auc._kernels.compiled`), a
+With the optional ``numba`` extra (:mod:`~dask_auc._kernels.sort.compiled`), a
 continuous unweighted block is not sorted at all: :func:`prepare_block`
-keeps its rows as they are (:class:`~dask_auc._kernels.rows.UnsplitRows`),
-:func:`~dask_auc._kernels.buckets.split_block` groups them by class and
+keeps its rows as they are (:class:`~dask_auc._kernels.sort.rows.UnsplitRows`),
+:func:`~dask_auc._kernels.sort.buckets.split_block` groups them by class and
 bucket in two compiled passes, and
-:func:`~dask_auc._kernels.buckets.assemble_bucket` sorts each bucket's rows
+:func:`~dask_auc._kernels.sort.buckets.assemble_bucket` sorts each bucket's rows
 once, with one ``np.sort``.  Tied blocks are aggregated by a compiled hash,
 and bucket summaries count pairs by a merge.
 
@@ -45,11 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from . import compiled as _compiled
-from . import rows as _rows
-from .footprint import SizedByArrays
-from .rows import SortedScores, UnsplitRows, aggregated_rows, sort_owned
-from .validation import (
+from ..core.footprint import SizedByArrays
+from ..core.validation import (
     ROW_INPUTS,
     RowCounts,
     as_score_array,
@@ -58,6 +55,9 @@ from .validation import (
     distinct_labels,
     to_numpy,
 )
+from . import compiled as _compiled
+from . import rows as _rows
+from .rows import SortedScores, UnsplitRows, aggregated_rows, sort_owned
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def prepare_block(
     compiled : bool, default False
         Use the compiled loops (numba) where they run here: a tied block is
         aggregated by a compiled hash, and a continuous unweighted one is
-        kept :class:`~dask_auc._kernels.rows.UnsplitRows` for the compiled
+        kept :class:`~dask_auc._kernels.sort.rows.UnsplitRows` for the compiled
         split.  Same results.
     any_labels : bool, default False
         Keep any number of labels, one sorted part each (the ROC object's
@@ -120,7 +120,7 @@ def prepare_block(
     -------
     PreparedBlock
         With no rows at all when the inputs' lengths differ: the planning task
-        then raises (:func:`~dask_auc._kernels.validation.check_aligned`) before any
+        then raises (:func:`~dask_auc._kernels.core.validation.check_aligned`) before any
         bucket is made.
 
     Examples
@@ -189,7 +189,7 @@ def sorted_rows(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
 
 
 #: blocks of fewer rows are sorted even on the compiled path (same reason as
-#: :data:`~dask_auc._kernels.rows.AGGREGATE_MIN_ROWS`: their sort costs little either way)
+#: :data:`~dask_auc._kernels.sort.rows.AGGREGATE_MIN_ROWS`: their sort costs little either way)
 UNSPLIT_MIN_ROWS = 1 << 16
 #: rows sampled to tell a block of few distinct scores
 _PROBE_ROWS = 4096

@@ -1,7 +1,7 @@
 """The plan of the sort: its global decisions, made once from all block samples.
 
 :func:`plan_sort` (one task, step 2 of the sort described in
-:mod:`~dask_auc._kernels.prepare`) checks that the blocks agree, picks the
+:mod:`~dask_auc._kernels.sort.prepare`) checks that the blocks agree, picks the
 classes, one score dtype that holds every block's scores exactly
 (:func:`common_score_dtype`), a power-of-two weight scale
 (:func:`weight_exponent`), the order of a bucket's parts
@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .footprint import SizedByArrays
+from ..core.footprint import SizedByArrays
+from ..core.validation import BinaryTarget, check_aligned, sorted_labels, union_of_classes
 from .prepare import BlockMeta
-from .validation import BinaryTarget, check_aligned, sorted_labels, union_of_classes
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class SortPlan(SizedByArrays):
     splitters: np.ndarray  # ascending, n_buckets - 1 values, in the common score dtype
     #: weights enter pair counts times ``2 ** weight_exponent`` (exact), so that
     #: no product of weights overflows or underflows
-    #: (:func:`~dask_auc._kernels.summary.pair_product`)
+    #: (:func:`~dask_auc._kernels.core.summary.pair_product`)
     weight_exponent: int = 0
     #: which part of a block goes to which group of a bucket, in order: for a
     #: binary target (negative label, positive label), a missing one ``ABSENT``
@@ -44,7 +44,7 @@ class SortPlan(SizedByArrays):
     compiled: bool = False
     #: rows of the input, for the errors of a target of more than two classes
     rows: int = 0
-    #: every weight is zero (:func:`~dask_auc._kernels.binary.plan_labels` defers the error)
+    #: every weight is zero (:func:`~dask_auc._kernels.sort.labels.plan_labels` defers the error)
     weights_all_zero: bool = False
 
     @property
@@ -88,9 +88,9 @@ def plan_sort(
 
     A target of more than two classes raises here, unless
     ``finish_checks_classes``: then the plan holds every class and no row is
-    sorted (:func:`~dask_auc._kernels.buckets.split_block` sends none), and
+    sorted (:func:`~dask_auc._kernels.sort.buckets.split_block` sends none), and
     each metric's finish step raises its own error
-    (:class:`~dask_auc._kernels.validation.BinaryTarget`).
+    (:class:`~dask_auc._kernels.core.validation.BinaryTarget`).
     Metrics that share one sort (``roc_auc_score``, ``partial_roc_auc_score``,
     ``roc_auc_ci`` of one input) share this task, so it cannot word their errors.
     """
@@ -197,7 +197,7 @@ def quantile_splitters(sample: np.ndarray, rows: np.ndarray, n_buckets: int) -> 
 
     ``rows[i]`` is how many rows sampled value ``i`` stands for; a value
     holding several steps' worth of rows (a heavy tie) is picked several
-    times, which :func:`~dask_auc._kernels.buckets.cut_positions` reads as
+    times, which :func:`~dask_auc._kernels.sort.buckets.cut_positions` reads as
     "deal this tie over that many buckets".
 
     Examples

@@ -1,6 +1,6 @@
 """The compiled loops of the optional ``numba`` extra (``pip install dask-auc[numba]``).
 
-Imported only through :mod:`dask_auc._kernels.compiled`, which falls back to
+Imported only through :mod:`dask_auc._kernels.sort.compiled`, which falls back to
 NumPy when numba is missing.  Each loop does what NumPy has no single
 primitive for and would otherwise cost a sort or several passes:
 
@@ -351,7 +351,7 @@ def _add_row(row, replicate_keys, thresholds, acc):  # pragma: no cover - compil
 @_compile
 def replicate_counts(keys, starts, replicate_keys, thresholds, out):  # pragma: no cover
     """Add each row's Poisson(1) count in every replicate to its tie group's row of ``out``,
-    as :func:`dask_auc._kernels.bootstrap.counts_for` draws them in NumPy."""  # noqa
+    as :func:`dask_auc._kernels.replicates.bootstrap.counts_for` draws them in NumPy."""  # noqa
     for g in range(len(starts) - 1):
         acc = out[g]
         for i in range(starts[g], starts[g + 1]):
@@ -425,7 +425,7 @@ def replicate_points_walk(
     n_crossings,
 ):  # pragma: no cover - compiled
     """Every replicate's part of one query from its absolute curve points (see
-    :func:`dask_auc._kernels.bootstrap.replicate_parts`): kinds 0 average
+    :func:`dask_auc._kernels.replicates.bootstrap.replicate_parts`): kinds 0 average
     precision, 1 KS, 2 TPR at FPR, 3 FPR at TPR, 4 partial area (FPR axis),
     5 partial area (TPR axis); ``bounds`` rows: first inside, last inside,
     after, before (per replicate); crossing segments are written out."""  # noqa

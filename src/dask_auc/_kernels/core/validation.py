@@ -461,3 +461,13 @@ def union_of_classes(
     classes = sorted_labels(per_block)
     target.check(classes, n_rows)
     return classes
+
+
+def as_matrix(values: Any) -> np.ndarray:
+    """A block of a 2-D input as a float64 (or object) matrix, from pandas or NumPy."""
+    if hasattr(values, "to_numpy") and getattr(values, "ndim", 1) == 2:  # a pandas DataFrame
+        kinds = [getattr(dt, "kind", "O") for dt in values.dtypes]
+        if all(kind in "biuf" for kind in kinds):
+            return values.to_numpy(dtype=np.float64, na_value=np.nan)
+        return values.to_numpy()
+    return np.asarray(values)

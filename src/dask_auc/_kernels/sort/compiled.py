@@ -1,7 +1,7 @@
 """The optional compiled kernels, behind one door: each returns ``None`` when it cannot run.
 
 ``pip install dask-auc[numba]`` installs numba; the loops live in
-:mod:`dask_auc._kernels._numba`.  They are compiled in the background, in two
+:mod:`dask_auc._kernels.sort._numba`.  They are compiled in the background, in two
 families (:class:`_Family`): the first task of a process that could use a
 family's loops starts a thread that compiles (or loads from numba's disk
 cache) them for float64 and int64 scores, and meanwhile tasks take their
@@ -329,7 +329,7 @@ def merged_points(
     """A bucket's own curve points from its two classes' ascending scores, by one merge, or None.
 
     Returns the distinct scores, descending, and ``(negatives below, positives
-    below)`` each: :func:`~dask_auc._kernels.curves.own_points`'s arrays.
+    below)`` each: :func:`~dask_auc._kernels.binary.curves.own_points`'s arrays.
     """
     kernel = _usable(compiled, pos, neg)
     if kernel is None or pos.dtype != neg.dtype:
@@ -349,7 +349,7 @@ def grouped_pair_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Unweighted per-group (positives, negatives, twice the area) by one counting sort, or None.
 
-    The compiled twin of :func:`~dask_auc._kernels.grouped.group_pair_sums`
+    The compiled twin of :func:`~dask_auc._kernels.groups.grouped.group_pair_sums`
     without weights: exact int64 counts, the same numbers.
     """
     kernel = _usable(True, scores)
@@ -428,7 +428,7 @@ def replicate_summary(
     """A bucket's replicate summary by one walk down its tie groups, ``(7, replicates)``, or None.
 
     Rows: positives, negatives, top group's positives and negatives, bottom
-    group's, doubled area (see :class:`~dask_auc._kernels.bootstrap.ReplicateSummary`).
+    group's, doubled area (see :class:`~dask_auc._kernels.replicates.bootstrap.ReplicateSummary`).
     """
     kernel = _usable(compiled, pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys))
     if kernel is None or pos.dtype != neg.dtype:

@@ -1,0 +1,1 @@
+"""One query per column: multi-class and multilabel targets."""

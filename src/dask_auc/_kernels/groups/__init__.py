@@ -1,0 +1,1 @@
+"""Grouped AUC (GAUC): group keys, hashed buckets, heavy groups cut by score."""

@@ -1,0 +1,1 @@
+"""Metrics of each row with no sort: per-sample ranking metrics and calibration."""

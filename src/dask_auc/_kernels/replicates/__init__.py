@@ -1,0 +1,1 @@
+"""Bootstrap replicates computed on the sorted buckets, every replicate at once."""
