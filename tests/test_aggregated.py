@@ -31,10 +31,11 @@ import dask_auc
 from dask_auc._kernels.core.summary import merge_run
 from dask_auc._kernels.sort import prepare as prepare_module
 from dask_auc._kernels.sort import rows as rows_module
+from dask_auc._kernels.sort.aggregate import aggregated_rows
 from dask_auc._kernels.sort.buckets import Bucket, assemble_bucket, split_block, summarize_bucket
 from dask_auc._kernels.sort.plan import plan_sort
 from dask_auc._kernels.sort.prepare import block_meta, few_distinct, prepare_block
-from dask_auc._kernels.sort.rows import SortedScores, aggregated_rows
+from dask_auc._kernels.sort.rows import SortedScores
 from references import counting_auc
 from strategies import boundaries, dask_array
 
@@ -125,6 +126,7 @@ def _summary_of_blocks(blocks, n_buckets=3):
     return [summarize_bucket(b) for b in buckets]
 
 
+@pytest.mark.float_order
 def test_mixed_buckets_merge_rows_and_entries_exactly(monkeypatch):
     """Aggregated blocks beside row blocks, tied or continuous: the same exact summaries."""
     rng = np.random.default_rng(3)
@@ -180,6 +182,7 @@ def test_huge_multiplicities_stay_exact():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8])
+@pytest.mark.float_order
 def test_auc_and_partial_auc_are_the_rows_answers(mode, dtype):
     y, s = _tied(4000, 9, seed=5, dtype=dtype)
     chunks = _chunks(len(y), 5)
@@ -190,6 +193,7 @@ def test_auc_and_partial_auc_are_the_rows_answers(mode, dtype):
         assert got == pytest.approx(metrics.roc_auc_score(y, s, max_fpr=max_fpr), abs=1e-12)
 
 
+@pytest.mark.float_order
 def test_weights_with_zeros(mode):
     y, s = _tied(3000, 6, seed=6)
     w = np.random.default_rng(7).choice([0.0, 0.5, 1.0, 2.0, 4.0], len(y))
@@ -206,6 +210,7 @@ def test_weights_with_zeros(mode):
 
 
 @pytest.mark.parametrize("drop", [True, False])
+@pytest.mark.float_order
 def test_curves_ap_and_ks_are_the_rows_answers(mode, drop):
     y, s = _tied(5000, 30, seed=8)
     chunks = _chunks(len(y), 6)
@@ -225,6 +230,7 @@ def test_curves_ap_and_ks_are_the_rows_answers(mode, drop):
     assert ks.threshold == thresholds[np.argmax(tpr - fpr)]
 
 
+@pytest.mark.float_order
 def test_delong_interval_is_the_rows_answer(mode, monkeypatch):
     y, s = _tied(3000, 12, seed=9)
     chunks = _chunks(len(y), 4)
@@ -235,6 +241,7 @@ def test_delong_interval_is_the_rows_answer(mode, monkeypatch):
     assert math.isclose(ci.std_error, rows.std_error, rel_tol=1e-12)
 
 
+@pytest.mark.float_order
 def test_multiclass_is_the_rows_answer(mode):
     rng = np.random.default_rng(10)
     n = 3000
@@ -254,6 +261,7 @@ def test_multiclass_is_the_rows_answer(mode):
     distinct=st.sampled_from([1, 2, 3, 7, 50]),
     seed=st.integers(0, 2**32 - 1),
 )
+@pytest.mark.float_order
 def test_aggregated_auc_is_bit_identical_for_any_cut(data, distinct, seed):
     """Ties across partition edges, empty partitions: aggregated == rows == sklearn, exactly."""
     y, s = _tied(data.draw(st.integers(2, 400)), distinct, seed)

@@ -478,7 +478,7 @@ def test_the_gauc_interval_equals_a_per_group_reference(options) -> None:
     w = np.array([g for _, _, g in rows])
     if isinstance(by, list):
         # a MultiIndex key: its levels' hashes combined, as the per-group table is indexed
-        from dask_auc._kernels.replicates.bootstrap import (
+        from dask_auc._kernels.replicates.counts import (
             counts_for,
             group_keys,
             mix64,
@@ -563,7 +563,8 @@ def test_every_estimate_is_its_functions_result() -> None:
 
 def test_pair_counts_beyond_int64_are_refused() -> None:
     """A replicate with more pairs than int64 point counts hold exactly raises (never wraps)."""
-    from dask_auc._kernels.replicates.bootstrap import ReplicateContext, check_pair_range
+    from dask_auc._kernels.replicates.queries import check_pair_range
+    from dask_auc._kernels.replicates.scan import ReplicateContext
 
     big = np.array([3 * 10**9, 3 * 10**9], dtype=object)
     context = ReplicateContext(big, big, big, big, False, big, big)

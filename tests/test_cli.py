@@ -432,7 +432,7 @@ ONE_VALUE = {
 
 
 def test_every_single_valued_option_refuses_a_second_value(capsys):
-    from dask_auc.cli import _parser
+    from dask_auc.cli.parser import build_parser as _parser
 
     # argparse's action list: every option that stores one value must be in ONE_VALUE
     stored = {

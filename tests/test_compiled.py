@@ -77,6 +77,7 @@ def _reference_groups(scores, codes, n_codes, splitters) -> np.ndarray:
 
 @settings(max_examples=150, deadline=None)
 @given(rows=scored_rows(), n_splitters=st.sampled_from([0, 1, 3, 7, 40, 200]), two=st.booleans())
+@pytest.mark.float_order
 def test_grouped_rows_equal_a_row_by_row_reference(rows, n_splitters, two) -> None:
     """Counting (<= 32 splitters), counted-per-row (<= 128) and searched splits alike."""
     scores, codes, rng = rows
@@ -110,6 +111,7 @@ def _ascending_pair(rows, other) -> tuple[np.ndarray, np.ndarray]:
 
 @settings(max_examples=150, deadline=None)
 @given(rows=scored_rows(), other=scored_rows())
+@pytest.mark.float_order
 def test_merged_pair_counts_equal_binary_searches(rows, other) -> None:
     pos, neg = _ascending_pair(rows, other)
     below = np.searchsorted(neg, pos, "left")
@@ -120,6 +122,7 @@ def test_merged_pair_counts_equal_binary_searches(rows, other) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(rows=scored_rows(max_rows=3000), labelled=st.booleans())
+@pytest.mark.float_order
 def test_hash_aggregation_equals_unique_counts(rows, labelled) -> None:
     """Distinct scores and their counts per class; -0.0 joins 0.0; tables that grow."""
     scores, codes, _ = rows
@@ -160,7 +163,7 @@ def test_a_worker_without_numba_sorts_an_unsplit_block(monkeypatch) -> None:
     plan = plan_sort([block_meta(block, 64)], 4)
     plan = type(plan)(plan.classes, plan.splitters, plan.weight_exponent, plan.group_keys, True)
     with_numba = [assemble_bucket(piece) for piece in split_block(block, plan)]
-    monkeypatch.setattr(compiled, "loops", lambda: None)
+    monkeypatch.setattr(compiled, "loops", lambda *stage_and_work: None)
     without = [assemble_bucket(piece) for piece in split_block(block, plan)]
     for a, b in zip(with_numba, without, strict=True):
         for part_a, part_b in zip(a.groups, b.groups, strict=True):
@@ -169,6 +172,7 @@ def test_a_worker_without_numba_sorts_an_unsplit_block(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("kind", ["continuous", "tied", "heavy tie"])
+@pytest.mark.float_order
 def test_large_blocks_take_the_compiled_path_and_equal_sklearn(kind: str) -> None:
     """Blocks of 2**17 rows (above the row threshold): the compiled path, sklearn's AUC."""
     rng = np.random.default_rng(17)
@@ -264,11 +268,12 @@ print(first == after, during, compiled.loops() is not None)
     assert done.stdout.split() == ["True", "False", "True"]
 
 
+@pytest.mark.float_order
 def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
     """``aggregate`` declines when this CPU's calibration chose Arrow: the same entries result."""
     pytest.importorskip("numba")
     from dask_auc._kernels.sort import compiled
-    from dask_auc._kernels.sort.rows import aggregated_rows
+    from dask_auc._kernels.sort.aggregate import aggregated_rows
 
     rng = np.random.default_rng(5)
     scores = np.round(rng.random(5000), 2)
@@ -293,9 +298,10 @@ def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
 
 @settings(max_examples=150, deadline=None)
 @given(rows=scored_rows(), other=scored_rows())
+@pytest.mark.float_order
 def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) -> None:
     """The compiled own points: distinct scores (the same ``-0.0`` or ``0.0`` kept), rows below."""
-    from dask_auc._kernels.binary.curves import own_points
+    from dask_auc._kernels.binary.curve_points import own_points
 
     pos, neg = _ascending_pair(rows, other)
     joined = np.sort(np.concatenate([pos, neg]), kind="stable")
@@ -319,7 +325,7 @@ def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) ->
 
 def _replicate_inputs(rows: int = 8, replicates: int = 3):
     """A tiny bucket for the compiled replicate walk: scores, row keys, replicate keys."""
-    from dask_auc._kernels.replicates.bootstrap import POISSON_THRESHOLDS
+    from dask_auc._kernels.replicates.counts import POISSON_THRESHOLDS
 
     scores = np.arange(rows, dtype=np.float64)
     keys = np.arange(rows, dtype=np.uint64)
@@ -362,7 +368,9 @@ def _family_compiled_once_waited_on(cold: float) -> compiled._Family:
                 return
             threading.Event().wait(1e-3)
 
-    return compiled._Family("test-replicates", compile_all, cold=cold, warm=cold, saved=1.5e-7)
+    return compiled._Family(
+        "test-replicates", ("replicates",), compile_all, cold=cold, warm=cold, saved=1.5e-7
+    )
 
 
 def test_a_long_task_started_while_the_loops_compile_runs_compiled(monkeypatch) -> None:

@@ -7,23 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dask_auc._kernels.binary.curves import (
-    PRECISION_RECALL,
-    ROC,
-    CurvePoints,
-    LabelRule,
-    average_precision,
-    bucket_curve,
-    bucket_precision_sum,
-    concatenated,
-    corner_mask,
-    curve_contexts,
-    grid_cells,
-    grid_step,
-    thin_on_grid,
-)
+from dask_auc._kernels.binary.average_precision import average_precision, bucket_precision_sum
+from dask_auc._kernels.binary.corners import corner_mask
+from dask_auc._kernels.binary.curve_context import curve_contexts
+from dask_auc._kernels.binary.curve_points import CurvePoints, concatenated
+from dask_auc._kernels.binary.curves import PRECISION_RECALL, ROC, bucket_curve
+from dask_auc._kernels.binary.thinning import grid_cells, grid_step, thin_on_grid
 from dask_auc._kernels.sort.buckets import assemble_bucket, split_block, summarize_bucket
-from dask_auc._kernels.sort.labels import binary_bucket, choose_positive, plan_labels
+from dask_auc._kernels.sort.labels import LabelRule, binary_bucket, choose_positive, plan_labels
 from dask_auc._kernels.sort.prepare import block_meta, prepare_block
 from references import exact_average_precision
 from strategies import scored_rows

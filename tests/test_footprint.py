@@ -5,27 +5,24 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import pkgutil
 
 import numpy as np
 import pytest
 from dask.sizeof import sizeof
 
+import dask_auc._kernels
 from dask_auc._kernels.core.footprint import SizedByArrays, footprint
 from dask_auc._kernels.sort.buckets import split_block
 from dask_auc._kernels.sort.plan import plan_sort
 from dask_auc._kernels.sort.prepare import block_meta, prepare_block
 
-KERNEL_MODULES = [
-    "dask_auc._kernels.sort.rows",
-    "dask_auc._kernels.sort.prepare",
-    "dask_auc._kernels.sort.plan",
-    "dask_auc._kernels.sort.buckets",
-    "dask_auc._kernels.binary.curves",
-    "dask_auc._kernels.binary.delong",
-    "dask_auc._kernels.groups.grouped",
-    "dask_auc._kernels.groups.heavy_groups",
-    "dask_auc._kernels.columns.multiclass",
-]
+KERNEL_MODULES = sorted(
+    info.name
+    for info in pkgutil.walk_packages(dask_auc._kernels.__path__, "dask_auc._kernels.")
+    # the compiled loops need the optional numba and hold no dataclass
+    if not info.ispkg and info.name.rpartition(".")[2] != "_numba"
+)
 
 
 def test_prepared_block_and_pieces_are_sized_by_their_arrays():

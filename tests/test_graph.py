@@ -10,8 +10,7 @@ import pytest
 from dask.delayed import Delayed
 
 import dask_auc
-from dask_auc._engine.graph import SortedGraph
-from dask_auc._engine.inputs import prepared_blocks
+from dask_auc._engine import SortedGraph, prepared_blocks
 from strategies import dask_array
 
 

@@ -107,6 +107,7 @@ def test_all_ties_in_every_group():
     check_against_references(result, frame, "user")
 
 
+@pytest.mark.float_order
 def test_weighted_with_zero_weights_and_string_keys():
     frame = scored_frame(3000, 120, seed=4, key_kind="str", zero_weights=True)
     ddf = dask_frame(frame.to_dict("series"), even_cuts(3000, 9))
@@ -148,6 +149,7 @@ def gauc_reference(per_group, weights):
     return float((per_group["auc"][both] * weights[both]).sum() / weights[both].sum())
 
 
+@pytest.mark.float_order
 def test_gauc_weight_rules():
     frame = scored_frame(3000, 50, seed=7, zero_weights=True)
     frame["impressions"] = np.random.default_rng(7).integers(0, 5, len(frame)).astype(float)
@@ -279,6 +281,7 @@ def grouped_rows(draw):
 
 
 @given(grouped_rows())
+@pytest.mark.float_order
 def test_per_group_auc_invariant_to_partitioning_and_row_order(case):
     frame, cuts, other_cuts, weighted, seed = case
     weight = "w" if weighted else None
@@ -315,6 +318,7 @@ def test_grouped_auc_on_a_real_cluster_equals_sklearn(client):
     assert unweighted.gauc == threaded.gauc
 
 
+@pytest.mark.float_order
 def test_one_heavy_group_with_most_rows_and_a_tail_of_light_ones():
     rng = np.random.default_rng(12)
     frame = scored_frame(6000, 900, seed=12)
@@ -388,6 +392,7 @@ def extreme_weights_frame(scale, seed=13):
     [1e160, 1e-170, 1e305, 2.0**-1014, "mixed"],
     ids=["1e160", "1e-170", "1e305 (the groups' sum overflows)", "2**-1014", "mixed per group"],
 )
+@pytest.mark.float_order
 def test_weights_at_the_edges_of_float_range_equal_sklearn(scale):
     frame = extreme_weights_frame(scale)
     ddf = dask_frame(frame.to_dict("series"), [0, 0, 800, 1500, 1500, 3000])
@@ -408,6 +413,7 @@ def test_weights_at_the_edges_of_float_range_equal_sklearn(scale):
     assert result.gauc == pytest.approx(gauc, abs=1e-12)
 
 
+@pytest.mark.float_order
 def test_a_power_of_two_scale_changes_no_auc_and_scales_the_weights_exactly():
     frame = extreme_weights_frame(1.0, seed=14)
     cuts = [0, 0, 1000, 3000, 3000]
@@ -430,6 +436,7 @@ def test_a_power_of_two_scale_changes_no_auc_and_scales_the_weights_exactly():
         assert result.gauc == pytest.approx(ordinary.gauc, rel=1e-15)
 
 
+@pytest.mark.float_order
 def test_zero_weights_give_nan_for_their_group_and_every_weight_zero_a_nan_gauc():
     frame = scored_frame(600, 6, seed=15, zero_weights=True)
     frame.loc[frame["user"] == 2, "w"] = 0.0
@@ -449,6 +456,7 @@ def test_zero_weights_give_nan_for_their_group_and_every_weight_zero_a_nan_gauc(
     assert (result.per_group[["weight_pos", "weight_neg"]] == 0.0).all().all()
 
 
+@pytest.mark.float_order
 def test_groups_weighing_1e30_and_1e_minus_30_in_one_bucket_equal_sklearn():
     """Within the safe range, but a light group after a heavy one lost every digit."""
     frame = scored_frame(3000, 60, seed=16, zero_weights=True)
@@ -488,6 +496,7 @@ def _click_frame(n=3000, users=40, seed=5):
 @pytest.mark.parametrize(
     "cuts", [[0, 3000], [0, 0, 700, 700, 2999, 3000], list(range(0, 3001, 100))]
 )
+@pytest.mark.float_order
 def test_calibration_columns_equal_sklearn_per_group(weighted, cuts):
     from metric_registry import GROUPED_CALIBRATION, calibration_by_group_reference
 
@@ -528,6 +537,7 @@ def test_calibration_columns_check_probabilities_and_names():
         dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="p", metrics=["auc"])
 
 
+@pytest.mark.float_order
 def test_calibration_columns_without_numba_are_the_same():
     ddf = dd.from_pandas(_click_frame(n=500), npartitions=4)
     options = dict(by="user", label="y", score="p", metrics=("log_loss", "calibration"))

@@ -8,19 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dask_auc._kernels.groups.grouped import (
-    GroupBlockInfo,
-    GroupPlan,
-    GroupSpec,
-    bucket_table,
+from dask_auc._kernels.groups.pair_sums import (
     compensated_cumsum,
-    concat_group_tables,
     exact_ratio,
     group_pair_sums,
-    plan_groups,
     radix_order,
-    split_group_block,
 )
+from dask_auc._kernels.groups.plan import GroupBlockInfo, GroupPlan, GroupSpec, plan_groups
+from dask_auc._kernels.groups.split import split_group_block
+from dask_auc._kernels.groups.tables import bucket_table, concat_group_tables
 from dask_auc._kernels.sort import compiled
 from references import pairwise_auc
 
@@ -31,6 +27,7 @@ def _brute_twice_area(score, positive):
 
 
 @pytest.mark.parametrize("distinct", [1, 3, 50, 10_000])
+@pytest.mark.float_order
 def test_group_pair_sums_equal_brute_force_pair_counts(distinct):
     rng = np.random.default_rng(distinct)
     n, n_groups = 3000, 60
@@ -51,6 +48,7 @@ def test_group_pair_sums_equal_brute_force_pair_counts(distinct):
 
 
 @pytest.mark.parametrize("kind", ["few-floats", "many-floats", "ints"])
+@pytest.mark.float_order
 def test_compiled_pair_counts_equal_the_numpy_path(kind):
     """The counting sort by (group, class) gives the NumPy path's exact counts.
 
@@ -80,6 +78,7 @@ def test_compiled_pair_counts_equal_the_numpy_path(kind):
     np.testing.assert_array_equal(direct[2], numpy_path.twice_area)
 
 
+@pytest.mark.float_order
 def test_weighted_pair_sums_with_zero_weights_equal_brute_force():
     rng = np.random.default_rng(1)
     n, n_groups = 2000, 40
@@ -100,6 +99,7 @@ def test_weighted_pair_sums_with_zero_weights_equal_brute_force():
             assert np.isnan(auc[g])
 
 
+@pytest.mark.float_order
 def test_small_group_after_a_heavy_bucket_keeps_its_digits():
     """A running total of 1e16 would swallow weights of 1; the compensated prefix does not."""
     rng = np.random.default_rng(2)
@@ -114,6 +114,7 @@ def test_small_group_after_a_heavy_bucket_keeps_its_digits():
     assert sums.auc()[1] == pytest.approx(expected, abs=1e-15)
 
 
+@pytest.mark.float_order
 def test_compensated_prefix_differences_are_exact_on_adversarial_sums():
     rng = np.random.default_rng(3)
     values = np.r_[[1e17, -1e17 + 3.0, 1e16], rng.random(200) * 10.0 ** rng.integers(-3, 15, 200)]
@@ -134,6 +135,7 @@ def test_exact_ratio_divides_large_counts_with_python_integers():
 
 
 @pytest.mark.parametrize("bits", [1, 16, 17, 40, 48, 63])
+@pytest.mark.float_order
 def test_radix_order_is_the_stable_argsort(bits):
     """One to three 16-bit passes (and the comparison sort beyond), ties in row order."""
     rng = np.random.default_rng(bits)
@@ -293,6 +295,7 @@ def test_neighbouring_floats_and_ints_stay_apart():
     assert table.index.is_unique
 
 
+@pytest.mark.float_order
 def test_pair_sums_are_scale_safe_at_the_edges_of_float_range():
     """Weights near 1e160 overflow the pair products, near 1e-170 underflow them."""
     rng = np.random.default_rng(5)
@@ -331,6 +334,7 @@ def test_pair_sums_are_scale_safe_at_the_edges_of_float_range():
         ("one group above 2**256", True),
     ],
 )
+@pytest.mark.float_order
 def test_only_extreme_weights_leave_the_unscaled_path(case, scaled):
     rng = np.random.default_rng(6)
     codes = np.repeat(np.arange(5), 20)
@@ -353,6 +357,7 @@ def test_only_extreme_weights_leave_the_unscaled_path(case, scaled):
 
 
 @pytest.mark.parametrize("exponent", [40, 60, 100, 200])
+@pytest.mark.float_order
 def test_a_light_group_after_a_heavy_one_keeps_its_digits_at_any_ratio(exponent):
     """The negatives' running sum crosses group borders: 2**60 per row swallows weights of 1."""
     rng = np.random.default_rng(exponent)

@@ -23,7 +23,6 @@ import dask_auc
 from clusters import two_worker_processes
 from dask_auc._kernels.core.group_keys import canonical_keys, key_hash
 from dask_auc._kernels.core.summary import PartialROC, TieGroup
-from dask_auc._kernels.groups.grouped import GroupSpec, split_group_block
 from dask_auc._kernels.groups.heavy_groups import (
     HeavyPlan,
     HeavySlot,
@@ -33,6 +32,8 @@ from dask_auc._kernels.groups.heavy_groups import (
     sample_group_keys,
     summarize_slot,
 )
+from dask_auc._kernels.groups.plan import GroupSpec
+from dask_auc._kernels.groups.split import split_group_block
 from references import pairwise_auc
 from strategies import dask_frame
 from test_grouped import check_against_references, even_cuts, reference_per_group, scored_frame

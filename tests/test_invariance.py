@@ -69,6 +69,7 @@ def _graph_size(metric: Metric, inputs, **options) -> int:
 @every_metric
 @settings(max_examples=12, deadline=None)
 @given(data=st.data())
+@pytest.mark.float_order
 def test_equals_its_reference_on_tied_data(metric: Metric, data) -> None:
     """The metric equals scikit-learn or a brute-force pair count on heavily tied scores.
 
@@ -83,6 +84,7 @@ def test_equals_its_reference_on_tied_data(metric: Metric, data) -> None:
     metric.compare(result, metric.reference(columns), exact=exact)
 
 
+@pytest.mark.float_order
 def test_weighted_ks_statistic_with_an_empty_first_block() -> None:
     """An empty first block changes nothing: the statistic of the same rows in one block.
 
@@ -100,6 +102,7 @@ def test_weighted_ks_statistic_with_an_empty_first_block() -> None:
     assert dask_auc.ks_statistic(y_d, s_d, sample_weight=w_d) == (1.0, 0.7)  # gave an error
 
 
+@pytest.mark.float_order
 def test_weighted_ks_statistic_of_one_tie_group_is_zero() -> None:
     """One threshold holding every row: tpr = fpr = 1 there, so the largest gap is exactly 0.
 
@@ -114,6 +117,7 @@ def test_weighted_ks_statistic_of_one_tie_group_is_zero() -> None:
 @every_metric
 @settings(max_examples=10, deadline=None)
 @given(data=st.data())
+@pytest.mark.float_order
 def test_any_partitioning_gives_the_same_result(metric: Metric, data) -> None:
     """Any partition boundaries, empty partitions included, give one partition's result.
 
@@ -131,6 +135,7 @@ def test_any_partitioning_gives_the_same_result(metric: Metric, data) -> None:
 @every_sorting_metric
 @settings(max_examples=6, deadline=None)
 @given(data=st.data())
+@pytest.mark.float_order
 def test_bucket_count_does_not_change_the_result(metric: Metric, data) -> None:
     """``dask-auc.buckets`` set to 1, 2 or 7 gives the result of the default bucket count.
 
@@ -150,6 +155,7 @@ def test_bucket_count_does_not_change_the_result(metric: Metric, data) -> None:
 @pytest.mark.parametrize("metric", TAKES_SPLIT_EVERY.values(), ids=TAKES_SPLIT_EVERY.keys())
 @settings(max_examples=6, deadline=None)
 @given(data=st.data(), split_every=st.sampled_from([2, 3, 100]))
+@pytest.mark.float_order
 def test_split_every_does_not_change_the_result(metric: Metric, data, split_every: int) -> None:
     """Any fan-in of the merge tree gives the default fan-in's result (7 buckets: a real tree)."""
     columns, cut_rows, layout = data.draw(partitioned(metric))
@@ -196,6 +202,7 @@ def test_split_every_shapes_the_merge_tree(metric: Metric) -> None:
 @every_metric
 @settings(max_examples=6, deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1))
+@pytest.mark.float_order
 def test_row_order_does_not_change_the_result(metric: Metric, data, seed: int) -> None:
     """Shuffling the rows (every input by the same permutation) leaves the result unchanged."""
     if metric.positional:
@@ -266,6 +273,7 @@ def test_thousands_of_tiny_partitions_equal_the_reference(metric: Metric) -> Non
     exchange=st.sampled_from(["direct", "tasks"]),
     budget=st.sampled_from([400, 4000]),
 )
+@pytest.mark.float_order
 def test_coalesced_partitions_and_every_exchange_give_the_same_result(
     metric: Metric, data, exchange: str, budget: int
 ) -> None:
@@ -293,6 +301,7 @@ def test_coalesced_partitions_and_every_exchange_give_the_same_result(
 @pytest.mark.parametrize("threshold", ["UNSPLIT_MIN_ROWS", "AGGREGATE_MIN_ROWS"])
 @settings(max_examples=5, deadline=None)
 @given(data=st.data())
+@pytest.mark.float_order
 def test_compiled_kernels_give_the_numpy_result(metric: Metric, threshold: str, data) -> None:
     """The numba kernels (``dask-auc.numba``) change no result of any metric.
 

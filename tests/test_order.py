@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dask_auc._kernels.core.order import stable_argsort, stable_sort
-from dask_auc._kernels.groups.grouped import group_pair_sums
+from dask_auc._kernels.groups.pair_sums import group_pair_sums
 from dask_auc._kernels.sort.prepare import prepare_block, sorted_rows
 
 # few distinct values, both zeros and NaN: many ties, some equal only under ==
@@ -30,6 +30,7 @@ _TIED_FLOATS = st.sampled_from([0.0, -0.0, 0.25, -1.5, 3.0, np.nan, np.inf, -np.
     | hnp.arrays(np.int64, st.integers(0, 300), elements=st.integers(-3, 3))
     | hnp.arrays(np.int64, st.integers(0, 300))
 )
+@pytest.mark.float_order
 def test_stable_argsort_is_numpys_stable_sort(values):
     expected = np.argsort(values, kind="stable")
     assert np.array_equal(stable_argsort(values), expected)
@@ -39,6 +40,7 @@ def test_stable_argsort_is_numpys_stable_sort(values):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint16])
+@pytest.mark.float_order
 def test_stable_argsort_of_a_large_tied_array(dtype):
     """Large enough for NumPy's SIMD sorts, whose tie order differs from the rows' own."""
     rng = np.random.default_rng(1)
@@ -46,6 +48,7 @@ def test_stable_argsort_of_a_large_tied_array(dtype):
     assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))
 
 
+@pytest.mark.float_order
 def test_tied_weights_travel_in_row_order():
     """The weighted sort keeps tied rows in row order (the order their weights are summed in)."""
     rng = np.random.default_rng(2)
@@ -59,6 +62,7 @@ def test_tied_weights_travel_in_row_order():
     assert np.array_equal(block.by_label[1].weights, weights[expected])
 
 
+@pytest.mark.float_order
 def test_a_groups_weighted_totals_do_not_depend_on_the_other_groups():
     """Bit for bit: the same group's tied weights are added in the same order, alone or not.
 

@@ -151,11 +151,10 @@ def test_the_repr_of_a_persisted_roc_shows_its_rows_and_positives():
     keep = s > 0.1
     Y, S = da.from_array(y, chunks=20), da.from_array(s, chunks=20)
     curve = dask_auc.roc(Y[S > 0.1], S[S > 0.1])
-    assert repr(curve) == f"ROC(rows=?, positives=?, buckets={curve._graph.n_buckets}, " + (
-        "persisted=False)"
-    )
+    buckets = curve._sort.graph.n_buckets
+    assert repr(curve) == f"ROC(rows=?, positives=?, buckets={buckets}, persisted=False)"
     curve.persist()
     rows, positives = int(keep.sum()), int(y[keep].sum())
     assert repr(curve) == (
-        f"ROC(rows={rows}, positives={positives}, buckets={curve._graph.n_buckets}, persisted=True)"
+        f"ROC(rows={rows}, positives={positives}, buckets={buckets}, persisted=True)"
     )

@@ -346,8 +346,8 @@ def test_a_persisted_roc_survives_a_killed_worker():
     ):
         curve = dask_auc.roc(frame.y, frame.s).persist()
         weighted = dask_auc.roc(frame.y, frame.s, sample_weight=frame.w).persist()
-        distributed.wait(list(dict(curve._graph.graph()).values()))
-        distributed.wait(list(dict(weighted._graph.graph()).values()))
+        distributed.wait(list(dict(curve._sort.graph.graph()).values()))
+        distributed.wait(list(dict(weighted._sort.graph.graph()).values()))
         assert curve.auc() == expected["auc"]
         held = client.has_what()
         victim = max(held, key=lambda address: len(held[address]))

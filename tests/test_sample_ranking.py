@@ -37,7 +37,17 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics._ranking import _dcg_sample_scores, _ndcg_sample_scores
 
 import dask_auc
-from dask_auc._kernels.per_row import sample_ranking as kernels
+from dask_auc._kernels.core.summary import UNIT_BITS, as_float, exact_total
+from dask_auc._kernels.per_row.ranking_values import (
+    coverage_values,
+    dcg_values,
+    discounts,
+    lrap_values,
+    ndcg_values,
+    ranking_loss_values,
+    ranking_sums,
+)
+from dask_auc._kernels.per_row.row_sums import merge_row_sums, row_sums
 from references import run_and_record
 from strategies import boundaries, dask_frame
 
@@ -200,7 +210,7 @@ def test_dcg_of_gains_of_both_signs() -> None:
 
 
 def _discount(k_columns, k=None, log_base=2):
-    return kernels.discounts(k_columns, k, log_base)
+    return discounts(k_columns, k, log_base)
 
 
 @settings(max_examples=60, deadline=None)
@@ -216,12 +226,12 @@ def test_tie_averaged_dcg_rows_equal_sklearn_bit_for_bit(data) -> None:
     y = y * data.draw(st.sampled_from([1, 0.37, 1e-300, 7e10]))
     k = data.draw(st.sampled_from([None, 1, 2, 5]))
     expected = _dcg_sample_scores(y, s, k=k)
-    got = kernels.dcg_values(y, s, _discount(y.shape[1], k), False)
+    got = dcg_values(y, s, _discount(y.shape[1], k), False)
     few = np.array([len(np.unique(row)) < 8 for row in s])
     np.testing.assert_array_equal(got[few], expected[few])
     np.testing.assert_allclose(got, expected, rtol=RTOL)
     expected = _ndcg_sample_scores(y, s, k=k)
-    got = kernels.ndcg_values(y, s, _discount(y.shape[1], k), False)
+    got = ndcg_values(y, s, _discount(y.shape[1], k), False)
     np.testing.assert_allclose(got, expected, rtol=RTOL, atol=0)
 
 
@@ -246,7 +256,7 @@ def test_tie_averaged_dcg_is_the_mean_over_every_order_of_the_ties(k) -> None:
         size = int(rng.integers(2, 6))
         gains = rng.integers(0, 5, size).astype(float)
         scores = rng.integers(0, 3, size).astype(float)
-        got = kernels.dcg_values(gains[None], scores[None], _discount(size, k), False)[0]
+        got = dcg_values(gains[None], scores[None], _discount(size, k), False)[0]
         assert got == pytest.approx(_tie_average_reference(gains, scores, k), rel=1e-12)
 
 
@@ -284,9 +294,9 @@ def test_multilabel_rows_equal_brute_force_definitions(name, data) -> None:
     """Each row's value from the definition (pairs and ranks counted one by one)."""
     y, s, _ = data.draw(multilabel_cases(weighted=False))
     kernel = {
-        "coverage_error": kernels.coverage_values,
-        "label_ranking_average_precision_score": kernels.lrap_values,
-        "label_ranking_loss": kernels.ranking_loss_values,
+        "coverage_error": coverage_values,
+        "label_ranking_average_precision_score": lrap_values,
+        "label_ranking_loss": ranking_loss_values,
     }[name]
     got = kernel(y, s)
     expected = _brute_force(name, y, s)
@@ -305,7 +315,7 @@ def test_integer_scores_beyond_float_precision_stay_exact() -> None:
     big = 2**60
     y = np.array([[1, 0, 0]])
     s = np.array([[big, big + 1, big - 1]], dtype=np.int64)
-    assert kernels.coverage_values(y, s)[0] == skm.coverage_error(y, s) == 2
+    assert coverage_values(y, s)[0] == skm.coverage_error(y, s) == 2
 
 
 # -- adversarial cases --------------------------------------------------------------------------
@@ -399,7 +409,7 @@ def test_large_values_and_many_rows_sum_exactly() -> None:
     """Sums far beyond float precision (1e300 gains beside small ones) stay exact."""
     y = np.array([[1e300, 1.0], [1.0, 1e-300], [3.0, 0.0]])
     s = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
-    values = kernels.dcg_values(y, s, _discount(2), False)
+    values = dcg_values(y, s, _discount(2), False)
     exact = sum(Fraction(v) for v in values) / 3
     assert dask_auc.dcg_score(da.from_array(y, chunks=(1, 2)), s) == float(exact)
 
@@ -598,15 +608,15 @@ def test_log_base_one_warns_as_sklearn_in_the_caller() -> None:
 
 def test_checks_run_before_any_row_is_scored(monkeypatch) -> None:
     """The plan's checks gate the row kernels: a wrong target scores no row."""
-    from dask_auc import _sample_ranking
+    from dask_auc import _per_row
 
     scored = []
 
     def spy(*args, **kwargs):
         scored.append(1)
-        return kernels.ranking_sums(*args, **kwargs)
+        return ranking_sums(*args, **kwargs)
 
-    monkeypatch.setattr(_sample_ranking, "ranking_sums", spy)
+    monkeypatch.setattr(_per_row, "ranking_sums", spy)
     y = da.from_array(np.array([[1, 2, 3], [0, 1, 0]] * 4), chunks=(2, 3))
     s = da.from_array(np.tile(_S, (4, 1)), chunks=(2, 3))
     with pytest.raises(ValueError, match="multiclass-multioutput format is not supported"):
@@ -687,15 +697,15 @@ def test_exact_total_is_the_rational_sum(values, cut) -> None:
     """Any finite floats (subnormals, 1e308, signs): the exact sum, split anywhere."""
     array = np.array(values, dtype=np.float64)
     exact = sum((Fraction(v) for v in values), Fraction(0))
-    assert kernels.exact_total(array) == exact * 2**kernels.UNIT_BITS
-    parts = [kernels.row_sums([array[:cut]], None), kernels.row_sums([array[cut:]], None)]
-    merged = kernels.merge_row_sums(parts)
-    assert merged.totals[0] == kernels.exact_total(array)
+    assert exact_total(array) == exact * 2**UNIT_BITS
+    parts = [row_sums([array[:cut]], None), row_sums([array[cut:]], None)]
+    merged = merge_row_sums(parts)
+    assert merged.totals[0] == exact_total(array)
     try:
         rounded = float(exact)
     except OverflowError:
         rounded = math.inf if exact > 0 else -math.inf
-    assert kernels.as_float(merged.totals[0]) == rounded
+    assert as_float(merged.totals[0]) == rounded
 
 
 # -- auc ----------------------------------------------------------------------------------------
@@ -772,14 +782,14 @@ UPSTREAM_TESTS = [
 
 def _our_dcg_sample_scores(y_true, y_score, k=None, log_base=2, ignore_ties=False):
     y_true, y_score = np.asarray(y_true), np.asarray(y_score)
-    discount = kernels.discounts(y_true.shape[1], k, log_base)
-    return kernels.dcg_values(y_true, y_score, discount, ignore_ties)
+    discount = discounts(y_true.shape[1], k, log_base)
+    return dcg_values(y_true, y_score, discount, ignore_ties)
 
 
 def _our_ndcg_sample_scores(y_true, y_score, k=None, ignore_ties=False):
     y_true, y_score = np.asarray(y_true), np.asarray(y_score)
-    discount = kernels.discounts(y_true.shape[1], k, 2)
-    return kernels.ndcg_values(y_true, y_score, discount, ignore_ties)
+    discount = discounts(y_true.shape[1], k, 2)
+    return ndcg_values(y_true, y_score, discount, ignore_ties)
 
 
 def _replacements():

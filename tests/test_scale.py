@@ -21,8 +21,7 @@ from sklearn.metrics import average_precision_score, roc_curve
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
-from dask_auc._engine.graph import SortedGraph
-from dask_auc._engine.inputs import prepared_blocks
+from dask_auc._engine import SortedGraph, prepared_blocks
 from dask_auc._engine.sizing import BlockSizes, bucket_layout
 from references import counting_auc
 from strategies import dask_array
@@ -185,11 +184,14 @@ def test_p2p_exchange_on_a_real_cluster_is_exact_for_many_partitions(client):
     settings = {"dask-auc.coalesce": True, "dask-auc.bucket-bytes": 64_000, "dask-auc.p2p-above": 0}
     with dask.config.set(settings):
         assert len(prepared_blocks(frame["y"], frame["s"])) < 600
-        got = dask_auc.roc_auc_score(frame["y"], frame["s"])
-        weighted = dask_auc.roc_auc_score(
-            frame["y"], frame["s"], sample_weight=frame["w"], max_fpr=0.2
+        # one compute: the curve shares the AUC's sort, one round trip of 600 partitions
+        got, weighted, (fpr, tpr, thresholds) = dask_auc.compute(
+            dask_auc.roc_auc_score(frame["y"], frame["s"], compute=False),
+            dask_auc.roc_auc_score(
+                frame["y"], frame["s"], sample_weight=frame["w"], max_fpr=0.2, compute=False
+            ),
+            dask_auc.roc_curve(frame["y"], frame["s"], compute=False),
         )
-        fpr, tpr, thresholds = dask_auc.roc_curve(frame["y"], frame["s"])
     assert got == counting_auc(y, s)
     assert weighted == pytest.approx(sklearn_auc(y, s, sample_weight=w, max_fpr=0.2), abs=1e-12)
     expected = roc_curve(y, s)

@@ -129,7 +129,7 @@ def test_equal_requests_share_their_tasks() -> None:
 
 
 @pytest.mark.cluster
-def test_a_held_future_does_not_answer_another_request() -> None:
+def test_a_held_future_does_not_answer_another_request(client) -> None:
     """On a real cluster, a future of one request held by a caller never answers another.
 
     Before, ``client.compute(lazy.parts())`` of a ``split_every=2`` AUC made a
@@ -145,27 +145,22 @@ def test_a_held_future_does_not_answer_another_request() -> None:
         inputs = dask_inputs(_columns(metric), CUTS, metric.layouts[0])
         built[name] = inputs
         threaded[name] = metric.run(inputs, compute=False).compute(scheduler="threads")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        # every entry's variants held at once (one round trip), then every entry's own
-        # request in one compute: each must be its own answer, not a held variant's
-        # (the persisted-ROC entries build, uncomputed, the graphs of the functions they
-        # mirror: left out here, their keys are the same)
-        entries = {n: m for n, m in REGISTRY.items() if not n.endswith(PERSISTED_SUFFIX)}
-        held = client.compute(
-            [
-                _lazy(metric, built[name], options, config).parts()
-                for name, metric in entries.items()
-                for options, config in _requests(metric)[:1] + [({}, CONFIG_VARIANTS[0])]
-            ]
-        )
-        distributed.wait(held)
-        lazies = [metric.run(built[name], compute=False) for name, metric in entries.items()]
-        results = dask_auc.compute(*lazies)
-        for (name, metric), result in zip(entries.items(), results, strict=True):
-            _same(metric, result, threaded[name])
-        client.cancel(held)
+    # on the shared process cluster (conftest.py's ``client``): every entry's variants held
+    # at once (one round trip), then every entry's own request in one compute: each must be
+    # its own answer, not a held variant's
+    # (the persisted-ROC entries build, uncomputed, the graphs of the functions they
+    # mirror: left out here, their keys are the same)
+    entries = {n: m for n, m in REGISTRY.items() if not n.endswith(PERSISTED_SUFFIX)}
+    held = client.compute(
+        [
+            _lazy(metric, built[name], options, config).parts()
+            for name, metric in entries.items()
+            for options, config in _requests(metric)[:1] + [({}, CONFIG_VARIANTS[0])]
+        ]
+    )
+    distributed.wait(held)
+    lazies = [metric.run(built[name], compute=False) for name, metric in entries.items()]
+    results = dask_auc.compute(*lazies)
+    for (name, metric), result in zip(entries.items(), results, strict=True):
+        _same(metric, result, threaded[name])
+    client.cancel(held)

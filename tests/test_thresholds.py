@@ -446,8 +446,8 @@ def test_thousands_of_tiny_partitions_in_one_pass():
 )
 def test_monotone_targets_by_bisection_pick_the_point_ranking_picks(seed, n, kind, counts):
     """The bisection's point, keys and counts equal ranking every point, ties and all."""
-    from dask_auc._kernels.binary.curves import CurvePoints
-    from dask_auc._kernels.binary.thresholds import Target, best_by_bisection, best_by_ranking
+    from dask_auc._kernels.binary.curve_points import CurvePoints
+    from dask_auc._kernels.binary.operating_point import Target, best_by_bisection, best_by_ranking
 
     rng = np.random.default_rng(seed)
     positive = rng.random(n) < rng.random()

@@ -32,8 +32,7 @@ import pytest
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
-from dask_auc._engine.graph import SortedGraph
-from dask_auc._engine.inputs import prepared_blocks
+from dask_auc._engine import SortedGraph, prepared_blocks
 from references import counting_auc
 
 BALANCE = 3 + 2 / 16  # see the module docstring

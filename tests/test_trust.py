@@ -169,6 +169,7 @@ def test_delong_errors_name_its_own_arguments():
 
 
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
+@pytest.mark.float_order
 def test_dask_arrays_of_known_chunks_cut_differently_are_realigned_exactly(name):
     call, reference = ENTRY_POINTS[name]
     columns = _rows(200, 7)
@@ -281,6 +282,7 @@ PARITY_CALLS = {
 
 @pytest.mark.parametrize("call", list(PARITY_CALLS))
 @pytest.mark.parametrize("case", list(PARITY_CASES))
+@pytest.mark.float_order
 def test_same_number_warning_or_error_as_sklearn(case, call):
     y, s, w = PARITY_CASES[case]
     run = PARITY_CALLS[call]
@@ -363,6 +365,7 @@ def test_warnings_are_sklearns_undefined_metric_warning():
     seed=st.integers(0, 2**32 - 1),
     buckets=st.sampled_from([1, 2, 5]),
 )
+@pytest.mark.float_order
 def test_weight_scale_never_changes_the_answer(exponent, seed, buckets):
     """Weights times 2**k: the same AUC, AP and partial AUC as at k = 0, bit for bit."""
     rng = np.random.default_rng(seed)
@@ -458,6 +461,7 @@ def test_integer_scores_no_64_bit_type_holds_are_rejected():
 
 @settings(max_examples=60)
 @given(data=st.data())
+@pytest.mark.float_order
 def test_weighted_precision_recall_drop_intermediate_equals_sklearn_for_any_partitioning(data):
     """Which points stay is decided from the rows between them, not from float running sums."""
     n, rng, y, cuts = _drawn_rows(data, 120)

@@ -11,13 +11,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from ._bootstrap import (
-    BootstrapInterval,
-    BootstrapTest,
-    bootstrap_ci,
-    bootstrap_counts,
-    bootstrap_test,
-)
+from ._auc import auc
 from ._calibration import brier_score_loss, log_loss, normalized_entropy
 from ._curves import (
     KSStatistic,
@@ -26,23 +20,33 @@ from ._curves import (
     precision_recall_curve,
     roc_curve,
 )
-from ._delong import AUCInterval, DeLongTest, delong_test, roc_auc_ci
 from ._engine import LazyScore, compute
 from ._grouped import GroupedAUC, grouped_roc_auc_score
 from ._kernels.core.summary import PartialROC, TieGroup, merge_adjacent
 from ._kernels.core.validation import InvalidParameterError, UndefinedMetricWarning
-from ._mannwhitney import MannwhitneyuResult, mannwhitneyu
-from ._metric_at_thresholds import ConfusionMetric, confusion_metric, metric_at_thresholds
-from ._ranking import partial_roc_auc_score, roc_auc_score
-from ._roc import ROC, roc
-from ._sample_ranking import (
-    auc,
+from ._label_ranking import (
     coverage_error,
     dcg_score,
     label_ranking_average_precision_score,
     label_ranking_loss,
     ndcg_score,
-    top_k_accuracy_score,
+)
+from ._metric_at_thresholds import ConfusionMetric, confusion_metric, metric_at_thresholds
+from ._ranking import partial_roc_auc_score, roc_auc_score
+from ._roc import (
+    ROC,
+    AUCInterval,
+    BootstrapInterval,
+    BootstrapTest,
+    DeLongTest,
+    MannwhitneyuResult,
+    bootstrap_ci,
+    bootstrap_counts,
+    bootstrap_test,
+    delong_test,
+    mannwhitneyu,
+    roc,
+    roc_auc_ci,
 )
 from ._thresholds import (
     OperatingPoint,
@@ -51,6 +55,7 @@ from ._thresholds import (
     gains_table,
     operating_point,
 )
+from ._top_k import top_k_accuracy_score
 from .plotting import plot_det, plot_gains, plot_precision_recall, plot_roc
 
 try:

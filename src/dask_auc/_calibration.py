@@ -33,8 +33,8 @@ from ._kernels.core.calibration import (
     calibration_sums,
     merge_calibration_sums,
 )
+from ._kernels.core.summary import as_float
 from ._kernels.core.validation import check_aligned, warn, warn_undefined
-from ._kernels.per_row.sample_ranking import as_float
 from ._params import AtLeast, Boolean, Constraint, Label, check_params
 
 _NAMES = ("y_true", "y_proba", "sample_weight")
@@ -103,7 +103,7 @@ def log_loss(
         compute=compute,
         split_every=split_every,
     )
-    finalize = _LogLossFinalizer(checked["normalize"], _given_labels(labels))
+    finalize = _LogLossFinish(checked["normalize"], _given_labels(labels))
     return _calibration_score(
         "log_loss", y_true, y_proba, sample_weight, finalize, checked, "lower"
     )
@@ -171,7 +171,7 @@ def brier_score_loss(
         compute=compute,
         split_every=split_every,
     )
-    finalize = _BrierFinalizer(checked["pos_label"], checked["scale_by_half"] is not False)
+    finalize = _BrierFinish(checked["pos_label"], checked["scale_by_half"] is not False)
     return _calibration_score(
         "brier_score_loss", y_true, y_proba, sample_weight, finalize, checked, "less"
     )
@@ -213,7 +213,7 @@ def normalized_entropy(
     1.0
     """
     checked = check_params("normalized_entropy", _COMMON, compute=compute, split_every=split_every)
-    finalize = _EntropyFinalizer(_given_labels(labels))
+    finalize = _EntropyFinish(_given_labels(labels))
     return _calibration_score(
         "normalized_entropy", y_true, y_proba, sample_weight, finalize, checked, "lower"
     )
@@ -342,7 +342,7 @@ def _log_loss_total(sums: CalibrationSums, labels: tuple[Any, ...] | None) -> in
     return sums.total(LOG_POS, [positive]) + sums.total(LOG_NEG, [negative])
 
 
-class _LogLossFinalizer:
+class _LogLossFinish:
     def __init__(self, normalize: bool, labels: tuple[Any, ...] | None):
         self.normalize, self.labels = normalize, labels
 
@@ -351,7 +351,7 @@ class _LogLossFinalizer:
         return _mean(sums, total, rows) if self.normalize else as_float(total)
 
 
-class _EntropyFinalizer:
+class _EntropyFinish:
     def __init__(self, labels: tuple[Any, ...] | None):
         self.labels = labels
 
@@ -376,7 +376,7 @@ def base_rate_entropy(rate: float) -> float:
     return -(rate * math.log(rate) + (1 - rate) * math.log1p(-rate))
 
 
-class _BrierFinalizer:
+class _BrierFinish:
     def __init__(self, pos_label: Any, halve: bool):
         self.pos_label, self.halve = pos_label, halve
 

@@ -31,21 +31,7 @@ import numpy as np
 
 from ._engine import LazyScore, score_column_count, split_every_default
 from ._multilabel import AVERAGE_PRECISION, multiclass_average_precision, multilabel_score
-from ._params import AtLeast, Boolean, Label, Options, check_params
-from ._roc import KSStatistic, roc
-
-_CURVE_PARAMETERS = {
-    "pos_label": Label(),
-    "drop_intermediate": Boolean(),
-    "compute": Boolean(),
-    "max_points": AtLeast(2, why=" (a curve has two end points)"),
-}
-_AP_PARAMETERS = {
-    "average": Options(("micro", "samples", "weighted", "macro", None)),
-    "pos_label": Label(none=False),
-    "compute": Boolean(),
-}
-_KS_PARAMETERS = {"pos_label": Label(), "compute": Boolean()}
+from ._roc import KSStatistic, check_query, checked_once, roc
 
 
 def roc_curve(
@@ -99,16 +85,18 @@ def roc_curve(
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
-    checked = check_params(
+    checked = check_query(
         "roc_curve",
-        _CURVE_PARAMETERS,
         pos_label=pos_label,
         drop_intermediate=drop_intermediate,
         compute=compute,
         max_points=max_points,
     )
-    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
-    return curve.roc_curve(**checked)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(
+            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
+        )
+        return curve.roc_curve(**checked)
 
 
 def precision_recall_curve(
@@ -155,16 +143,18 @@ def precision_recall_curve(
     >>> thresholds
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
-    checked = check_params(
+    checked = check_query(
         "precision_recall_curve",
-        _CURVE_PARAMETERS,
         pos_label=pos_label,
         drop_intermediate=drop_intermediate,
         compute=compute,
         max_points=max_points,
     )
-    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
-    return curve.precision_recall_curve(**checked)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(
+            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
+        )
+        return curve.precision_recall_curve(**checked)
 
 
 def average_precision_score(
@@ -216,9 +206,8 @@ def average_precision_score(
     array([1.        , 0.83333333])
     """
     name = "average_precision_score"
-    pos_label = check_params(
-        name, _AP_PARAMETERS, average=average, pos_label=pos_label, compute=compute
-    )["pos_label"]
+    checked = check_query(name, average=average, pos_label=pos_label, compute=compute)
+    pos_label = checked["pos_label"]
     n_labels = score_column_count(y_true)
     n_columns = score_column_count(y_score)
     if n_labels is not None or n_columns is not None:
@@ -230,10 +219,11 @@ def average_precision_score(
     # default rule): ROC.average_precision answers for class 1 from it either way, so the AP
     # shares their sort and bucket summaries
     default = type(pos_label) is int and pos_label == 1
-    curve = roc(
-        y_true, y_score, pos_label=None if default else pos_label, sample_weight=sample_weight
-    )
-    return curve.average_precision(compute=compute)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(
+            y_true, y_score, pos_label=None if default else pos_label, sample_weight=sample_weight
+        )
+        return curve.average_precision(compute=checked["compute"])
 
 
 def ks_statistic(
@@ -271,9 +261,10 @@ def ks_statistic(
     >>> dask_auc.ks_statistic(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     KSStatistic(statistic=0.5, threshold=0.8)
     """
-    checked = check_params("ks_statistic", _KS_PARAMETERS, pos_label=pos_label, compute=compute)
-    curve = roc(y_true, y_score, pos_label=checked["pos_label"], sample_weight=sample_weight)
-    return curve.ks(compute=compute)
+    checked = check_query("ks_statistic", pos_label=pos_label, compute=compute)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(y_true, y_score, pos_label=checked["pos_label"], sample_weight=sample_weight)
+        return curve.ks(compute=checked["compute"])
 
 
 def _indicator_average_precision(

@@ -21,9 +21,8 @@ import dask.array as da
 import numpy as np
 import pandas as pd
 
-from ._curves import average_precision_score
-from ._ranking import roc_auc_score
-from .cli import local_cluster
+from . import average_precision_score, roc_auc_score
+from ._local_cluster import local_cluster
 
 MAX_FPR = 0.1
 

@@ -1,9 +1,9 @@
 """Grouped AUC: the exact ROC AUC of every group, and the group-weighted mean (GAUC).
 
 Rows are routed to buckets by a hash of their group key (see
-:mod:`dask_auc._engine.grouped_graph`), so a group spread over many partitions is
+:class:`dask_auc._engine.HashedGraph`), so a group spread over many partitions is
 whole in one bucket, and each bucket computes all of its groups at once with
-a vectorized kernel (:func:`dask_auc._kernels.groups.grouped.group_pair_sums`): cost
+a vectorized kernel (:func:`dask_auc._kernels.groups.pair_sums.group_pair_sums`): cost
 grows with rows, not with the number of groups.
 """
 
@@ -20,7 +20,6 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._bootstrap import BootstrapInterval, grouped_interval
 from ._engine import (
     MIN_ROWS_PER_BLOCK,
     HashedGraph,
@@ -28,29 +27,33 @@ from ._engine import (
     compiled_kernels,
     hashed_blocks,
 )
+from ._gauc import (
+    GaucBootstrap,
+    check_probabilities,
+    gauc_interval,
+    group_weights,
+    overall_calibration,
+    weighted_mean,
+)
 from ._kernels.core.calibration import GROUP_SUM_COLUMNS, GROUPED_METRICS, calibration_values
 from ._kernels.core.validation import (
     InvalidParameterError,
     check_declared_score_dtype,
     warn,
-    warn_undefined,
 )
-from ._kernels.groups.grouped import (
+from ._kernels.groups.heavy_groups import plan_heavy_groups, sample_group_keys
+from ._kernels.groups.plan import GroupPlan, GroupSpec, plan_groups
+from ._kernels.groups.split import joined_partitions, split_group_blocks
+from ._kernels.groups.tables import (
     GAUC_WEIGHT_COLUMN,
-    SAFE_EXPONENT,
-    GroupPlan,
-    GroupSpec,
     bucket_table,
     concat_group_tables,
     heavy_group_table,
-    joined_partitions,
-    plan_groups,
     slot_summary,
-    split_group_blocks,
 )
-from ._kernels.groups.heavy_groups import plan_heavy_groups, sample_group_keys
-from ._kernels.replicates.bootstrap import check_seed
+from ._kernels.replicates.counts import check_seed
 from ._params import AtLeast, Column, Interval, check_params
+from ._roc import BootstrapInterval
 
 _GAUC_WEIGHTS = ("rows", "positives", "uniform")
 #: the warning that rows with a missing key were left out (the CLI reports their count)
@@ -255,7 +258,7 @@ def grouped_roc_auc_score(
     bootstrap = None
     if n_bootstraps is not None:
         # the seed drawn now: a lazy result computes the same interval every time
-        bootstrap = _Bootstrap(
+        bootstrap = GaucBootstrap(
             n_bootstraps, confidence_level, check_seed(random_state), compiled_kernels()
         )
     spec = GroupSpec(
@@ -267,7 +270,7 @@ def grouped_roc_auc_score(
         metrics=_checked_metrics(metrics),
         compiled=compiled_kernels(),
     )
-    lazy = _grouped_tables(frame, spec, _Finalizer(spec, gauc_weight, bootstrap))
+    lazy = _grouped_tables(frame, spec, _GroupedFinish(spec, gauc_weight, bootstrap))
     return lazy.compute() if compute else lazy
 
 
@@ -280,16 +283,6 @@ _PARAMETERS = {
     "n_bootstraps": AtLeast(1, none=True),
     "confidence_level": Interval(0, 1, closed="neither"),
 }
-
-
-@dataclass(frozen=True)
-class _Bootstrap:
-    """The GAUC interval asked for: replicates, level, seed, whether numba may run."""
-
-    n_bootstraps: int
-    confidence_level: float
-    seed: int
-    compiled: bool
 
 
 def _checked_metrics(metrics: Any) -> tuple[str, ...]:
@@ -404,10 +397,10 @@ def _check_columns(
     return gauc_column
 
 
-class _Finalizer:
+class _GroupedFinish:
     """Concatenate the bucket tables, sort by key, compute GAUC (runs in the caller)."""
 
-    def __init__(self, spec: GroupSpec, gauc_weight: str, bootstrap: _Bootstrap | None = None):
+    def __init__(self, spec: GroupSpec, gauc_weight: str, bootstrap: GaucBootstrap | None = None):
         self.spec = spec
         self.gauc_weight = gauc_weight
         self.bootstrap = bootstrap
@@ -418,7 +411,7 @@ class _Finalizer:
             warn(_MISSING_KEYS_MESSAGE.format(missing=plan.missing_keys, rows=plan.rows, by=by))
         overall = {}
         if self.spec.metrics:
-            _check_probabilities(plan)
+            check_probabilities(plan)
         # the heavy groups' table, last, is None when no group was heavy
         per_group = concat_group_tables([t for t in tables if t is not None])
         if self.spec.metrics:
@@ -426,87 +419,13 @@ class _Finalizer:
             for name, values in calibration_values(sums, self.spec.metrics).items():
                 per_group[name] = values
             totals = {name: np.array([math.fsum(values)]) for name, values in sums.items()}
-            overall = _overall(totals, self.spec.metrics)
+            overall = overall_calibration(totals, self.spec.metrics)
         if self.spec.gauc_column is not None:
             weights = per_group.pop(GAUC_WEIGHT_COLUMN).to_numpy()
         else:
-            weights = _group_weights(per_group, self.gauc_weight)
-        gauc = _weighted_mean(per_group, weights)
+            weights = group_weights(per_group, self.gauc_weight)
+        gauc = weighted_mean(per_group, weights)
         interval = None
         if self.bootstrap is not None:
-            interval = _gauc_interval(per_group, weights, gauc, self.bootstrap)
+            interval = gauc_interval(per_group, weights, gauc, self.bootstrap)
         return GroupedAUC(per_group, gauc, plan.missing_keys, overall, interval)
-
-
-def _gauc_interval(
-    per_group: pd.DataFrame, weights: np.ndarray, gauc: float, bootstrap: _Bootstrap
-) -> BootstrapInterval:
-    """GAUC's cluster bootstrap over the groups holding both classes (as ``gauc`` counts them)."""
-    both = ((per_group["n_pos"] > 0) & (per_group["n_neg"] > 0)).to_numpy()
-    return grouped_interval(
-        per_group.index[both],
-        per_group["auc"].to_numpy()[both],
-        _scaled_to_sum(weights[both]) if both.any() else weights[both],
-        estimate=gauc,
-        n_bootstraps=bootstrap.n_bootstraps,
-        confidence_level=bootstrap.confidence_level,
-        random_state=bootstrap.seed,
-        compiled=bootstrap.compiled,
-    )
-
-
-def _check_probabilities(plan: GroupPlan) -> None:
-    """scikit-learn's errors for probabilities outside [0, 1] (the calibration metrics)."""
-    if plan.high > 1:
-        raise ValueError(f"y_prob contains values greater than 1: {plan.high}")
-    if plan.low < 0:
-        raise ValueError(f"y_prob contains values lower than 0: {plan.low}")
-
-
-def _overall(totals: dict[str, np.ndarray], metrics: tuple[str, ...]) -> dict[str, float]:
-    values = {name: float(v[0]) for name, v in calibration_values(totals, metrics).items()}
-    if "normalized_entropy" in values and math.isnan(values["normalized_entropy"]):
-        warn_undefined(
-            "Normalized entropy is not defined when every row (of nonzero weight) is of one "
-            "class: the base rate's entropy is 0; overall normalized_entropy is NaN."
-        )
-    return values
-
-
-def _group_weights(per_group: pd.DataFrame, gauc_weight: str) -> np.ndarray:
-    weighted = "weight_pos" in per_group
-    pos = per_group["weight_pos" if weighted else "n_pos"].to_numpy(np.float64)
-    neg = per_group["weight_neg" if weighted else "n_neg"].to_numpy(np.float64)
-    if gauc_weight == "rows":
-        return pos + neg
-    if gauc_weight == "positives":
-        return pos
-    return np.ones(len(per_group))
-
-
-def _weighted_mean(per_group: pd.DataFrame, weights: np.ndarray) -> float:
-    both = ((per_group["n_pos"] > 0) & (per_group["n_neg"] > 0)).to_numpy()
-    weights = _scaled_to_sum(weights[both])
-    total = float(weights.sum())
-    if not both.any() or total == 0:
-        reason = "their weights sum to 0"
-        if not both.any():
-            reason = "no group holds both classes"
-            if "weight_pos" in per_group:  # every weight zero lands here: say so
-                reason += " with nonzero sample_weight"
-        warn_undefined(f"GAUC is not defined: {reason}; gauc is NaN.")
-        return float("nan")
-    auc = per_group["auc"].to_numpy()[both]
-    return float(np.dot(weights, auc) / total)
-
-
-def _scaled_to_sum(weights: np.ndarray) -> np.ndarray:
-    """Group weights beyond ``2**±SAFE_EXPONENT`` times a power of two that leaves their mean.
-
-    Weights of 1e300 would overflow their sum; the power of two brings the
-    largest to [0.5, 1), exactly.  Ordinary weights are left bit for bit.
-    """
-    largest = float(weights.max()) if len(weights) else 0.0
-    if largest == 0 or 2.0**-SAFE_EXPONENT <= largest <= 2.0**SAFE_EXPONENT:
-        return weights
-    return np.ldexp(weights, -np.frexp(largest)[1])

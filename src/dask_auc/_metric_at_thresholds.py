@@ -215,11 +215,13 @@ def metric_at_thresholds(
     counts = curve.confusion_matrix_at_thresholds(compute=False)
     labels = curve.labels(compute=False)
     assert isinstance(counts, LazyScore) and isinstance(labels, LazyScore)
-    lazy = lazy_of([labels, counts], _Finisher(labels, counts, formula), "metric_at_thresholds")
+    lazy = lazy_of(
+        [labels, counts], _MetricAtThresholdsFinish(labels, counts, formula), "metric_at_thresholds"
+    )
     return lazy.compute() if checked["compute"] else lazy
 
 
-class _Finisher:
+class _MetricAtThresholdsFinish:
     """The computed counts -> ``(metric_values, thresholds)``, warning in the caller."""
 
     def __init__(

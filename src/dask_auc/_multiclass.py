@@ -158,7 +158,7 @@ def multiclass_roc_auc(
         micro=ovr and average == "micro",
         split_every=split_every,
     )
-    finalize = _MultiClassFinalizer(multi_class, average, n_columns)
+    finalize = _MultiClassFinish(multi_class, average, n_columns)
     return lazy_of(parts, finalize, "roc_auc_score")
 
 
@@ -214,7 +214,7 @@ def _binary_auc(summary: PartialROC, one_class: bool) -> float:
     return summary.auc()
 
 
-class _MultiClassFinalizer:
+class _MultiClassFinish:
     """Turn the class plan and the reductions into scikit-learn's number(s)."""
 
     def __init__(self, multi_class: str, average: str | None, n_columns: int):

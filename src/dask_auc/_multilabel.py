@@ -41,12 +41,9 @@ from ._engine import (
     score_column_count,
     side_by_side,
 )
-from ._kernels.binary.curves import (
-    NO_POSITIVE_CLASS_MESSAGE,
-    average_precision,
-    bucket_precision_sum,
-    curve_contexts,
-)
+from ._kernels.binary.average_precision import average_precision, bucket_precision_sum
+from ._kernels.binary.curve_context import curve_contexts
+from ._kernels.binary.curves import NO_POSITIVE_CLASS_MESSAGE
 from ._kernels.binary.partial import mcclish
 from ._kernels.columns.multiclass import class_meta, prepare_multiclass_block
 from ._kernels.columns.multilabel import (
@@ -131,7 +128,7 @@ def multilabel_score(
     parts = indicator_parts(
         metric, blocks, plan, n_labels, average=average, max_fpr=max_fpr, split_every=split_every
     )
-    finalize = _Finalizer(metric, average, max_fpr, sample_weight is not None)
+    finalize = _MultilabelFinish(metric, average, max_fpr, sample_weight is not None)
     return lazy_of([plan, *parts], finalize, f"{metric}_score")
 
 
@@ -164,7 +161,7 @@ def multiclass_average_precision(
         max_fpr=None,
         split_every=split_every,
     )
-    finalize = _Finalizer(AVERAGE_PRECISION, average, None, sample_weight is not None)
+    finalize = _MultilabelFinish(AVERAGE_PRECISION, average, None, sample_weight is not None)
     return lazy_of([plan, *parts], finalize, "average_precision_score")
 
 
@@ -224,7 +221,7 @@ def _samples(parts: list[SampleTotals], metric: str) -> tuple[list[SampleTotals]
     return parts, metric
 
 
-class _Finalizer:
+class _MultilabelFinish:
     """The plan and the per-column (or micro, or samples) results -> scikit-learn's number(s)."""
 
     def __init__(self, metric: str, average: str | None, max_fpr: float | None, weighted: bool):

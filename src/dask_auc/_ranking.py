@@ -7,22 +7,7 @@ from typing import Any
 from ._engine import LazyScore, score_column_count, split_every_default
 from ._multiclass import multiclass_roc_auc
 from ._multilabel import ROC_AUC, multilabel_score
-from ._params import AtLeast, Boolean, Interval, Options, Range, check_params
-from ._roc import roc, roc_auc
-
-_PARAMETERS = {
-    "average": Options(("micro", "macro", "samples", "weighted", None)),
-    "max_fpr": Interval(0, 1, closed="right", none=True),
-    "multi_class": Options(("raise", "ovr", "ovo")),
-    "compute": Boolean(),
-    "split_every": AtLeast(2),
-}
-_PARTIAL_PARAMETERS = {
-    "fpr_range": Range(),
-    "tpr_range": Range(),
-    "standardized": Boolean(),
-    "compute": Boolean(),
-}
+from ._roc import check_query, checked_once, roc, roc_auc
 
 
 def roc_auc_score(
@@ -98,9 +83,8 @@ def roc_auc_score(
     0.6666666666666666
     """
     name = "roc_auc_score"
-    checked = check_params(
+    checked = check_query(
         name,
-        _PARAMETERS,
         average=average,
         max_fpr=max_fpr,
         multi_class=multi_class,
@@ -136,10 +120,15 @@ def roc_auc_score(
             split_every=split_every,
         )
         return lazy.compute() if compute else lazy
-    curve = roc(y_true, y_score, sample_weight=sample_weight)
-    return roc_auc(
-        curve, max_fpr=max_fpr, split_every=split_every, compute=compute, multi_class=multi_class
-    )
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(y_true, y_score, sample_weight=sample_weight)
+        return roc_auc(
+            curve,
+            max_fpr=max_fpr,
+            split_every=split_every,
+            compute=compute,
+            multi_class=multi_class,
+        )
 
 
 def partial_roc_auc_score(
@@ -211,13 +200,13 @@ def partial_roc_auc_score(
     0.9375
     """
     name = "partial_roc_auc_score"
-    checked = check_params(
+    checked = check_query(
         name,
-        _PARTIAL_PARAMETERS,
         fpr_range=fpr_range,
         tpr_range=tpr_range,
         standardized=standardized,
         compute=compute,
     )
-    checked.pop("compute")
-    return roc(y_true, y_score, sample_weight=sample_weight).partial_auc(**checked, compute=compute)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(y_true, y_score, sample_weight=sample_weight)
+        return curve.partial_auc(**checked)

@@ -16,31 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._engine import LazyScore
-from ._kernels.binary.thresholds import CRITERIA
-from ._params import AtLeast, Boolean, Interval, Label, NonNegativePair, Options, check_params
-from ._roc import OperatingPoint, roc
-
-_MAX_POINTS = AtLeast(2, why=" (a curve has two end points)")
-_CONFUSION_PARAMETERS = {"pos_label": Label(), "compute": Boolean(), "max_points": _MAX_POINTS}
-_DET_PARAMETERS = {
-    "pos_label": Label(),
-    "drop_intermediate": Boolean(),
-    "compute": Boolean(),
-    "max_points": _MAX_POINTS,
-}
-_RATE = Interval(0, 1, closed="both", none=True)
-_OPERATING_POINT_PARAMETERS = {
-    "fpr": _RATE,
-    "tpr": _RATE,
-    "precision": _RATE,
-    "recall": _RATE,
-    "threshold": Interval(-np.inf, np.inf, none=True),
-    "criterion": Options((*CRITERIA, None)),
-    "cost": NonNegativePair(names="(cost_fp, cost_fn)"),
-    "pos_label": Label(),
-    "compute": Boolean(),
-}
-_GAINS_PARAMETERS = {"n_bins": AtLeast(1, none=False), "pos_label": Label(), "compute": Boolean()}
+from ._roc import OperatingPoint, check_query, checked_once, roc
 
 
 def confusion_matrix_at_thresholds(
@@ -87,15 +63,17 @@ def confusion_matrix_at_thresholds(
     >>> thresholds
     array([0.8 , 0.4 , 0.35, 0.1 ])
     """
-    checked = check_params(
+    checked = check_query(
         "confusion_matrix_at_thresholds",
-        _CONFUSION_PARAMETERS,
         pos_label=pos_label,
         compute=compute,
         max_points=max_points,
     )
-    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
-    return curve.confusion_matrix_at_thresholds(**checked)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(
+            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
+        )
+        return curve.confusion_matrix_at_thresholds(**checked)
 
 
 def det_curve(
@@ -147,16 +125,18 @@ def det_curve(
     >>> fpr, fnr, thresholds
     (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
     """
-    checked = check_params(
+    checked = check_query(
         "det_curve",
-        _DET_PARAMETERS,
         pos_label=pos_label,
         drop_intermediate=drop_intermediate,
         compute=compute,
         max_points=max_points,
     )
-    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
-    return curve.det_curve(**checked)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(
+            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
+        )
+        return curve.det_curve(**checked)
 
 
 def operating_point(
@@ -241,9 +221,8 @@ def operating_point(
     >>> dask_auc.operating_point(y, s, criterion="youden").threshold
     0.7
     """
-    checked = check_params(
+    checked = check_query(
         "operating_point",
-        _OPERATING_POINT_PARAMETERS,
         fpr=fpr,
         tpr=tpr,
         precision=precision,
@@ -254,8 +233,11 @@ def operating_point(
         pos_label=pos_label,
         compute=compute,
     )
-    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
-    return curve.operating_point(**checked)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(
+            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
+        )
+        return curve.operating_point(**checked)
 
 
 def gains_table(
@@ -314,8 +296,9 @@ def gains_table(
     3                    4     1          0  0.000000                 1.000000
     4                    1     2          0  0.000000                 1.000000
     """
-    checked = check_params(
-        "gains_table", _GAINS_PARAMETERS, n_bins=n_bins, pos_label=pos_label, compute=compute
-    )
-    curve = roc(y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight)
-    return curve.gains_table(**checked)
+    checked = check_query("gains_table", n_bins=n_bins, pos_label=pos_label, compute=compute)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(
+            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
+        )
+        return curve.gains_table(**checked)

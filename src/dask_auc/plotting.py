@@ -325,12 +325,12 @@ def plot_det(
         cast(LazyScore, source.det_curve(max_points=checked["max_points"], compute=False))
         for source in models.values()
     ]
-    drawer = _FinishEach(lazies, partial(_draw_det, list(models), ax, checked["pos_label"]))
+    drawer = _PlotFinish(lazies, partial(_draw_det, list(models), ax, checked["pos_label"]))
     lazy = lazy_of(lazies, drawer, "plot_det")
     return lazy.compute() if checked["compute"] else lazy
 
 
-class _FinishEach:
+class _PlotFinish:
     """The finalize step of a plot of several lazy results: finish each, then ``draw`` them."""
 
     def __init__(self, lazies: list[LazyScore], draw: Any):
@@ -440,7 +440,7 @@ def plot_gains(
         for source in models.values()
     ]
     draw = partial(_draw_gains, checked["kind"], list(models), ax, checked["baseline"])
-    lazy = lazy_of(lazies, _FinishEach(lazies, draw), "plot_gains")
+    lazy = lazy_of(lazies, _PlotFinish(lazies, draw), "plot_gains")
     return lazy.compute() if checked["compute"] else lazy
 
 

@@ -1,27 +1,23 @@
-"""The engine: inputs, the sort and its exchange, the lazy result; it knows no metric."""
+"""The engine: inputs, the sort and its exchange, the lazy result; it knows no metric.
 
+This package is the engine's door: faces import from ``dask_auc._engine``,
+never from its modules.
+"""
+
+from .arrays import MIN_ROWS_PER_BLOCK
+from .blocks import Blocks, sizes_of
+from .blockwise import gather, lazy_of, map_blocks, map_indexed_blocks, zip_blocks
 from .config import compiled_kernels, split_every_default
-from .graph import (
-    HashedGraph,
-    SortedGraph,
-    gather,
-    lazy_of,
-    map_blocks,
-    map_indexed_blocks,
-    zip_blocks,
-)
-from .inputs import (
-    MIN_ROWS_PER_BLOCK,
-    hashed_blocks,
-    map_frame,
-    prepared_blocks,
-    score_column_count,
-    side_by_side,
-)
+from .frames import hashed_blocks, map_frame
+from .hashed import HashedGraph
+from .inputs import prepared_blocks
 from .lazy import LazyScore, compute
+from .matrices import score_column_count, side_by_side
+from .sample_sort import SortedGraph
 
 __all__ = [
     "MIN_ROWS_PER_BLOCK",
+    "Blocks",
     "HashedGraph",
     "LazyScore",
     "SortedGraph",
@@ -36,6 +32,7 @@ __all__ = [
     "prepared_blocks",
     "score_column_count",
     "side_by_side",
+    "sizes_of",
     "split_every_default",
     "zip_blocks",
 ]

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.footprint import SizedByArrays
 from ..core.validation import to_numpy
 
 SINGLE_LABEL_MESSAGE = (
@@ -52,7 +53,7 @@ Warning_ = tuple[str, bool]
 
 
 @dataclass(frozen=True)
-class Counts:
+class Counts(SizedByArrays):
     """The confusion counts at each threshold (decreasing), weighted or not.
 
     ``positives`` and ``negatives`` are the totals (rows of nonzero weight).

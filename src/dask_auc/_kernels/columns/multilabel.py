@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
+from ..core.row_ties import row_ties
 from ..core.validation import (
     ROW_INPUTS,
     RowCounts,
@@ -69,7 +70,7 @@ class IndicatorBlock(SizedByArrays):
 
 
 @dataclass(frozen=True)
-class LabelMeta:
+class LabelMeta(SizedByArrays):
     """What the label plan needs of a block: row counts, label values and column sums."""
 
     lengths: RowCounts
@@ -315,16 +316,8 @@ def row_values(truth: np.ndarray, scores: np.ndarray, metric: str) -> tuple[np.n
     n, k = scores.shape
     if n == 0:
         return np.empty(0), 0
-    order = np.argsort(scores, axis=1, kind="stable")
-    ranked = np.take_along_axis(scores, order, axis=1)
+    order, _, first, last = row_ties(scores)
     positive = np.take_along_axis(truth, order, axis=1)
-    columns = np.arange(k)
-    starts = np.ones((n, k), dtype=bool)
-    starts[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
-    ends = np.ones((n, k), dtype=bool)
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, columns, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, columns, k - 1)[:, ::-1], axis=1)[:, ::-1]
     n_pos = positive.sum(axis=1)
     n_neg = k - n_pos
     if metric == "roc_auc":

@@ -3,7 +3,7 @@
 These metrics need no sort: each row's loss depends on its own label and
 probability only.  One task per block (:func:`calibration_sums`) validates
 the block with scikit-learn's messages and reduces it to exact sums
-(:func:`~dask_auc._kernels.per_row.sample_ranking.exact_total`) kept *per label*: the
+(:func:`~dask_auc._kernels.core.summary.exact_total`) kept *per label*: the
 positive class is known only once every block's labels are (``labels``,
 ``pos_label`` and the greater-label rule need the union), so each label's rows
 are summed both as positives and as negatives, and the caller picks.  Exact

@@ -160,8 +160,8 @@ def defined_or_warn(n_classes: int, pos: float, neg: float) -> bool:
     return False
 
 
-# the dask_auc package: this file sits in its _kernels folder
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the dask_auc package: this file sits in its _kernels/core folder
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _user_stacklevel() -> int:

@@ -388,7 +388,7 @@ def summarize_slot(
 
     ``exponents[:, g]`` (negatives, positives) scale group ``g``'s weights by a
     power of two per class, as the ordinary groups' extreme weights are
-    (:func:`~dask_auc._kernels.groups.grouped.class_exponents`): no pair product
+    (:func:`~dask_auc._kernels.groups.pair_sums.class_exponents`): no pair product
     overflows, and no AUC changes.  The calibration sums are of the unscaled
     weights (aggregated tied rows count their summed weight); ``eps`` clips
     their log loss (the plan's: that of the input's dtype).

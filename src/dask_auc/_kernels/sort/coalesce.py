@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..core.validation import RowCounts, to_numpy
-from .plan import common_score_dtype
-from .prepare import BlockMeta
+from .plan import BlockMeta, common_score_dtype
 
 
 def prepare_coalesced(prepare: Callable[..., Any], parts: Sequence[tuple[Any, ...]]) -> Any:

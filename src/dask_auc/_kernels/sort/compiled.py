@@ -1,8 +1,9 @@
 """The optional compiled kernels, behind one door: each returns ``None`` when it cannot run.
 
-``pip install dask-auc[numba]`` installs numba; the loops live in
-:mod:`dask_auc._kernels.sort._numba`.  They are compiled in the background, in two
-families (:class:`_Family`): the first task of a process that could use a
+``pip install dask-auc[numba]`` installs numba; each stage's loops live beside
+its kernels, in its ``_numba`` module (the sort's, the binary queries', the
+groups', the replicates': :attr:`_Family.stages`).  They are compiled in the background,
+in two families (:class:`_Family`): the first task of a process that could use a
 family's loops starts a thread that compiles (or loads from numba's disk
 cache) them for float64 and int64 scores, and meanwhile tasks take their
 NumPy path -- unless the compiled loops would save a task more time than the
@@ -16,9 +17,7 @@ waits for both families (the tests do).
 Without numba, or with the ``dask-auc.numba`` setting False (the engine
 passes it to every task as ``compiled=False``), every caller takes its NumPy
 path, which gives the same numbers: the compiled path changes the time, never
-a result.
-
-Nothing here imports dask.
+a result.  Nothing here imports dask.
 """
 
 from __future__ import annotations
@@ -27,12 +26,15 @@ import functools
 import importlib.util
 import threading
 import time
+import timeit
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+
+from .arrow_groups import arrow_group_totals
 
 #: score dtypes the compiled loops are built for (others take the NumPy path)
 _SCORE_KINDS = frozenset("fiu")
@@ -46,15 +48,14 @@ def _available() -> bool:
 
 
 @functools.cache
-def _module() -> ModuleType | None:
-    """The module of compiled loops (imports numba), or None when it cannot be imported."""
+def _module(stage: str) -> ModuleType | None:
+    """``dask_auc._kernels.<stage>._numba`` (imports numba), or None when it cannot be imported."""
     if not _available():
         return None
     try:
-        from . import _numba
+        return importlib.import_module(f"dask_auc._kernels.{stage}._numba")
     except ImportError:
         return None
-    return _numba
 
 
 #: the clock of the compile estimates (tests replace it)
@@ -71,12 +72,13 @@ _warming = threading.local()
 class _Family:
     """One background compilation of loops, and when it is due to finish.
 
-    ``cold``, ``warm``: its compile's estimated seconds from an empty numba
-    cache and from a filled one (a process compiles a family once: nothing to
-    measure first); ``saved``: seconds its loops save a task per unit of work.
+    ``stages``: whose ``_numba`` modules it compiles; ``cold``, ``warm``: its compile's
+    estimated seconds from an empty numba cache and from a filled one (compiled once per
+    process: nothing to measure first); ``saved``: seconds its loops save a task per unit.
     """
 
     name: str
+    stages: tuple[str, ...]
     compile_all: Callable[[_Family], None]
     cold: float
     warm: float
@@ -93,6 +95,10 @@ class _Family:
         if stats is not None and sum(stats.cache_hits.values()):
             _cache_warm.set()
             self.due = min(self.due, _clock() - self.started + self.warm)
+
+    def importable(self) -> bool:
+        """Whether its stages' loops import (numba found but broken: the NumPy paths only)."""
+        return all(_module(stage) is not None for stage in self.stages)
 
 
 def remaining_compile(elapsed: float, due: float) -> float:
@@ -114,28 +120,18 @@ def waits_for_compile(work: float, remaining: float, *, saved_per_unit: float) -
     return work > 0 and work * saved_per_unit > remaining
 
 
-def loops() -> ModuleType | None:
-    """The compiled loops once compiled in this process, else None (take the NumPy path).
+def loops(stage: str = "sort", work: float = 0) -> ModuleType | None:
+    """A stage's compiled loops once compiled in this process, else None (take the NumPy path).
 
-    The first call starts their compilation in a background thread.
+    The first call starts its family's compilation in a background thread.  ``work``:
+    the task's rows times replicates; a task whose NumPy path would take longer than
+    the compile has left waits for it (:func:`waits_for_compile`).
     """
-    return _compiled_family(_MAIN, 0)
-
-
-def replicate_loops(work: float = 0) -> ModuleType | None:
-    """:func:`loops` for the bootstrap's loops (their own background compilation).
-
-    ``work``: the task's rows times replicates; a task whose NumPy path would
-    take longer than the compile has left waits for it (:func:`waits_for_compile`).
-    """
-    return _compiled_family(_REPLICATES, work)
-
-
-def _compiled_family(family: _Family, work: float) -> ModuleType | None:
     if not _available():
         return None
+    family = _REPLICATES if stage in _REPLICATES.stages else _MAIN
     if family.ready.is_set() or getattr(_warming, "active", False):
-        return _module()
+        return _module(stage)
     with _start:
         if family.thread is None:
             family.started = _clock()
@@ -144,7 +140,7 @@ def _compiled_family(family: _Family, work: float) -> ModuleType | None:
                 target=_run, args=(family,), name=family.name, daemon=True
             )
             family.thread.start()
-    return _module() if _awaited(family, work) else None
+    return _module(stage) if _awaited(family, work) else None
 
 
 def _awaited(family: _Family, work: float) -> bool:
@@ -169,19 +165,19 @@ def compile_now(timeout: float | None = None) -> bool:
     """Compile every loop now (or wait for the background compilations); whether they are ready."""
     if not _available():
         return False
-    loops()
-    replicate_loops()
+    for family in (_MAIN, _REPLICATES):
+        loops(family.stages[0])
     for family in (_MAIN, _REPLICATES):
         if family.thread is not None:
             family.thread.join(timeout)
-    return _MAIN.ready.is_set() and _REPLICATES.ready.is_set() and _module() is not None
+    return all(family.ready.is_set() and family.importable() for family in (_MAIN, _REPLICATES))
 
 
 def _run(family: _Family) -> None:
     """The compile thread: the family's loops run once on tiny inputs (numba compiles them)."""
     _warming.active = True
     try:
-        if _module() is not None:  # numba found but not importable: NumPy paths only
+        if family.importable():
             family.compile_all(family)
     finally:
         _warming.active = False
@@ -197,7 +193,7 @@ def _compile(family: _Family) -> None:
             splitters = np.sort(scores[:: max(1, 300 // n_splitters)])[:n_splitters]
             grouped_rows(scores, codes, 2, splitters)
         if dtype is np.float64:
-            family.loaded(getattr(_module(), "group_of_rows", None))
+            family.loaded(getattr(_module("sort"), "group_of_rows", None))
         ascending = np.sort(scores)
         pair_counts(ascending[::2].copy(), ascending[1::2].copy())
         merged_points(ascending[::2].copy(), ascending[1::2].copy())
@@ -211,7 +207,7 @@ def _compile_replicates(family: _Family) -> None:
     """:func:`_compile` for the bootstrap's loops."""
     keys = np.arange(8, dtype=np.uint64)
     replicate_group_counts(keys, np.array([0, 3, 8]), keys[:2], keys[1:4], None)
-    family.loaded(getattr(_module(), "replicate_counts", None))
+    family.loaded(getattr(_module("replicates"), "replicate_counts", None))
     replicate_weighted_sums(keys[:3], np.ones(3), np.ones(3), keys[:2], keys[1:4])
     for dtype in (np.float64, np.int64):
         scores = np.arange(8, dtype=dtype)
@@ -226,39 +222,38 @@ def _compile_replicates(family: _Family) -> None:
 
 #: the sort's and curves' loops (and the tie-hash calibration): no task waits for them, as
 #: they save one at most ~1 s (a 128 MiB bucket) and compile for ~20 s cold (issue 29)
-_MAIN = _Family("dask-auc-numba", _compile, cold=20.0, warm=2.0, saved=0.0)
+_MAIN = _Family(
+    "dask-auc-numba", ("sort", "binary", "groups"), _compile, cold=20.0, warm=2.0, saved=0.0
+)
 #: the bootstrap's loops, compiled apart on a process's first bootstrap (the other metrics'
 #: first call does not pay for them): ~6 s cold, ~0.1 s from the cache on 2 busy cores
 #: (issue 29), where they take 10-30 ns per row and replicate against NumPy's 160-440 ns
 _REPLICATES = _Family(
-    "dask-auc-numba-bootstrap", _compile_replicates, cold=10.0, warm=1.0, saved=1.5e-7
-)
+    "dask-auc-numba-bootstrap", ("replicates",), _compile_replicates, cold=10.0, warm=1.0,
+    saved=1.5e-7,
+)  # fmt: skip
 
 
 def _calibrate(rows: int = 1 << 20, repeats: int = 3) -> None:
     """Time the compiled hash of tied scores against Arrow's ``group_by`` on this CPU.
 
-    Which is faster depends on the machine, not on the data's answer: 2.7x
-    in favour of the hash here (AMD EPYC; the same with numba compiling for a
-    generic CPU and Arrow and NumPy held to AVX2 or no SIMD), while a session
-    measured the hash 15-20% slower than Arrow on another x86-64 machine
-    (issue 20).  So each process measures both on 1e6 tied rows once, in this
-    background thread, and :func:`aggregate` declines (the caller then takes
-    Arrow's path) unless the hash won.  The same numbers either way.
+    Which is faster depends on the machine, not on the data's answer: 2.7x in favour of
+    the hash on one AMD EPYC (with numba compiling for a generic CPU too), 15-20% slower
+    than Arrow on another x86-64 machine (issue 20).  So each process measures both on 1e6
+    tied rows once, in this background thread, and :func:`aggregate` declines (the caller
+    takes Arrow's path) unless the hash won.  The same numbers either way.
     """
-    from .rows import aggregated_rows  # the two paths exactly as the block kernel takes them
-
     rng = np.random.default_rng(0)
     scores = np.round(rng.random(rows), 3)
     positive = rng.random(rows) < 0.3
+    # aggregated_rows' two paths (the sort of the distinct scores after either is the same work)
+    paths: list[Callable[[], object]] = [
+        functools.partial(arrow_group_totals, scores, None, positive),
+        functools.partial(aggregate, scores, positive, rows),
+    ]
 
     def best(compiled: bool) -> float:
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            aggregated_rows(scores, None, positive, compiled=compiled)
-            times.append(time.perf_counter() - start)
-        return min(times)
+        return min(timeit.repeat(paths[compiled], number=1, repeat=repeats))
 
     if best(True) < best(False):
         _hash_pays.set()
@@ -276,11 +271,11 @@ def supports(dtype: np.dtype) -> bool:
     return dtype.kind in _SCORE_KINDS and dtype.itemsize in _UNSIGNED and _available()
 
 
-def _usable(compiled: bool, *arrays: np.ndarray, work: float | None = None) -> ModuleType | None:
-    """The loops for these arrays, or None; ``work`` (rows x replicates): the bootstrap's loops."""
+def _usable(compiled: bool, stage: str, *arrays: np.ndarray, work: float = 0) -> ModuleType | None:
+    """A stage's loops for these arrays (:func:`loops`), or None: take the NumPy path."""
     if not compiled or not all(supports(a.dtype) for a in arrays):
         return None
-    return loops() if work is None else replicate_loops(work)
+    return loops(stage, work)
 
 
 def grouped_rows(
@@ -295,7 +290,7 @@ def grouped_rows(
     the bucket below it; a splitter value repeated ``m`` times deals its rows
     over ``m + 1`` buckets.
     """
-    kernel = _usable(True, scores)
+    kernel = _usable(True, "sort", scores)
     if kernel is None or scores.dtype != splitters.dtype or not 1 <= n_codes <= 2:
         return None
     spread = np.zeros(len(splitters), np.int64)
@@ -316,7 +311,7 @@ def pair_counts(
     pos: np.ndarray, neg: np.ndarray, *, compiled: bool = True
 ) -> tuple[int, int] | None:
     """(pairs pos > neg, pairs pos == neg) of two ascending arrays by one merge, or None."""
-    kernel = _usable(compiled, pos, neg)
+    kernel = _usable(compiled, "binary", pos, neg)
     if kernel is None or pos.dtype != neg.dtype or len(pos) * len(neg) >= 2**63:
         return None
     strict, tied = kernel.merged_pair_counts(pos, neg)
@@ -331,7 +326,7 @@ def merged_points(
     Returns the distinct scores, descending, and ``(negatives below, positives
     below)`` each: :func:`~dask_auc._kernels.binary.curves.own_points`'s arrays.
     """
-    kernel = _usable(compiled, pos, neg)
+    kernel = _usable(compiled, "binary", pos, neg)
     if kernel is None or pos.dtype != neg.dtype:
         return None
     n = len(pos) + len(neg)
@@ -349,10 +344,10 @@ def grouped_pair_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Unweighted per-group (positives, negatives, twice the area) by one counting sort, or None.
 
-    The compiled twin of :func:`~dask_auc._kernels.groups.grouped.group_pair_sums`
+    The compiled twin of :func:`~dask_auc._kernels.groups.pair_sums.group_pair_sums`
     without weights: exact int64 counts, the same numbers.
     """
-    kernel = _usable(True, scores)
+    kernel = _usable(True, "groups", scores)
     if kernel is None:
         return None
     pos, neg, twice = (np.zeros(n_groups, np.int64) for _ in range(3))
@@ -378,7 +373,7 @@ def aggregate(
     None also when the rows hold more than ``limit`` distinct scores.  Values
     come in no particular order; ``-0.0`` and ``0.0`` are one value.
     """
-    kernel = _usable(compiled, scores)
+    kernel = _usable(compiled, "sort", scores)
     if kernel is None or not (_hash_pays.is_set() or getattr(_warming, "active", False)):
         return None
     bits = scores.view(_UNSIGNED[scores.dtype.itemsize])
@@ -407,7 +402,7 @@ def replicate_group_counts(
     Rows ``starts[g]:starts[g + 1]`` (by their uint64 ``keys``) form group
     ``g``.  Weighted rows take the NumPy path, whose float sums keep their order.
     """
-    kernel = _usable(compiled, keys, work=len(keys) * len(replicate_keys))
+    kernel = _usable(compiled, "replicates", keys, work=len(keys) * len(replicate_keys))
     if kernel is None or weights is not None:
         return None
     out = np.zeros((len(starts) - 1, len(replicate_keys)), np.int64)
@@ -428,9 +423,11 @@ def replicate_summary(
     """A bucket's replicate summary by one walk down its tie groups, ``(7, replicates)``, or None.
 
     Rows: positives, negatives, top group's positives and negatives, bottom
-    group's, doubled area (see :class:`~dask_auc._kernels.replicates.bootstrap.ReplicateSummary`).
+    group's, doubled area (see :class:`~dask_auc._kernels.replicates.summary.ReplicateSummary`).
     """
-    kernel = _usable(compiled, pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys))
+    kernel = _usable(
+        compiled, "replicates", pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys)
+    )
     if kernel is None or pos.dtype != neg.dtype:
         return None
     out = np.zeros((7, len(replicate_keys)), np.int64)
@@ -459,7 +456,9 @@ def replicate_points(
     top group's part above, totals), int64 per replicate.  Returns
     ``(integer parts, float parts, crossing segments, their counts)``.
     """
-    kernel = _usable(compiled, pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys))
+    kernel = _usable(
+        compiled, "replicates", pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys)
+    )
     if kernel is None or pos.dtype != neg.dtype:
         return None
     width = len(replicate_keys)
@@ -488,7 +487,7 @@ def replicate_weighted_sums(
     compiled: bool = True,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Every replicate's ``sum(c * values)`` and ``sum(c * weights)``, in group order, or None."""
-    kernel = _usable(compiled, keys, work=len(keys) * len(replicate_keys))
+    kernel = _usable(compiled, "replicates", keys, work=len(keys) * len(replicate_keys))
     if kernel is None:
         return None
     num = np.zeros(len(replicate_keys))

@@ -23,8 +23,7 @@ import numpy as np
 
 from ..core.validation import sorted_labels
 from .buckets import Bucket
-from .plan import ABSENT, SortPlan, plan_sort
-from .prepare import BlockMeta
+from .plan import ABSENT, BlockMeta, SortPlan, plan_sort
 from .rows import merged_parts
 
 

@@ -8,7 +8,8 @@ classes, one score dtype that holds every block's scores exactly
 (:func:`binary_group_keys`, :data:`ABSENT` for a missing class) and the
 ``n_buckets - 1`` score splitters, and returns them as a :class:`SortPlan`.
 :data:`SHARED_BINARY_PLAN` is the plan of the binary metrics that share one
-sort.
+sort.  Its input, one small :class:`BlockMeta` per block, is defined here
+(:func:`~dask_auc._kernels.sort.prepare.block_meta` makes it).
 
 Nothing here imports dask.
 """
@@ -23,8 +24,26 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
-from ..core.validation import BinaryTarget, check_aligned, sorted_labels, union_of_classes
-from .prepare import BlockMeta
+from ..core.validation import (
+    BinaryTarget,
+    RowCounts,
+    check_aligned,
+    sorted_labels,
+    union_of_classes,
+)
+
+
+@dataclass(frozen=True)
+class BlockMeta(SizedByArrays):
+    """What the planning task needs to know of a block: small by design."""
+
+    lengths: RowCounts
+    classes: tuple[Any, ...]
+    sample: np.ndarray
+    sample_rows: np.ndarray  # how many rows each sampled score stands for
+    score_dtype: np.dtype | None = None  # None: the block holds no row
+    score_range: tuple[Any, Any] = (None, None)  # lowest and highest score, Python values
+    max_weight: float | None = None  # None: unweighted, or no row
 
 
 @dataclass(frozen=True)

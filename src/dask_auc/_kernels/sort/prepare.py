@@ -7,7 +7,7 @@ The sort is a sample sort that never moves pandas rows:
    weights must travel with the scores).  A block of few distinct scores (a
    sample of it tells, :func:`few_distinct`) is aggregated instead: one
    entry per (score, class) with its row count, or its summed weight
-   (:func:`~dask_auc._kernels.sort.rows.aggregated_rows`), so that everything
+   (:func:`~dask_auc._kernels.sort.aggregate.aggregated_rows`), so that everything
    after it moves and merges distinct values, not rows.
 2. :func:`block_meta` draws a regular sample of those sorted scores; one task
    turns all samples into score splitters with
@@ -21,7 +21,8 @@ The sort is a sample sort that never moves pandas rows:
 
 This module holds steps 1 and 2: :class:`PreparedBlock` and
 :func:`prepare_block` (and :func:`sorted_rows`, one array's rows prepared
-alike), :func:`few_distinct`, and :class:`BlockMeta` with :func:`block_meta`.
+alike), :func:`few_distinct`, and :func:`block_meta`, the block's
+:class:`~dask_auc._kernels.sort.plan.BlockMeta`.
 The forms of one class's rows are in :mod:`~dask_auc._kernels.sort.rows`, the
 plan in :mod:`~dask_auc._kernels.sort.plan`, steps 3 and 4 in
 :mod:`~dask_auc._kernels.sort.buckets`.
@@ -57,7 +58,9 @@ from ..core.validation import (
 )
 from . import compiled as _compiled
 from . import rows as _rows
-from .rows import SortedScores, UnsplitRows, aggregated_rows, sort_owned
+from .aggregate import aggregated_rows
+from .plan import BlockMeta
+from .rows import SortedScores, UnsplitRows, sort_owned
 
 
 @dataclass(frozen=True)
@@ -71,19 +74,6 @@ class PreparedBlock(SizedByArrays):
     classes: tuple[Any, ...]
     by_label: dict[Any, SortedScores]
     unsplit: UnsplitRows | None = None
-
-
-@dataclass(frozen=True)
-class BlockMeta(SizedByArrays):
-    """What the planning task needs to know of a block: small by design."""
-
-    lengths: RowCounts
-    classes: tuple[Any, ...]
-    sample: np.ndarray
-    sample_rows: np.ndarray  # how many rows each sampled score stands for
-    score_dtype: np.dtype | None = None  # None: the block holds no row
-    score_range: tuple[Any, Any] = (None, None)  # lowest and highest score, Python values
-    max_weight: float | None = None  # None: unweighted, or no row
 
 
 def prepare_block(

@@ -11,7 +11,8 @@ bucket) take one of these forms:
   metrics that must meet a row again in its block, as DeLong's test).
 * **counted entries**: a :class:`SortedScores` with integer ``weights``
   (:attr:`SortedScores.counted`), one entry per distinct score with its row
-  count: a tied block aggregated (:func:`aggregated_rows`), sorted rows
+  count: a tied block aggregated
+  (:func:`~dask_auc._kernels.sort.aggregate.aggregated_rows`), sorted rows
   turned into runs (:func:`sort_owned`), or tied parts merged as runs
   (:func:`merged_parts`).
 * **unsorted pieces**: :class:`UnsortedScores`, unweighted rows in no order,
@@ -20,7 +21,7 @@ bucket) take one of these forms:
   input order with the code of each row's class, on the compiled path.
 
 Besides the forms, this module holds what builds them (:func:`sort_owned`,
-:func:`aggregated_rows`), merges them into one sorted part
+:func:`distinct_entries`), merges them into one sorted part
 (:func:`merged_parts`), and the two views of sorted scores that choose
 between exact code paths (:func:`looks_tied`, :func:`score_runs`).
 
@@ -36,7 +37,6 @@ import numpy as np
 
 from ..core.footprint import SizedByArrays
 from ..core.order import stable_sort
-from . import compiled as _compiled
 
 if TYPE_CHECKING:
     from .plan import SortPlan
@@ -81,9 +81,10 @@ class SortedScores(SizedByArrays):
 
     ``weights`` of an *integer* dtype are multiplicities: each entry stands
     for that many unweighted rows of its score (an aggregated block,
-    :func:`aggregated_rows`), and every count made of them is an exact
-    integer, as for rows.  Float ``weights`` are sample weights (rows of
-    equal score may have been summed into one entry).  Kernels read rows
+    :func:`~dask_auc._kernels.sort.aggregate.aggregated_rows`), and every
+    count made of them is an exact integer, as for rows.  Float ``weights``
+    are sample weights (rows of equal score may have been summed into one
+    entry).  Kernels read rows
     through :attr:`total`, :func:`~dask_auc._kernels.sort.buckets.total_equal` and
     cumulative weights, which treat an entry of multiplicity ``k`` as ``k``
     rows; ``len`` counts entries.
@@ -187,8 +188,9 @@ class UnsplitRows(SizedByArrays):
 
 #: blocks of fewer rows are never aggregated: their sort costs little either way
 AGGREGATE_MIN_ROWS = 1 << 16
-#: sorted rows become runs when there are at least this many rows per distinct score
-_RUN_RATIO = 4
+#: sorted rows become runs when there are at least this many rows per distinct score (and
+#: a block is aggregated only while its distinct scores are this much fewer than its rows)
+RUN_RATIO = 4
 #: a sorted array whose sampled neighbours are equal this often is treated as tied
 _TIED_SHARE = 0.5
 _TIE_PROBES = 256
@@ -211,62 +213,7 @@ def sort_owned(scores: np.ndarray, weights: np.ndarray | None) -> SortedScores:
     return _as_runs(SortedScores(ranked, weights[order]))
 
 
-def aggregated_rows(
-    scores: np.ndarray,
-    weights: np.ndarray | None = None,
-    positive: np.ndarray | None = None,
-    *,
-    compiled: bool = False,
-) -> list[SortedScores]:
-    """The rows as one entry per distinct score: its row count, or its summed weight.
-
-    A hash aggregation (Arrow's ``group_by``, one thread: the scheduler runs
-    blocks in parallel already; or, unweighted and ``compiled``, the compiled
-    hash of :func:`~dask_auc._kernels.sort.compiled.aggregate`, about 2x faster),
-    then a sort of the distinct scores only.
-    Row counts are int64 multiplicities (:attr:`SortedScores.counted`): every
-    count made of them is exact, as it is of rows.  With ``positive`` (a
-    boolean per row), returns ``[rows where not positive, rows where positive]``,
-    else ``[all rows]``.
-
-    Examples
-    --------
-    >>> part, = aggregated_rows(np.array([0.5, 0.1, 0.5, 0.5]))
-    >>> part.scores, part.weights
-    (array([0.1, 0.5]), array([1, 3]))
-    """
-    kinds = (0, 1) if positive is not None else (0,)
-    if weights is None:
-        found = _compiled.aggregate(scores, positive, len(scores) // _RUN_RATIO, compiled=compiled)
-        if found is not None:
-            values, counts = found
-            return [_distinct_entries(*_of_class(values, counts, k)) for k in kinds]
-    import pyarrow as pa  # a dependency; imported here, on the workers that aggregate
-
-    # the class as an int8 key; a constant one without classes (Arrow's grouper
-    # of a float key and an int8 key measured ~3x faster than of the float alone)
-    code = np.zeros(len(scores), np.int8) if positive is None else positive.view(np.int8)
-    columns: dict[str, Any] = {"score": scores, "code": code}
-    if weights is None:
-        aggregation: list[Any] = [([], "count_all")]
-    else:
-        columns["weight"], aggregation = weights, [("weight", "sum")]
-    table = pa.table(columns)
-    grouped = table.group_by(["score", "code"], use_threads=False).aggregate(aggregation)
-    values = grouped["score"].to_numpy()
-    totals = grouped["count_all" if weights is None else "weight_sum"].to_numpy()
-    totals = totals.astype(np.int64 if weights is None else np.float64, copy=False)
-    codes = grouped["code"].to_numpy()
-    return [_distinct_entries(values[codes == k], totals[codes == k]) for k in kinds]
-
-
-def _of_class(values: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The scores that class ``k`` holds, and its row count of each."""
-    held = counts[:, k] > 0
-    return values[held], counts[held, k]
-
-
-def _distinct_entries(values: np.ndarray, totals: np.ndarray) -> SortedScores:
+def distinct_entries(values: np.ndarray, totals: np.ndarray) -> SortedScores:
     """Entries sorted by score, equal scores joined (a hash tells ``-0.0`` from ``0.0``)."""
     order = np.argsort(values, kind="stable")
     values, totals = values[order], totals[order]
@@ -284,7 +231,7 @@ def _as_runs(part: SortedScores) -> SortedScores:
     if not looks_tied(part.scores):
         return part
     starts = np.flatnonzero(np.concatenate(([True], part.scores[1:] != part.scores[:-1])))
-    if len(starts) * _RUN_RATIO > len(part):
+    if len(starts) * RUN_RATIO > len(part):
         return part
     if part.weights is None:
         return SortedScores(part.scores[starts], np.diff(np.append(starts, len(part))))
@@ -366,7 +313,7 @@ def _merge_counted(parts: list[SortedScores]) -> SortedScores:
         ]
         return _merge_sorted(expanded)
     runs = [(p.scores, p.weights) if p.counted else score_runs(p.scores) for p in parts]
-    return _distinct_entries(
+    return distinct_entries(
         np.concatenate([values for values, _ in runs]),
         np.concatenate([counts for _, counts in runs]).astype(np.int64, copy=False),
     )
@@ -414,6 +361,6 @@ def _merge_runs(runs: list[tuple[np.ndarray, np.ndarray]]) -> SortedScores:
     counts = np.zeros(len(values), dtype=np.int64)
     np.add.at(counts, inverse, np.concatenate([c for _, c in runs]))
     rows = int(counts.sum())
-    if rows >= AGGREGATE_MIN_ROWS and len(values) * _RUN_RATIO <= rows:
+    if rows >= AGGREGATE_MIN_ROWS and len(values) * RUN_RATIO <= rows:
         return SortedScores(values, counts)  # few distinct scores: keep them aggregated
     return SortedScores(np.repeat(values, counts))

@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
-from ._bootstrap import interval_of, replicate_sort
-from ._engine import (
+from .._engine import (
     LazyScore,
     SortedGraph,
     gather,
@@ -41,7 +40,7 @@ from ._engine import (
     prepared_blocks,
     zip_blocks,
 )
-from ._kernels.binary.delong import (
+from .._kernels.binary.delong import (
     PAIRED_INPUTS,
     BucketContext,
     CrossSums,
@@ -52,29 +51,16 @@ from ._kernels.binary.delong import (
     total_cross_sums,
     traced_block,
 )
-from ._kernels.core.validation import BinaryTarget, defined_or_warn
-from ._kernels.sort.buckets import summarize_bucket
-from ._kernels.sort.plan import SHARED_BINARY_PLAN, SortPlan
-from ._params import AtLeast, Boolean, Interval, Options, check_params
-from ._roc import WEIGHTS_MESSAGE, AUCInterval, first_context, roc, sample_variance
-
-_INTERVAL_PARAMETERS = {
-    "confidence_level": Interval(0, 1, closed="neither"),
-    "method": Options(("delong", "bootstrap")),
-    "compute": Boolean(),
-    "split_every": AtLeast(2),
-}
-
-
-class DeLongTest(NamedTuple):
-    """DeLong's paired test of ``auc_a == auc_b`` (two-sided)."""
-
-    auc_a: float
-    auc_b: float
-    difference: float  # auc_a - auc_b
-    std_error: float
-    z: float
-    p_value: float
+from .._kernels.core.validation import BinaryTarget, defined_or_warn
+from .._kernels.sort.buckets import summarize_bucket
+from .._kernels.sort.plan import SHARED_BINARY_PLAN, SortPlan
+from .bootstrap import interval_of
+from .finish import first_context, sample_variance
+from .object import roc
+from .params import check_query, checked_once
+from .queries import WEIGHTS_MESSAGE
+from .replicates import replicate_sort
+from .results import AUCInterval, DeLongTest
 
 
 def roc_auc_ci(
@@ -136,9 +122,8 @@ def roc_auc_ci(
     (0.5809, 1.0)
     """
     name = "roc_auc_ci"
-    check_params(
+    checked = check_query(
         name,
-        _INTERVAL_PARAMETERS,
         confidence_level=confidence_level,
         method=method,
         compute=compute,
@@ -146,23 +131,28 @@ def roc_auc_ci(
     )
     if method == "bootstrap":
         sort = replicate_sort(y_true, y_score, sample_weight, None, None)
-        return interval_of(
-            sort,
-            name=name,
-            metric="roc_auc",
-            n_bootstraps=n_bootstraps,
-            confidence_level=confidence_level,
-            random_state=random_state,
-            interval="percentile",
-            compute=compute,
-            params={},
-            result=_auc_interval,
-        )
+        with checked_once(checked):
+            return interval_of(
+                sort,
+                name=name,
+                metric="roc_auc",
+                n_bootstraps=n_bootstraps,
+                confidence_level=confidence_level,
+                random_state=random_state,
+                interval="percentile",
+                compute=compute,
+                params={},
+                result=_auc_interval,
+            )
     if sample_weight is not None:
         raise ValueError(WEIGHTS_MESSAGE)
-    return roc(y_true, y_score).ci(  # type: ignore[return-value]  # DeLong's: an AUCInterval
-        confidence_level=confidence_level, method=method, split_every=split_every, compute=compute
-    )
+    with checked_once(checked):
+        return roc(y_true, y_score).ci(  # type: ignore[return-value]  # DeLong's: an AUCInterval
+            confidence_level=confidence_level,
+            method=method,
+            split_every=split_every,
+            compute=compute,
+        )
 
 
 def _auc_interval(
@@ -235,7 +225,7 @@ def delong_test(
         placements.append(per_block)
     sums = zip_blocks(paired_sums, blocks, [plans[0]] * len(blocks), *placements)
     total = gather(total_cross_sums, sums)
-    lazy = lazy_of([total, contexts[0], contexts[1], plans[0]], _finalize_test, "delong_test")
+    lazy = lazy_of([total, contexts[0], contexts[1], plans[0]], DeLongTestFinish(), "delong_test")
     return lazy.compute() if compute else lazy
 
 
@@ -249,7 +239,20 @@ def _defined(plan: SortPlan, context: BucketContext | None, target: BinaryTarget
     return defined_or_warn(len(plan.classes), context.total_pos, context.total_neg)
 
 
-def _finalize_test(
+class DeLongTestFinish:
+    """The paired test from the cross sums and both models' contexts (DeLong's covariance)."""
+
+    def __call__(
+        self,
+        sums: CrossSums,
+        contexts_a: Sequence[BucketContext | None],
+        contexts_b: Sequence[BucketContext | None],
+        plan: SortPlan,
+    ) -> DeLongTest:
+        return _tested(sums, contexts_a, contexts_b, plan)
+
+
+def _tested(
     sums: CrossSums,
     contexts_a: Sequence[BucketContext | None],
     contexts_b: Sequence[BucketContext | None],

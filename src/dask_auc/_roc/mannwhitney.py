@@ -1,7 +1,7 @@
 """The Mann-Whitney U test of two samples, equal to ``scipy.stats.mannwhitneyu``, on one sort.
 
 The samples are pooled as one binary input -- ``x`` the positives, ``y`` the
-negatives -- and sorted once by the engine (:class:`~dask_auc._engine.SortedGraph`,
+negatives -- and sorted once by the engine (:class:`~.sort.BinarySort`,
 the sort of :func:`dask_auc.roc`).  Its bucket summaries give U exactly, as
 the ROC's pair count (``U1 = AUC * n1 * n2``), and a second per-bucket
 summary, merged between neighbours only, gives scipy's tie correction
@@ -14,21 +14,14 @@ from __future__ import annotations
 import warnings
 from fractions import Fraction
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 
-from ._engine import (
-    LazyScore,
-    SortedGraph,
-    gather,
-    lazy_of,
-    prepared_blocks,
-    split_every_default,
-)
-from ._kernels.binary.mannwhitney import (
+from .._engine import LazyScore, gather, lazy_of, prepared_blocks, split_every_default
+from .._kernels.binary.mannwhitney import (
     NAN_KEY,
     TieSummary,
     asymptotic_pvalue,
@@ -39,20 +32,14 @@ from ._kernels.binary.mannwhitney import (
     merge_tie_run,
     tie_term,
 )
-from ._kernels.core.summary import PartialROC
-from ._kernels.sort.buckets import summarize_bucket
-from ._kernels.sort.labels import LabelChoice, binary_bucket, choose_positive, plan_labels
-from ._kernels.sort.prepare import prepare_block
-from ._params import Boolean, Options, check_params
+from .._kernels.core.summary import PartialROC
+from .._kernels.sort.labels import LabelChoice
+from .._kernels.sort.prepare import prepare_block
+from .params import check_query
+from .results import MannwhitneyuResult
+from .sort import BinarySort
 
 _NAME = "mannwhitneyu"
-_PARAMETERS = {
-    "use_continuity": Boolean(),
-    "alternative": Options(("two-sided", "less", "greater")),
-    "method": Options(("auto", "asymptotic", "exact")),
-    "nan_policy": Options(("propagate", "omit", "raise")),
-    "compute": Boolean(),
-}
 #: the pooled sample's labels: x's rows are the positives
 _X, _Y = 1, 0
 _PREPARE = partial(prepare_block, names=("sample label", "x or y"), any_labels=True)
@@ -63,13 +50,6 @@ _TOO_SMALL = (
 _TOO_SMALL_AFTER_OMIT = "After omitting NaNs, one or more sample arguments is too small; " + (
     "all returned values will be NaN. See documentation for sample size requirements."
 )
-
-
-class MannwhitneyuResult(NamedTuple):
-    """scipy's result of the Mann-Whitney U test."""
-
-    statistic: float  # U1, the statistic of x: pairs with x > y, plus half the tied pairs
-    pvalue: float
 
 
 def mannwhitneyu(
@@ -164,9 +144,8 @@ def mannwhitneyu(
             f"mannwhitneyu: method={type(method).__name__} (scipy's permutation test) is not "
             "supported; use method='auto', 'asymptotic' or 'exact'."
         )
-    checked = check_params(
+    checked = check_query(
         _NAME,
-        _PARAMETERS,
         use_continuity=use_continuity,
         alternative=alternative.lower() if isinstance(alternative, str) else alternative,
         method=method.lower(),
@@ -186,18 +165,14 @@ def mannwhitneyu(
         lazy = lazy_of([gather(len, [])], _both_empty, _NAME)
         return lazy.compute() if checked["compute"] else lazy
     blocks = prepared_blocks(labels, keys, prepare=_PREPARE)
-    graph = SortedGraph(blocks, plan=plan_labels)
-    choice = graph.task("auc-positive", choose_positive, graph.plan_key, _X)
-    buckets = graph.per_bucket("auc-binary", binary_bucket, choice)
-    summaries = graph.per_bucket("auc-summary", summarize_bucket, on=buckets)
-    ties = graph.per_bucket("mwu-ties", bucket_ties, on=buckets)
+    sort = BinarySort(blocks, _X)
+    ties = sort.graph.per_bucket("mwu-ties", bucket_ties, on=sort.buckets)
     every = split_every_default()
-    area = graph.tree_reduce(summaries, every)
-    tie_sum = graph.tree_reduce(ties, every, "mwu-ties-merge", combine=merge_tie_run)
-    finish = _Finish(
+    tie_sum = sort.graph.tree_reduce(ties, every, "mwu-ties-merge", combine=merge_tie_run)
+    finish = MannwhitneyuFinish(
         checked["use_continuity"], checked["alternative"], checked["method"], checked["nan_policy"]
     )
-    lazy = graph.lazy([choice, area, tie_sum], finish, _NAME)
+    lazy = sort.query([sort.area(every), tie_sum], finish, _NAME)
     return lazy.compute() if checked["compute"] else lazy
 
 
@@ -253,7 +228,7 @@ def _both_empty(_: int) -> MannwhitneyuResult:
     return MannwhitneyuResult(float("nan"), float("nan"))
 
 
-class _Finish:
+class MannwhitneyuFinish:
     """scipy's answer from the exact U, the sample sizes and the tie sum."""
 
     def __init__(self, use_continuity: bool, alternative: str, method: str, nan_policy: str):

@@ -1,0 +1,63 @@
+"""Prepared blocks: lazy tasks that carry their sizes, and the one layer that makes them.
+
+Every input path (dask DataFrames, dask arrays, in-memory inputs) ends here:
+one ``prepare`` task per group of consecutive input blocks, built as raw
+tasks in one graph layer, and a :class:`Blocks` list that tells the sort how
+many rows each block holds when that is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dask.base import tokenize
+from dask.delayed import Delayed
+from dask.highlevelgraph import HighLevelGraph
+
+from .._kernels.sort.coalesce import prepare_coalesced
+from .sizing import BlockSizes
+
+
+class Blocks(list):  # type: ignore[type-arg]
+    """Lazy prepared blocks (a list of Delayed), with what is known of their sizes."""
+
+    def __init__(self, blocks: Sequence[Delayed], sizes: BlockSizes | None = None):
+        super().__init__(blocks)
+        self.sizes = sizes
+
+
+def sizes_of(blocks: Sequence[Any]) -> BlockSizes | None:
+    """The sizes known of ``blocks`` (None for a plain list)."""
+    return getattr(blocks, "sizes", None)
+
+
+def prepare_tasks(
+    dependencies: Sequence[Any],
+    per_block: list[Any],
+    rows: Sequence[int] | None,
+    groups: list[range] | None,
+    prepare: Any,
+    row_bytes: int,
+) -> Blocks:
+    """One ``prepare`` task per group of consecutive blocks, in one graph layer.
+
+    ``per_block[i]`` gives block ``i`` of every input: a list of their keys,
+    or the key of a task that returns them as a tuple.  ``groups`` are the
+    coalesced groups (None: one block each, when ``rows`` are unknown).
+    Built as raw tasks, not ``dask.delayed`` calls: a graph of 1e5
+    partitions builds in seconds.
+    """
+    if groups is None:
+        groups = [range(i, i + 1) for i in range(len(per_block))]
+    name = "dask-auc-prepare-" + tokenize(per_block, groups, prepare)
+    dsk: dict[Any, Any] = {
+        (name, g): (prepare_coalesced, prepare, [per_block[i] for i in group])
+        for g, group in enumerate(groups)
+    }
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=dependencies)
+    blocks = [Delayed((name, g), graph, layer=name) for g in range(len(groups))]
+    sizes = None
+    if rows is not None:
+        sizes = tuple(sum(rows[i] for i in group) for group in groups)
+    return Blocks(blocks, BlockSizes(sizes, row_bytes))

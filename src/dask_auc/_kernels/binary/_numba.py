@@ -1,0 +1,72 @@
+"""The binary queries' compiled loops (the optional ``numba`` extra).
+
+Loaded only through :mod:`dask_auc._kernels.sort.compiled`, which falls back to
+NumPy when numba is missing:
+
+* :func:`merged_pair_counts`: the pair counts of two sorted arrays by one
+  merge, instead of two binary searches per positive;
+* :func:`merged_points`: a bucket's own curve points by the same merge.
+
+``nogil``, so that the threaded scheduler runs them on all cores; exact
+integers, the NumPy path's numbers.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+#: nogil: the threaded scheduler runs the loops on all cores at once
+_compile = njit(nogil=True, cache=True, boundscheck=False)
+
+
+@_compile
+def merged_pair_counts(pos, neg):  # pragma: no cover - compiled
+    """(pairs pos > neg, pairs pos == neg) of two ascending arrays, by one merge.
+
+    The caller makes sure ``len(pos) * len(neg)`` fits in int64.
+    """
+    n_neg = len(neg)
+    below = 0  # negatives strictly below the current positive
+    through = 0  # negatives at or below it
+    strict = 0
+    tied = 0
+    for k in range(len(pos)):
+        value = pos[k]
+        while below < n_neg and neg[below] < value:
+            below += 1
+        if through < below:
+            through = below
+        while through < n_neg and neg[through] <= value:
+            through += 1
+        strict += below
+        tied += through - below
+    return strict, tied
+
+
+@_compile
+def merged_points(pos, neg, values, below_neg, below_pos):  # pragma: no cover - compiled
+    """The distinct scores of two ascending arrays, ascending, and each array's rows below each.
+
+    Writes them to the first ``m`` entries of the outputs and returns ``m``.
+    Of equal scores (``-0.0`` and ``0.0``) the value written is the first
+    of ``pos`` holding it, else the first of ``neg``: the first in a stable
+    sort of ``pos`` then ``neg``.
+    """
+    n_pos, n_neg = len(pos), len(neg)
+    i = 0
+    j = 0
+    m = 0
+    while i < n_pos or j < n_neg:
+        if j == n_neg or (i < n_pos and pos[i] <= neg[j]):
+            value = pos[i]
+        else:
+            value = neg[j]
+        values[m] = value
+        below_neg[m] = j
+        below_pos[m] = i
+        m += 1
+        while i < n_pos and pos[i] == value:
+            i += 1
+        while j < n_neg and neg[j] == value:
+            j += 1
+    return m

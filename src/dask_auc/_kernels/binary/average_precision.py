@@ -1,0 +1,51 @@
+"""Average precision from the sorted buckets: exact per bucket, rounded once.
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.summary import Number, as_float_over, exact_total, ratio_terms
+from ..sort.buckets import Bucket
+from .curve_context import CurveContext
+from .curve_points import bucket_points
+
+
+def bucket_precision_sum(bucket: Bucket, context: CurveContext, swap: bool = False) -> int:
+    """This bucket's part of ``sum(dtps * precision)``, exact: an integer of ``2**-UNIT_BITS``.
+
+    scikit-learn's average precision is ``sum((R_k - R_{k-1}) * P_k)`` over the
+    points in descending score order, with ``R_{-1} = 0``.  With ``swap`` the
+    bucket's negatives are the class asked for (the other of two labels):
+    the same points, with the two counts exchanged.  The buckets' parts are
+    added as integers and rounded once by :func:`average_precision`, so the
+    result does not depend on how the points fall into buckets
+    (:func:`~dask_auc._kernels.core.summary.ratio_terms` says how exact it is).
+    """
+    if bucket.answers is not None and not swap:
+        return bucket.answers.precision_sum
+    points = bucket_points(bucket, context)
+    if len(points) == 0:
+        return 0
+    side = int(swap)  # which count is the class asked for
+    asked, other = (points.fps, points.tps) if swap else (points.tps, points.fps)
+    before = 0 if context.previous is None else context.previous[side]
+    return exact_total(ratio_terms(np.diff(asked, prepend=before), asked, asked + other))
+
+
+def average_precision(precision_sum: int, total_pos: Number) -> float:
+    """AP from the buckets' exact :func:`bucket_precision_sum` and the class's total, rounded once.
+
+    0.0 with no positive (scikit-learn: every recall set to one, precision 0 at the top).
+
+    Examples
+    --------
+    >>> from dask_auc._kernels.core.summary import UNIT_BITS
+    >>> average_precision(5 << UNIT_BITS, 6)  # 5/6, rounded once
+    0.8333333333333334
+    """
+    if total_pos == 0:
+        return 0.0
+    return max(0.0, as_float_over(precision_sum, total_pos))

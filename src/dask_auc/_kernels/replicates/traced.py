@@ -1,0 +1,114 @@
+"""The bootstrap's blocks: rows validated and sorted by score with their keys.
+
+The sort carries each row's key (its position, or its group key's hash) as
+its ``ids`` payload, so that a bucket can draw every row's replicate counts
+(:mod:`dask_auc._kernels.replicates.counts`) wherever the row landed;
+:class:`TracedPlan` knows where each block starts in the whole input.
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.footprint import SizedByArrays
+from ..core.validation import (
+    RowCounts,
+    as_score_array,
+    as_weight_array,
+    distinct_labels,
+    to_numpy,
+)
+from ..sort.plan import SortPlan
+from ..sort.prepare import PreparedBlock
+from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
+from .counts import group_keys, position_keys
+
+
+@dataclass(frozen=True)
+class TracedPlan(SortPlan):
+    """A sort plan that also knows where each block starts in the whole input."""
+
+    offsets: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    by_group: bool = False
+
+
+def traced_plan(plan: SortPlan, metas: Sequence[Any], by_group: bool) -> TracedPlan:
+    """``plan`` with each block's first row position (blocks are in input order)."""
+    rows = np.array([meta.lengths.rows for meta in metas], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64)
+    values = {f.name: getattr(plan, f.name) for f in fields(SortPlan)}
+    return TracedPlan(**values, offsets=offsets, by_group=by_group)
+
+
+@dataclass(frozen=True)
+class RowsBlock(SizedByArrays):
+    """One validated block: its rows as given, with their group keys' hashes if any."""
+
+    lengths: RowCounts
+    classes: tuple[Any, ...]
+    labels: np.ndarray
+    scores: np.ndarray
+    weights: np.ndarray | None
+    keys: np.ndarray | None  # r_g of each row's group
+
+
+def prepare_rows(
+    label: Any, score: Any, *rest: Any, names: tuple[str, ...], weighted: bool
+) -> RowsBlock:
+    """Validate one block (the messages of every metric); ``rest``: weights, then group keys."""
+    label, score = to_numpy(label), to_numpy(score)
+    weight = rest[0] if weighted else None
+    given_keys = rest[-1] if len(rest) > int(weighted) else None
+    keys = None if given_keys is None else to_numpy(given_keys)
+    lengths = RowCounts.of(names, label, score, *rest)
+    if not lengths.aligned:
+        return RowsBlock(lengths, (), label[:0], score[:0], None, None)
+    classes = distinct_labels(label)
+    score = as_score_array(score)
+    weights = None if weight is None else as_weight_array(weight)
+    if keys is not None:
+        missing = pd.isna(keys)
+        if missing.any():
+            raise ValueError(
+                f"{names[-1]} has {int(missing.sum()):,} missing key(s): every row must "
+                "belong to a group to be resampled with it"
+            )
+        # hashed as given: to_numpy makes nullable integers floats, beyond 2**53 inexact
+        keys = group_keys(given_keys)
+    return RowsBlock(lengths, classes, label, score, weights, keys)
+
+
+def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
+    """Block ``index``'s rows sorted by score within each label, carrying their keys.
+
+    Row ids are ``index << ID_BITS | position`` (the bucket makes them
+    positions in the whole input), or the hashes of their group keys.  Rows
+    of weight zero are dropped, as every metric does; the others keep their
+    positions.
+    """
+    if block.keys is not None:
+        ids = block.keys.view(np.int64)
+    else:
+        ids = block_row_ids(index, len(block.scores))
+    labels, scores, weights = block.labels, block.scores, block.weights
+    if weights is not None and not weights.all():
+        keep = weights != 0
+        labels, scores, weights, ids = labels[keep], scores[keep], weights[keep], ids[keep]
+    by_label = traced_by_label(block.classes, labels, scores, ids, weights)
+    return PreparedBlock(block.lengths, block.classes, by_label)
+
+
+def row_keys(part: SortedScores, plan: TracedPlan) -> np.ndarray:
+    ids = part.ids if part.ids is not None else np.empty(0, np.int64)
+    if plan.by_group:
+        return ids.view(np.uint64)
+    block = ids >> np.int64(ID_BITS)
+    positions = plan.offsets[block] + (ids & np.int64((1 << ID_BITS) - 1))
+    return position_keys(positions)

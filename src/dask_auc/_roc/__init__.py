@@ -1,0 +1,56 @@
+"""The binary wing: one binary input sorted once, every binary question a query on it.
+
+This package is the wing's door: the public faces import from
+``dask_auc._roc``, never from its modules.
+
+- :mod:`.sort`: the sort of one binary input (:class:`~.sort.BinarySort`) and
+  what the curve queries share (:class:`~.sort.CurveSort`);
+- :mod:`.object`: the :class:`~dask_auc.ROC` object and :func:`~dask_auc.roc`;
+- :mod:`.queries`: each question of the ROC made into tasks;
+- :mod:`.params`: the parameters of every binary query, declared once;
+- :mod:`.labels`, :mod:`.finish`: scikit-learn's label rules and the queries' finishes;
+- :mod:`.results`: the result types;
+- :mod:`.replicates`, :mod:`.replicate_metrics`, :mod:`.bootstrap`: the
+  bootstrap's sort, its replicates' metrics and intervals, its public functions;
+- :mod:`.delong`: DeLong's interval and paired test; :mod:`.mannwhitney`: the U test.
+"""
+
+from .bootstrap import bootstrap_ci, bootstrap_counts, bootstrap_test, grouped_interval
+from .delong import delong_test, roc_auc_ci
+from .mannwhitney import mannwhitneyu
+from .object import ROC, roc, roc_auc
+from .params import PARAMETERS, check_query, checked_once
+from .results import (
+    AUCInterval,
+    BootstrapInterval,
+    BootstrapTest,
+    DeLongTest,
+    KSStatistic,
+    MannwhitneyuResult,
+    OperatingPoint,
+)
+from .sort import partial_area_key
+
+__all__ = [
+    "PARAMETERS",
+    "ROC",
+    "AUCInterval",
+    "BootstrapInterval",
+    "BootstrapTest",
+    "DeLongTest",
+    "KSStatistic",
+    "MannwhitneyuResult",
+    "OperatingPoint",
+    "bootstrap_ci",
+    "bootstrap_counts",
+    "bootstrap_test",
+    "check_query",
+    "checked_once",
+    "delong_test",
+    "grouped_interval",
+    "mannwhitneyu",
+    "partial_area_key",
+    "roc",
+    "roc_auc",
+    "roc_auc_ci",
+]

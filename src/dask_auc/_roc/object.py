@@ -1,0 +1,416 @@
+"""The ROC object: one input sorted once, then asked any binary question (R pROC's ``roc()``).
+
+``roc(y_true, y_score)`` builds, lazily, the sorted buckets of one input and
+their summaries (:class:`~.sort.BinarySort`); every binary metric of dask-auc
+is a query on it -- a few small tasks per bucket and an ordered scan of the
+summaries -- and every public function of one binary input is a thin wrapper:
+``roc_auc_score(y, s)`` is ``roc(y, s).auc()``.  Computed together
+(:func:`dask_auc.compute`), the queries of one input share its sort, and
+:meth:`ROC.persist` keeps the sorted buckets in memory (on the workers under
+a ``distributed`` client) so that later queries cost O(buckets) tasks.
+
+scikit-learn's label errors, which differ between its functions, are raised
+by each query's finish (:mod:`.finish`, with the rules of :mod:`.labels`):
+before any number is returned, but after the sort ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._engine import LazyScore, prepared_blocks, sizes_of
+from .._kernels.binary.curves import CurveKind
+from .._kernels.sort.labels import LabelChoice
+from .._kernels.sort.prepare import prepare_block
+from .labels import curve_labels
+from .params import check_query
+from .queries import (
+    auc_query,
+    average_precision_query,
+    ci_query,
+    confusion_matrix_at_thresholds_query,
+    curve_query,
+    det_curve_query,
+    gains_table_query,
+    ks_query,
+    labels_query,
+    operating_point_query,
+    partial_auc_query,
+    precision_recall_curve_query,
+    roc_curve_query,
+)
+from .replicates import RocReplicates
+from .results import AUCInterval, BootstrapInterval, KSStatistic, OperatingPoint
+from .sort import CurveSort
+
+#: the one prepare of every ROC: any labels, one sorted part per label
+_PREPARE = partial(prepare_block, any_labels=True)
+
+
+def roc(y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None) -> ROC:
+    """The ROC of one binary input, sorted once, for every binary metric of dask-auc.
+
+    Building it reads no data: it is a lazy graph, as ``compute=False``
+    results are.  Each method computes one metric from it (or returns a
+    :class:`~dask_auc.LazyScore` with ``compute=False``), with the keywords,
+    defaults, result -- bit for bit -- and errors of the function of the same
+    meaning; lazy results of one ``ROC`` computed together with
+    :func:`dask_auc.compute` sort the input once, and after
+    :meth:`ROC.persist` no query sorts it again.
+
+    Parameters
+    ----------
+    y_true : dask Series or Array, pandas Series, ndarray or list
+        Labels: two classes, or more with ``pos_label`` (every other label
+        is then negative, as scikit-learn's curves do).
+    y_score : same kinds as ``y_true``
+        Scores; higher means more positive.  Rows pair with ``y_true`` by position.
+    pos_label : int, float, bool or str, optional
+        The positive class.  By default 1 for {0, 1} and {-1, 1} targets, and
+        the greater label for any other two (``roc_auc_score``'s rule; the
+        curves then raise scikit-learn's error asking for ``pos_label``).
+    sample_weight : same kinds as ``y_true``, optional
+        Non-negative row weights; rows of weight zero are ignored.
+
+    Returns
+    -------
+    ROC
+
+    Notes
+    -----
+    scikit-learn's label errors (``pos_label`` needed, more than two
+    classes, ...) depend on the metric asked, so each query raises its own
+    after the sort has run -- before any number is returned.  Errors of the
+    inputs themselves (lengths, NaN, bytes labels, mixed label types,
+    negative weights) are raised by the sort, for every query alike.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> r = dask_auc.roc(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
+    >>> r.auc(), r.average_precision(), r.ks().statistic
+    (0.75, 0.8333333333333334, 0.5)
+    >>> r.operating_point(fpr=0.5).threshold
+    0.35
+    """
+    return ROC(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+
+
+class ROC:
+    """One binary input's sorted buckets and their summaries; every binary metric is a query.
+
+    Make it with :func:`dask_auc.roc`.  See there for the parameters.
+    """
+
+    def __init__(
+        self, y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None
+    ):
+        pos_label = check_query("roc", pos_label=pos_label)["pos_label"]
+        self._pos_label = pos_label
+        self._weighted = sample_weight is not None
+        blocks = prepared_blocks(y_true, y_score, sample_weight, prepare=_PREPARE)
+        sizes = sizes_of(blocks)
+        self._rows = None if sizes is None or sizes.rows is None else sum(sizes.rows)
+        self._sort = CurveSort(blocks, pos_label)
+        # the bootstrap's own sort (rows with their positions), made on its first query
+        self._replicates = RocReplicates(y_true, y_score, sample_weight, pos_label)
+
+    def curve(
+        self,
+        curve: CurveKind,
+        *,
+        drop_intermediate: bool = False,
+        max_points: int | None = None,
+        with_score: bool = False,
+        rule: Callable[[LabelChoice], None] = curve_labels,
+    ) -> LazyScore:
+        """The lazy curve of ``curve`` kind; with ``with_score`` its exact AUC or AP beside it.
+
+        Its ``compute()`` then returns ``(arrays, score, prevalence)``: the
+        plots draw a thinned curve and report the exact score from one sort.
+        """
+        return curve_query(
+            self._sort,
+            curve=curve,
+            drop_intermediate=drop_intermediate,
+            max_points=max_points,
+            with_score=with_score,
+            rule=rule,
+        )
+
+    def auc(
+        self,
+        *,
+        max_fpr: float | None = None,
+        split_every: int | None = None,
+        compute: bool = True,
+    ) -> float | LazyScore:
+        """The exact ROC AUC (McClish-standardised partial AUC with ``max_fpr``).
+
+        As :func:`dask_auc.roc_auc_score` of a binary target.
+
+        Examples
+        --------
+        >>> import numpy as np, dask_auc
+        >>> dask_auc.roc(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8])).auc(max_fpr=0.5)
+        0.6666666666666666
+        """
+        return roc_auc(self, max_fpr=max_fpr, split_every=split_every, compute=compute)
+
+    def partial_auc(
+        self,
+        *,
+        fpr_range: tuple[float, float] | None = None,
+        tpr_range: tuple[float, float] | None = None,
+        standardized: bool = True,
+        compute: bool = True,
+    ) -> float | LazyScore:
+        """The partial AUC over an FPR or a TPR range, as :func:`dask_auc.partial_roc_auc_score`."""
+        return partial_auc_query(
+            self._sort,
+            fpr_range=fpr_range,
+            tpr_range=tpr_range,
+            standardized=standardized,
+            compute=compute,
+        )
+
+    def average_precision(self, *, compute: bool = True) -> float | LazyScore:
+        """Average precision, as :func:`dask_auc.average_precision_score` with this ``pos_label``.
+
+        Its class is the ROC's ``pos_label``, or 1 by default (scikit-learn's
+        default), also where the ROC's positive class is another label (a
+        target in {1, 2}): the same points answer it.
+        """
+        return average_precision_query(self._sort, compute=compute)
+
+    def roc_curve(
+        self, *, drop_intermediate: bool = True, max_points: int | None = None, compute: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
+        """``fpr, tpr, thresholds`` as :func:`dask_auc.roc_curve`."""
+        return roc_curve_query(
+            self._sort, drop_intermediate=drop_intermediate, max_points=max_points, compute=compute
+        )
+
+    def precision_recall_curve(
+        self,
+        *,
+        drop_intermediate: bool = False,
+        max_points: int | None = None,
+        compute: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
+        """``precision, recall, thresholds`` as :func:`dask_auc.precision_recall_curve`."""
+        return precision_recall_curve_query(
+            self._sort, drop_intermediate=drop_intermediate, max_points=max_points, compute=compute
+        )
+
+    def confusion_matrix_at_thresholds(
+        self, *, max_points: int | None = None, compute: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | LazyScore:
+        """``tns, fps, fns, tps, thresholds`` as :func:`dask_auc.confusion_matrix_at_thresholds`."""
+        return confusion_matrix_at_thresholds_query(
+            self._sort, max_points=max_points, compute=compute
+        )
+
+    def det_curve(
+        self,
+        *,
+        drop_intermediate: bool = False,
+        max_points: int | None = None,
+        compute: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
+        """``fpr, fnr, thresholds`` as :func:`dask_auc.det_curve`."""
+        return det_curve_query(
+            self._sort, drop_intermediate=drop_intermediate, max_points=max_points, compute=compute
+        )
+
+    def ks(self, *, compute: bool = True) -> KSStatistic | LazyScore:
+        """The Kolmogorov-Smirnov statistic, as :func:`dask_auc.ks_statistic`."""
+        return ks_query(self._sort, compute=compute)
+
+    def operating_point(
+        self,
+        *,
+        fpr: float | None = None,
+        tpr: float | None = None,
+        precision: float | None = None,
+        recall: float | None = None,
+        threshold: float | None = None,
+        criterion: str | None = None,
+        cost: tuple[float, float] | None = None,
+        compute: bool = True,
+    ) -> OperatingPoint | LazyScore:
+        """The threshold meeting one target, as :func:`dask_auc.operating_point`."""
+        return operating_point_query(
+            self._sort,
+            fpr=fpr,
+            tpr=tpr,
+            precision=precision,
+            recall=recall,
+            threshold=threshold,
+            criterion=criterion,
+            cost=cost,
+            compute=compute,
+        )
+
+    def gains_table(self, *, n_bins: int = 10, compute: bool = True) -> pd.DataFrame | LazyScore:
+        """The gains (lift) table, as :func:`dask_auc.gains_table`."""
+        return gains_table_query(self._sort, n_bins=n_bins, compute=compute)
+
+    def ci(
+        self,
+        *,
+        confidence_level: float = 0.95,
+        method: str = "delong",
+        split_every: int | None = None,
+        compute: bool = True,
+        metric: str = "roc_auc",
+        n_bootstraps: int = 2000,
+        random_state: Any = None,
+        groups: Any = None,
+        interval: str = "percentile",
+        **params: Any,
+    ) -> AUCInterval | BootstrapInterval | LazyScore:
+        """A confidence interval: the AUC's by DeLong, or any metric's by the bootstrap.
+
+        ``method="delong"`` (the default) gives :func:`dask_auc.roc_auc_ci`'s
+        :class:`~dask_auc.AUCInterval` of the AUC from this ROC's sort.
+        ``method="bootstrap"`` gives :func:`dask_auc.bootstrap_ci`'s
+        :class:`~dask_auc.BootstrapInterval` of ``metric`` (with its
+        ``**params``, ``n_bootstraps``, ``random_state``, ``groups`` and
+        ``interval``).  The bootstrap needs each row's position, which the
+        ROC's buckets do not keep (they hold distinct scores): its first
+        query sorts the rows once more, with their positions, for all its
+        replicates.  A persisted ROC sorts the rows it kept at
+        :meth:`persist` (never its source again) and keeps that sort, so
+        that later bootstrap queries, of any metric or seed, sort nothing;
+        ``groups`` pair with the rows by position, so they are taken by a
+        lazy ROC only (a persisted one raises ``ValueError``).
+
+        Examples
+        --------
+        >>> import numpy as np, dask_auc
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 500)
+        >>> r = dask_auc.roc(y, y + rng.normal(size=500))
+        >>> round(r.ci().high, 4)
+        0.7712
+        >>> ci = r.ci(method="bootstrap", metric="ks", n_bootstraps=100, random_state=1)
+        >>> round(ci.estimate, 4), round(ci.low, 4)
+        (0.3572, 0.3018)
+        """
+        return ci_query(
+            self._sort,
+            self._replicates,
+            self._weighted,
+            confidence_level=confidence_level,
+            method=method,
+            split_every=split_every,
+            compute=compute,
+            metric=metric,
+            n_bootstraps=n_bootstraps,
+            random_state=random_state,
+            groups=groups,
+            interval=interval,
+            **params,
+        )
+
+    def labels(self, *, compute: bool = True) -> tuple[Any, ...] | LazyScore:
+        """The distinct labels of ``y_true``, sorted (pROC's ``levels``), zero weights included.
+
+        Examples
+        --------
+        >>> import numpy as np, dask_auc
+        >>> dask_auc.roc(np.array(["b", "a", "b"]), np.array([0.1, 0.4, 0.35])).labels()
+        ('a', 'b')
+        """
+        return labels_query(self._sort, compute=compute)
+
+    def persist(self) -> ROC:
+        """Sort now and keep the sorted buckets and their summaries in memory; returns ``self``.
+
+        Each bucket is kept with its curve points placed among all buckets'
+        (its distinct scores and the rows, or weight, of each class at or
+        above and below each) and its answers to the questions that take no
+        parameter (its part of the average precision, its KS statistic,
+        ``roc_curve``'s corners): about 50 bytes a row on continuous scores
+        (the sorted score, and 40 bytes per distinct score), far less on tied
+        ones.  Under a ``distributed`` client they stay on the workers (a lost
+        worker's buckets are recomputed from the input, as for any persisted
+        collection); on the threaded scheduler, in this process.  Every
+        query after it reads them: O(buckets) small tasks that look up the
+        points they need by bisection, no sort and no scan of the points.
+        The input's validated rows are kept too, from the same read (16
+        bytes a row, 24 weighted), for the bootstrap, whose replicates need
+        each row's position (:meth:`ci`): every answer of a persisted ROC
+        describes the rows it read then, whatever its source holds later.
+
+        Examples
+        --------
+        >>> import numpy as np, dask_auc
+        >>> r = dask_auc.roc(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8])).persist()
+        >>> r
+        ROC(rows=4, positives=2, buckets=1, persisted=True)
+        >>> r.auc()
+        0.75
+        """
+        if not self._sort.persisted:
+            # the bootstrap's rows are kept from the same pass: one read of the input
+            self._sort.persist(self._replicates.persist_with)
+        return self
+
+    @property
+    def pos_label(self) -> Any:
+        """The ``pos_label`` given to :func:`dask_auc.roc` (None: the default rule)."""
+        return self._pos_label
+
+    @property
+    def persisted(self) -> bool:
+        """Whether the sorted buckets are kept in memory (:meth:`persist`)."""
+        return self._sort.persisted
+
+    def __repr__(self) -> str:
+        """Rows, positives, buckets and whether persisted; what is not known yet is ``?``.
+
+        Never computes: the rows are known before the sort where the input's
+        partition lengths are, and both numbers once the summaries are kept
+        (and, on a cluster, finished).
+        """
+        rows = "?" if self._rows is None else str(self._rows)
+        positives = "?"
+        choice, contexts = self._sort.kept()
+        if choice is not None:
+            rows = str(choice.n_rows)
+        if contexts is not None:
+            total_pos = contexts[0].total[0]
+            positives = str(int(total_pos) if not self._weighted else total_pos)
+        return (
+            f"ROC(rows={rows}, positives={positives}, buckets={self._sort.graph.n_buckets}, "
+            f"persisted={self._sort.persisted})"
+        )
+
+
+def roc_auc(
+    curve: ROC,
+    *,
+    max_fpr: float | None = None,
+    split_every: int | None = None,
+    compute: bool = True,
+    multi_class: str = "raise",
+) -> float | LazyScore:
+    """:meth:`ROC.auc`; ``multi_class`` words the error of a target of more than two classes.
+
+    :func:`dask_auc.roc_auc_score` passes its own ``multi_class``, as
+    scikit-learn's errors for a 1-D ``y_score`` depend on it.
+    """
+    return auc_query(
+        curve._sort,
+        max_fpr=max_fpr,
+        split_every=split_every,
+        compute=compute,
+        multi_class=multi_class,
+    )

@@ -1,0 +1,206 @@
+"""The metric of every bootstrap replicate and the interval they give: the bootstrap's finishes.
+
+The replicate scan (:mod:`dask_auc._kernels.replicates.scan`) gives, per
+column (the estimate, then each replicate), the classes' weights and the
+metric's exact total; here each column becomes its metric, and the columns
+an interval (``"percentile"``, ``"basic"`` or ``"normal"``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import partial
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from .._kernels.binary.partial import mcclish
+from .._kernels.core.validation import BinaryTarget, UndefinedMetricWarning, defined_or_warn
+from .._kernels.replicates.queries import ReplicateQuery
+from .._kernels.replicates.scan import ReplicateScan
+from .._kernels.sort.labels import LabelChoice
+from .._kernels.sort.plan import ZERO_WEIGHTS_MESSAGE
+from .._params import check_params
+from .params import BOOTSTRAP_METRICS, METRIC_PARAMETERS
+from .results import BootstrapInterval, BootstrapTest
+
+
+def metric_of(name: str, metric: str, params: dict[str, Any]) -> tuple[ReplicateQuery | None, Any]:
+    """The per-bucket query of ``metric`` (None: the AUC, from the scan alone) and its finish."""
+    allowed = BOOTSTRAP_METRICS[metric]
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        takes = f"takes {', '.join(allowed)}" if allowed else "takes no parameter"
+        raise TypeError(f"{name}: metric={metric!r} {takes}; got {', '.join(unknown)}")
+    given = check_params(name, {k: METRIC_PARAMETERS[k] for k in params}, **params)
+    if metric == "roc_auc":
+        max_fpr = given.get("max_fpr")
+        if max_fpr is None or max_fpr == 1.0:
+            return None, _auc
+        return ReplicateQuery("partial", bounds=(0.0, max_fpr)), partial(
+            _partial, bounds=(0.0, max_fpr), swap=False, standardized=True
+        )
+    if metric == "partial_auc":
+        fpr_range, tpr_range = given.get("fpr_range"), given.get("tpr_range")
+        if (fpr_range is None) == (tpr_range is None):
+            raise ValueError(
+                f"{name}: metric='partial_auc' needs exactly one of fpr_range and tpr_range"
+            )
+        swap = tpr_range is not None
+        bounds: tuple[float, float] = tpr_range if swap else fpr_range  # type: ignore[assignment]
+        standardized = given.get("standardized", True)
+        finish = partial(_partial, bounds=bounds, swap=swap, standardized=standardized)
+        return ReplicateQuery("partial", bounds=bounds, swap=swap), finish
+    if metric in ("tpr_at_fpr", "fpr_at_tpr"):
+        target = given.get(allowed[0])
+        if target is None:
+            raise ValueError(f"{name}: metric={metric!r} needs {allowed[0]}=")
+        return ReplicateQuery(metric, target=target), _RATES[metric]
+    return ReplicateQuery(metric), _PLAIN[metric]
+
+
+def _auc(scan: ReplicateScan, total: Any = None) -> np.ndarray:
+    return _each(scan, lambda area, p, n: area / (2 * p * n), both=True, area=scan.area)
+
+
+def _partial(
+    scan: ReplicateScan, total: Any, *, bounds: tuple[float, float], swap: bool, standardized: bool
+) -> np.ndarray:
+    def value(area: Any, p: Any, n: Any) -> float:
+        fraction = Fraction(area) / (2 * Fraction(p) * Fraction(n))
+        if isinstance(area, float):
+            fraction = area / (2 * p * n)
+        if not standardized:
+            return float(fraction)
+        return mcclish(fraction, bounds[1], bounds[0], swap=swap)
+
+    return _each(scan, value, both=True, area=total)
+
+
+def _average_precision(scan: ReplicateScan, total: Any) -> np.ndarray:
+    return _each(scan, lambda s, p, n: s / p, both=False, area=total)
+
+
+def _ks(scan: ReplicateScan, total: Any) -> np.ndarray:
+    return _each(scan, lambda gap, p, n: gap / (p * n), both=True, area=total)
+
+
+def _tpr(scan: ReplicateScan, total: Any) -> np.ndarray:
+    return _each(scan, lambda t, p, n: float(t) / float(p), both=True, area=total)
+
+
+def _fpr(scan: ReplicateScan, total: Any) -> np.ndarray:
+    return _each(scan, lambda f, p, n: float(f) / float(n), both=True, area=total)
+
+
+_PLAIN = {"average_precision": _average_precision, "ks": _ks}
+_RATES = {"tpr_at_fpr": _tpr, "fpr_at_tpr": _fpr}
+
+
+def _each(scan: ReplicateScan, value: Any, *, both: bool, area: Any) -> np.ndarray:
+    """``value(area, P, N)`` of every column; NaN where a class drew nothing."""
+    out = np.full(len(scan.pos), np.nan)
+    for c, (a, p, n) in enumerate(zip(area, scan.pos, scan.neg, strict=True)):
+        if p > 0 and (n > 0 or not both):
+            out[c] = value(a, p, n)
+    return out
+
+
+@dataclass(frozen=True)
+class BootstrapIntervalFinish:
+    name: str
+    metric: Any
+    confidence_level: float
+    interval: str
+    n_bootstraps: int
+    result: Callable[..., Any] = BootstrapInterval
+
+    def __call__(self, choice: LabelChoice, scan: ReplicateScan, total: Any = None) -> Any:
+        values = _values(self.name, self.metric, choice, scan, total)
+        low, high, std_error = replicate_interval(
+            values, self.confidence_level, self.interval, self.name
+        )
+        return self.result(
+            float(values[0]),
+            low,
+            high,
+            std_error,
+            self.confidence_level,
+            self.n_bootstraps,
+            values[1:],
+        )
+
+
+@dataclass(frozen=True)
+class BootstrapTestFinish(BootstrapIntervalFinish):
+    def __call__(self, *parts: Any) -> BootstrapTest:  # type: ignore[override]
+        half = len(parts) // 2
+        a = _values(self.name, self.metric, *parts[:half])
+        b = _values(self.name, self.metric, *parts[half:])
+        difference = a - b
+        low, high, std_error = replicate_interval(
+            difference, self.confidence_level, self.interval, self.name
+        )
+        nan = float("nan")
+        z = float(difference[0]) / std_error if std_error > 0 else nan
+        p_value = math.erfc(abs(z) / math.sqrt(2)) if z == z else nan
+        return BootstrapTest(
+            float(a[0]),
+            float(b[0]),
+            float(difference[0]),
+            low,
+            high,
+            std_error,
+            z,
+            p_value,
+            self.confidence_level,
+            self.n_bootstraps,
+            difference[1:],
+        )
+
+
+def _values(
+    name: str, metric: Any, choice: LabelChoice, scan: ReplicateScan, total: Any = None
+) -> np.ndarray:
+    """The estimate (index 0) and every replicate's value; all NaN when a class is missing."""
+    if choice.pos_label is None:  # with a pos_label, every other label is negative
+        BinaryTarget(name).check(choice.classes, choice.n_rows)
+    if choice.weights_all_zero:
+        raise ValueError(ZERO_WEIGHTS_MESSAGE)
+    pos, neg = (scan.pos[0], scan.neg[0]) if len(scan.pos) else (0, 0)
+    if not defined_or_warn(choice.n_classes, pos, neg):
+        return np.full(len(scan.pos), np.nan)
+    return metric(scan, total)
+
+
+def replicate_interval(
+    values: np.ndarray, confidence_level: float, kind: str, name: str
+) -> tuple[float, float, float]:
+    estimate, replicates = values[0], values[1:]
+    defined = replicates[~np.isnan(replicates)]
+    nan = float("nan")
+    if estimate != estimate:
+        return nan, nan, nan
+    if len(defined) < len(replicates):
+        warnings.warn(
+            f"{name}: {len(replicates) - len(defined)} of {len(replicates)} bootstrap "
+            "replicates drew no row of a class; they are left out of the interval",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+    if len(defined) < 2:
+        return nan, nan, nan
+    std_error = float(np.std(defined, ddof=1))
+    alpha = 1 - confidence_level
+    if kind == "normal":
+        z = NormalDist().inv_cdf(1 - alpha / 2)
+        return float(estimate - z * std_error), float(estimate + z * std_error), std_error
+    low, high = (float(q) for q in np.quantile(defined, [alpha / 2, 1 - alpha / 2]))
+    if kind == "basic":
+        low, high = 2 * float(estimate) - high, 2 * float(estimate) - low
+    return low, high, std_error

@@ -1,0 +1,138 @@
+"""``dask-auc``: ROC AUC and related metrics of scored rows in Parquet or CSV files.
+
+This package is about the command line only: it parses the options
+(:mod:`.parser`), reads the files into a dask DataFrame (:mod:`.files`),
+finds the positive class (:mod:`.labels`), asks the library for the metrics
+(:mod:`.metrics`, all of them in one computation, so that the rows are read
+and sorted once) where the options say (:mod:`.cluster`) and prints them
+(:mod:`.report`).  It uses the library's public names.
+
+Exit status: 0 on success; 2 for a usage error (an unknown or malformed
+option, a ``--max-fpr`` outside ``(0, 1]``, an option that takes one value
+given twice); 1 for a data error (a missing
+file, a missing column, a label column that is not binary or holds one class
+only, labels without a default positive class and no ``--pos-label``, a
+``--pos-label`` the labels do not hold, NaN, infinite or text scores,
+unreadable files).  Errors are one line on stderr, ``dask-auc: error: ...``,
+never a traceback, also when the local cluster's worker processes hit them
+(:mod:`.errors`).  A closed stdout (``dask-auc ... | head -1``) ends the run
+with status 1 and no message, as Python's signal documentation advises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import dask
+
+from .. import LazyScore, UndefinedMetricWarning
+from .._grouped import MISSING_KEYS_PATTERN
+from .._local_cluster import Where
+from .cluster import quiet_distributed_logs, scheduler
+from .errors import CLOSED_STDOUT, DATA_ERROR, INTERRUPTED, explain
+from .files import read_columns
+from .labels import classes, lazy_counts, positive_last
+from .metrics import curves_figure, lazy_metrics
+from .parser import PROG, parse_args
+from .report import build_report, text_report
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dask-auc`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    args = parse_args(argv)
+    try:
+        with quiet_distributed_logs(), scheduler(args.scheduler, args.workers) as where:
+            report = _evaluate(args, where)
+    except (ValueError, TypeError, KeyError, OSError, ImportError) as error:
+        print(f"{PROG}: error: {explain(error, args)}", file=sys.stderr)
+        return DATA_ERROR
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    return _write(json.dumps(report, indent=2) if args.json else text_report(report))
+
+
+def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
+    """Two computations: the label counts (a pass over the label column, which also
+    finds the positive class), then every metric in one graph."""
+    frame, kind = read_columns(args.paths, _columns(args))
+    start = time.perf_counter()
+    counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
+    found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
+    figure = curves_figure() if args.curve else None
+    lazy = lazy_metrics(frame, args, positive=found[-1], figure=figure)
+    metrics = _compute(lazy, where, args.quiet)
+    seconds = time.perf_counter() - start
+    report = build_report(
+        counts, metrics, found, args, kind, frame.npartitions, where.description, seconds
+    )
+    if args.per_group:
+        metrics["grouped"].per_group.to_csv(args.per_group)
+    if figure is not None:
+        figure.suptitle(f"{' '.join(args.paths)}: {report['rows']:,} rows")
+        figure.savefig(args.curve, dpi=100)
+    return report
+
+
+def _columns(args: argparse.Namespace) -> dict[str, str]:
+    """Role -> column name, for the columns the options name."""
+    roles = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by}
+    return {role: column for role, column in roles.items() if column is not None}
+
+
+def _compute(lazy: dict[str, Any], where: Where, quiet: bool) -> dict[str, Any]:
+    """Compute dask objects of one kind together (progress bar on a terminal).
+
+    A :class:`~dask_auc.LazyScore` is computed in two steps, as its own
+    ``compute()`` does: its parts on the scheduler, its finalize step here, so
+    plots are drawn and warnings raised in this process.
+    """
+    names = list(lazy)
+    collections = [lazy[n].parts() if isinstance(lazy[n], LazyScore) else lazy[n] for n in names]
+    show = not quiet and sys.stderr.isatty()
+    if where.client is None:
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar(out=sys.stderr) if show else contextlib.nullcontext():
+            results = dask.compute(*collections)
+    else:
+        futures = where.client.compute(collections)
+        if show:
+            from distributed import progress
+
+            with contextlib.redirect_stdout(sys.stderr):
+                progress(futures, multi=False)
+        results = where.client.gather(futures)
+    with warnings.catch_warnings():
+        # one-class labels were reported from the counts; groups lacking a class are
+        # NaN in the per-group table, as documented, and need no warning here
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        # rows without a group are counted in the report instead
+        warnings.filterwarnings("ignore", MISSING_KEYS_PATTERN, UserWarning)
+        return {
+            n: lazy[n].finish(result) if isinstance(lazy[n], LazyScore) else result
+            for n, result in zip(names, results, strict=True)
+        }
+
+
+def _write(text: str) -> int:
+    """Print the report; if stdout's reader has gone (``dask-auc ... | head -1``), end quietly."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        # the signal module's "Note on SIGPIPE": stdout onto devnull, so that the flush
+        # at exit cannot fail again; SIGPIPE's default action would also end us on a
+        # closed scheduler socket, so it stays ignored
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return CLOSED_STDOUT
+    return 0

@@ -1,0 +1,104 @@
+"""What ``dask-auc`` computes: every requested metric and plot, lazy, to compute in one pass.
+
+Every number and plot of the one input comes from one :func:`dask_auc.roc`
+with the chosen positive class: one sort, whatever is asked.  The options
+choose the entries: ``--max-fpr`` a partial AUC, ``--threshold-at`` and
+``--best`` operating points, ``--gains`` the gains table, ``--calibration``
+the calibration metrics, ``--by`` the grouped AUC, ``--curve`` the plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import dask.dataframe as dd
+
+from .. import (
+    LazyScore,
+    brier_score_loss,
+    grouped_roc_auc_score,
+    log_loss,
+    normalized_entropy,
+    plot_precision_recall,
+    plot_roc,
+    roc,
+)
+from ..plotting import PLOT_EXTRA_MESSAGE
+
+#: the calibration columns ``--calibration`` adds to the grouped AUC's table
+GROUP_CALIBRATION = ("log_loss", "brier", "normalized_entropy", "calibration")
+
+
+def lazy_metrics(
+    frame: dd.DataFrame, args: argparse.Namespace, positive: Any, figure: Any
+) -> dict[str, LazyScore]:
+    """Every requested metric (and plot) as a lazy :class:`~dask_auc.LazyScore`, by name.
+
+    The grouped AUC (its own hash exchange) sees a boolean target,
+    ``label == positive``.
+    """
+    score = frame[args.score]
+    weight = None if args.weight is None else frame[args.weight]
+    curve = roc(frame[args.label], score, pos_label=positive, sample_weight=weight)
+    lazy: dict[str, Any] = {
+        "roc_auc": curve.auc(compute=False),
+        "average_precision": curve.average_precision(compute=False),
+        "ks": curve.ks(compute=False),
+    }
+    for name, rate in args.threshold_at:
+        lazy[f"threshold_at:{name}={rate:g}"] = curve.operating_point(compute=False, **{name: rate})
+    for criterion in args.best:
+        lazy[f"best:{criterion}"] = curve.operating_point(criterion=criterion, compute=False)
+    if args.gains is not None:
+        lazy["gains"] = curve.gains_table(n_bins=args.gains, compute=False)
+    if args.max_fpr is not None:
+        lazy["partial_auc"] = curve.auc(max_fpr=args.max_fpr, compute=False)
+    if args.calibration:
+        hit = frame[args.label] == positive
+        both = [False, True]  # a file of one class still has a log loss
+        lazy["log_loss"] = log_loss(hit, score, sample_weight=weight, labels=both, compute=False)
+        lazy["brier_score"] = brier_score_loss(
+            hit, score, sample_weight=weight, pos_label=True, compute=False
+        )
+        lazy["normalized_entropy"] = normalized_entropy(
+            hit, score, sample_weight=weight, labels=both, compute=False
+        )
+    if args.by is not None:
+        hits = _unused_name(frame.columns, "positive")
+        frame = frame.assign(**{hits: frame[args.label] == positive})
+        lazy["grouped"] = grouped_roc_auc_score(
+            frame,
+            by=args.by,
+            label=hits,
+            score=args.score,
+            sample_weight=args.weight,
+            metrics=GROUP_CALIBRATION if args.calibration else (),
+            compute=False,
+        )
+    if figure is not None:  # the ROC's pos_label names the class on the axes
+        roc_axes, precision_recall_axes = figure.axes
+        for name, plot, ax in (
+            ("roc_plot", plot_roc, roc_axes),
+            ("precision_recall_plot", plot_precision_recall, precision_recall_axes),
+        ):
+            lazy[name] = plot(curve, name=args.score, ax=ax, compute=False)
+    return lazy
+
+
+def _unused_name(columns: Any, name: str) -> str:
+    """``name``, with underscores added until no column of the frame has it."""
+    while name in columns:
+        name = f"_{name}_"
+    return name
+
+
+def curves_figure() -> Any:
+    """The two-panel matplotlib Figure of ``--curve`` (no pyplot: no GUI backend is needed)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(PLOT_EXTRA_MESSAGE) from error
+    figure = Figure(figsize=(12, 6), layout="constrained")
+    figure.subplots(1, 2)
+    return figure
