@@ -31,7 +31,7 @@ import numpy as np
 
 from ._engine import LazyScore, score_column_count, split_every_default
 from ._multilabel import AVERAGE_PRECISION, multiclass_average_precision, multilabel_score
-from ._roc import KSStatistic, check_query, checked_once, roc
+from ._roc import ROC, KSStatistic, answer, check_query, checked_once, roc
 
 
 def roc_curve(
@@ -85,18 +85,17 @@ def roc_curve(
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
-    checked = check_query(
+    return answer(
         "roc_curve",
+        ROC.roc_curve,
+        y_true,
+        y_score,
+        sample_weight,
         pos_label=pos_label,
         drop_intermediate=drop_intermediate,
         compute=compute,
         max_points=max_points,
     )
-    with checked_once(checked):  # the ROC and its query do not check them again
-        curve = roc(
-            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
-        )
-        return curve.roc_curve(**checked)
 
 
 def precision_recall_curve(
@@ -143,18 +142,17 @@ def precision_recall_curve(
     >>> thresholds
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
-    checked = check_query(
+    return answer(
         "precision_recall_curve",
+        ROC.precision_recall_curve,
+        y_true,
+        y_score,
+        sample_weight,
         pos_label=pos_label,
         drop_intermediate=drop_intermediate,
         compute=compute,
         max_points=max_points,
     )
-    with checked_once(checked):  # the ROC and its query do not check them again
-        curve = roc(
-            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
-        )
-        return curve.precision_recall_curve(**checked)
 
 
 def average_precision_score(
@@ -261,10 +259,9 @@ def ks_statistic(
     >>> dask_auc.ks_statistic(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     KSStatistic(statistic=0.5, threshold=0.8)
     """
-    checked = check_query("ks_statistic", pos_label=pos_label, compute=compute)
-    with checked_once(checked):  # the ROC and its query do not check them again
-        curve = roc(y_true, y_score, pos_label=checked["pos_label"], sample_weight=sample_weight)
-        return curve.ks(compute=checked["compute"])
+    return answer(
+        "ks_statistic", ROC.ks, y_true, y_score, sample_weight, pos_label=pos_label, compute=compute
+    )
 
 
 def _indicator_average_precision(

@@ -7,7 +7,7 @@ from typing import Any
 from ._engine import LazyScore, score_column_count, split_every_default
 from ._multiclass import multiclass_roc_auc
 from ._multilabel import ROC_AUC, multilabel_score
-from ._roc import check_query, checked_once, roc, roc_auc
+from ._roc import ROC, answer, check_query, checked_once, roc, roc_auc
 
 
 def roc_auc_score(
@@ -199,14 +199,7 @@ def partial_roc_auc_score(
     >>> dask_auc.partial_roc_auc_score(y, s, fpr_range=(0.25, 0.75))
     0.9375
     """
-    name = "partial_roc_auc_score"
-    checked = check_query(
-        name,
-        fpr_range=fpr_range,
-        tpr_range=tpr_range,
-        standardized=standardized,
-        compute=compute,
-    )
-    with checked_once(checked):  # the ROC and its query do not check them again
-        curve = roc(y_true, y_score, sample_weight=sample_weight)
-        return curve.partial_auc(**checked)
+    return answer(
+        "partial_roc_auc_score", ROC.partial_auc, y_true, y_score, sample_weight,
+        fpr_range=fpr_range, tpr_range=tpr_range, standardized=standardized, compute=compute,
+    )  # fmt: skip

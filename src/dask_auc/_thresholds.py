@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._engine import LazyScore
-from ._roc import OperatingPoint, check_query, checked_once, roc
+from ._roc import ROC, OperatingPoint, answer
 
 
 def confusion_matrix_at_thresholds(
@@ -63,17 +63,16 @@ def confusion_matrix_at_thresholds(
     >>> thresholds
     array([0.8 , 0.4 , 0.35, 0.1 ])
     """
-    checked = check_query(
+    return answer(
         "confusion_matrix_at_thresholds",
+        ROC.confusion_matrix_at_thresholds,
+        y_true,
+        y_score,
+        sample_weight,
         pos_label=pos_label,
         compute=compute,
         max_points=max_points,
     )
-    with checked_once(checked):  # the ROC and its query do not check them again
-        curve = roc(
-            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
-        )
-        return curve.confusion_matrix_at_thresholds(**checked)
 
 
 def det_curve(
@@ -125,18 +124,17 @@ def det_curve(
     >>> fpr, fnr, thresholds
     (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
     """
-    checked = check_query(
+    return answer(
         "det_curve",
+        ROC.det_curve,
+        y_true,
+        y_score,
+        sample_weight,
         pos_label=pos_label,
         drop_intermediate=drop_intermediate,
         compute=compute,
         max_points=max_points,
     )
-    with checked_once(checked):  # the ROC and its query do not check them again
-        curve = roc(
-            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
-        )
-        return curve.det_curve(**checked)
 
 
 def operating_point(
@@ -221,8 +219,12 @@ def operating_point(
     >>> dask_auc.operating_point(y, s, criterion="youden").threshold
     0.7
     """
-    checked = check_query(
+    return answer(
         "operating_point",
+        ROC.operating_point,
+        y_true,
+        y_score,
+        sample_weight,
         fpr=fpr,
         tpr=tpr,
         precision=precision,
@@ -233,11 +235,6 @@ def operating_point(
         pos_label=pos_label,
         compute=compute,
     )
-    with checked_once(checked):  # the ROC and its query do not check them again
-        curve = roc(
-            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
-        )
-        return curve.operating_point(**checked)
 
 
 def gains_table(
@@ -296,9 +293,13 @@ def gains_table(
     3                    4     1          0  0.000000                 1.000000
     4                    1     2          0  0.000000                 1.000000
     """
-    checked = check_query("gains_table", n_bins=n_bins, pos_label=pos_label, compute=compute)
-    with checked_once(checked):  # the ROC and its query do not check them again
-        curve = roc(
-            y_true, y_score, pos_label=checked.pop("pos_label"), sample_weight=sample_weight
-        )
-        return curve.gains_table(**checked)
+    return answer(
+        "gains_table",
+        ROC.gains_table,
+        y_true,
+        y_score,
+        sample_weight,
+        n_bins=n_bins,
+        pos_label=pos_label,
+        compute=compute,
+    )

@@ -18,7 +18,7 @@ This package is the wing's door: the public faces import from
 from .bootstrap import bootstrap_ci, bootstrap_counts, bootstrap_test, grouped_interval
 from .delong import delong_test, roc_auc_ci
 from .mannwhitney import mannwhitneyu
-from .object import ROC, roc, roc_auc
+from .object import ROC, answer, roc, roc_auc
 from .params import PARAMETERS, check_query, checked_once
 from .results import (
     AUCInterval,
@@ -34,6 +34,7 @@ from .sort import partial_area_key
 __all__ = [
     "PARAMETERS",
     "ROC",
+    "answer",
     "AUCInterval",
     "BootstrapInterval",
     "BootstrapTest",

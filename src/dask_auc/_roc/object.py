@@ -28,7 +28,7 @@ from .._kernels.binary.curves import CurveKind
 from .._kernels.sort.labels import LabelChoice
 from .._kernels.sort.prepare import prepare_block
 from .labels import curve_labels
-from .params import check_query
+from .params import check_query, checked_once
 from .queries import (
     auc_query,
     average_precision_query,
@@ -414,3 +414,32 @@ def roc_auc(
         compute=compute,
         multi_class=multi_class,
     )
+
+
+def answer(
+    name: str,
+    query: Callable[..., Any],
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any,
+    **params: Any,
+) -> Any:
+    """The public function ``name`` of one binary input: the ``ROC`` method ``query`` of its roc().
+
+    The parameters are checked once, against ``name``'s table (so the
+    messages name the function); ``pos_label``, where the function takes one,
+    chooses the ROC's positive class, and the rest go to ``query``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> answer("ks_statistic", ROC.ks, np.array([0, 1, 1]), np.array([0.2, 0.9, 0.4]), None,
+    ...        pos_label=None, compute=True).statistic
+    1.0
+    """
+    checked = check_query(name, **params)
+    with checked_once(checked):  # the ROC and its query do not check them again
+        curve = roc(
+            y_true, y_score, pos_label=checked.pop("pos_label", None), sample_weight=sample_weight
+        )
+        return query(curve, **checked)
