@@ -13,7 +13,7 @@ import numpy as np
 
 from ._engine import LazyScore
 from ._kernels.per_row.ranking_target import COVERAGE_ERROR, DCG, LRAP, NDCG, RANKING_LOSS
-from ._params import Boolean, Interval, check_params
+from ._params import Boolean, Interval
 from ._per_row import ROW_PARAMETERS, IntegerAtLeast, sample_metric
 
 _NDCG_PARAMETERS = {"k": IntegerAtLeast(1, none=True), "ignore_ties": Boolean(), **ROW_PARAMETERS}
@@ -200,25 +200,17 @@ def dcg_score(
     >>> dask_auc.dcg_score(true_relevance, np.asarray([[1, 0, 0, 0, 1]]), k=1)
     7.5
     """
-    checked = check_params(
-        DCG,
-        _DCG_PARAMETERS,
-        k=k,
-        log_base=log_base,
-        ignore_ties=ignore_ties,
-        compute=compute,
-        split_every=split_every,
-    )
     return sample_metric(
         DCG,
         y_true,
         y_score,
         sample_weight,
-        compute=checked["compute"],
-        split_every=checked["split_every"],
-        k=checked["k"],
+        compute=compute,
+        split_every=split_every,
+        k=k,
         log_base=log_base,
-        ignore_ties=checked["ignore_ties"],
+        ignore_ties=ignore_ties,
+        parameters=_DCG_PARAMETERS,
     )
 
 
@@ -258,22 +250,14 @@ def ndcg_score(
     >>> dask_auc.ndcg_score(true_relevance, np.asarray([[1, 0, 0, 0, 1]]), k=1)
     0.75
     """
-    checked = check_params(
-        NDCG,
-        _NDCG_PARAMETERS,
-        k=k,
-        ignore_ties=ignore_ties,
-        compute=compute,
-        split_every=split_every,
-    )
     return sample_metric(
         NDCG,
         y_true,
         y_score,
         sample_weight,
-        compute=checked["compute"],
-        split_every=checked["split_every"],
-        k=checked["k"],
-        log_base=2,
-        ignore_ties=checked["ignore_ties"],
+        compute=compute,
+        split_every=split_every,
+        k=k,
+        ignore_ties=ignore_ties,
+        parameters=_NDCG_PARAMETERS,
     )

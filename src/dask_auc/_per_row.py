@@ -39,6 +39,7 @@ The public faces are in :mod:`dask_auc._label_ranking` and :mod:`dask_auc._top_k
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from functools import partial
 from types import SimpleNamespace
 from typing import Any
@@ -107,11 +108,18 @@ def sample_metric(
     k: int | None = None,
     log_base: float = 2,
     ignore_ties: bool = False,
+    parameters: Mapping[str, Constraint] = ROW_PARAMETERS,
 ) -> float | LazyScore:
-    """The lazy ``metric`` of a 2-D ``y_true`` and ``y_score``: checks, blocks, sums, tree."""
-    if metric not in (DCG, NDCG):
-        checked = check_params(metric, ROW_PARAMETERS, compute=compute, split_every=split_every)
-        compute, split_every = checked["compute"], checked["split_every"]
+    """The lazy ``metric`` of a 2-D ``y_true`` and ``y_score``: checks, blocks, sums, tree.
+
+    ``parameters`` is the public function's table: the options it names are
+    checked once, here, in its order (``log_base`` is checked, then used as given).
+    """
+    given = dict(k=k, log_base=log_base, ignore_ties=ignore_ties)
+    given.update(compute=compute, split_every=split_every)
+    checked = check_params(metric, parameters, **{name: given[name] for name in parameters})
+    compute, split_every = checked["compute"], checked["split_every"]
+    k, ignore_ties = checked.get("k", k), checked.get("ignore_ties", ignore_ties)
     if metric in (LRAP, RANKING_LOSS) and hasattr(y_true, "tocsr"):
         y_true = y_true.toarray()  # a SciPy sparse matrix, in memory: scikit-learn takes it too
     true_dims, n_columns = dimensions(y_true)
