@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from .._engine import LazyScore, prepared_blocks, sizes_of
-from .._kernels.binary.curves import CurveKind
+from .._kernels.binary.curves import CONFUSION_MATRIX, PRECISION_RECALL, CurveKind
+from .._kernels.binary.curves import ROC as ROC_CURVE
 from .._kernels.sort.labels import LabelChoice
 from .._kernels.sort.prepare import prepare_block
 from .labels import curve_labels
@@ -33,7 +34,6 @@ from .queries import (
     auc_query,
     average_precision_query,
     ci_query,
-    confusion_matrix_at_thresholds_query,
     curve_query,
     det_curve_query,
     gains_table_query,
@@ -41,8 +41,7 @@ from .queries import (
     labels_query,
     operating_point_query,
     partial_auc_query,
-    precision_recall_curve_query,
-    roc_curve_query,
+    points_query,
 )
 from .replicates import RocReplicates
 from .results import AUCInterval, BootstrapInterval, KSStatistic, OperatingPoint
@@ -192,8 +191,13 @@ class ROC:
         self, *, drop_intermediate: bool = True, max_points: int | None = None, compute: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``fpr, tpr, thresholds`` as :func:`dask_auc.roc_curve`."""
-        return roc_curve_query(
-            self._sort, drop_intermediate=drop_intermediate, max_points=max_points, compute=compute
+        return points_query(
+            self._sort,
+            ROC_CURVE,
+            "roc_curve",
+            drop_intermediate=drop_intermediate,
+            max_points=max_points,
+            compute=compute,
         )
 
     def precision_recall_curve(
@@ -204,16 +208,25 @@ class ROC:
         compute: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``precision, recall, thresholds`` as :func:`dask_auc.precision_recall_curve`."""
-        return precision_recall_curve_query(
-            self._sort, drop_intermediate=drop_intermediate, max_points=max_points, compute=compute
+        return points_query(
+            self._sort,
+            PRECISION_RECALL,
+            "precision_recall_curve",
+            drop_intermediate=drop_intermediate,
+            max_points=max_points,
+            compute=compute,
         )
 
     def confusion_matrix_at_thresholds(
         self, *, max_points: int | None = None, compute: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``tns, fps, fns, tps, thresholds`` as :func:`dask_auc.confusion_matrix_at_thresholds`."""
-        return confusion_matrix_at_thresholds_query(
-            self._sort, max_points=max_points, compute=compute
+        return points_query(
+            self._sort,
+            CONFUSION_MATRIX,
+            "confusion_matrix_at_thresholds",
+            max_points=max_points,
+            compute=compute,
         )
 
     def det_curve(

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .._engine import LazyScore, split_every_default
-from .._kernels.binary.curves import CONFUSION_MATRIX, PRECISION_RECALL, CurveKind, bucket_curve
 from .._kernels.binary.curves import ROC as ROC_CURVE
+from .._kernels.binary.curves import CurveKind, bucket_curve
 from .._kernels.binary.delong import bucket_contexts, placement_square_sums, total_square_sums
 from .._kernels.binary.det import bucket_det
 from .._kernels.binary.gains import bucket_gains_cuts
@@ -147,53 +147,19 @@ def average_precision_query(sort: CurveSort, *, compute: bool = True) -> float |
     return _returned(sort.query(keys, finish, "average_precision_score"), compute)
 
 
-def roc_curve_query(
-    sort: CurveSort,
-    *,
-    drop_intermediate: bool = True,
-    max_points: int | None = None,
-    compute: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
-    """``fpr, tpr, thresholds`` as :func:`dask_auc.roc_curve`."""
-    checked = check_query(
-        "roc_curve",
-        drop_intermediate=drop_intermediate,
-        max_points=max_points,
-        compute=compute,
-    )
+def points_query(
+    sort: CurveSort, curve: CurveKind, name: str, *, compute: bool = True, **options: Any
+) -> Any:  # the arrays of ``name`` (their number depends on it), or LazyScore
+    """The points of ``curve`` as the public function ``name`` gives them.
+
+    ``roc_curve`` (``ROC_CURVE``), ``precision_recall_curve``
+    (``PRECISION_RECALL``) and ``confusion_matrix_at_thresholds``
+    (``CONFUSION_MATRIX``): ``options`` (``drop_intermediate``, ``max_points``)
+    are checked against ``name``'s table, so the messages name it.
+    """
+    checked = check_query(name, compute=compute, **options)
     compute = checked.pop("compute")
-    return _returned(curve_query(sort, ROC_CURVE, **checked), compute)
-
-
-def precision_recall_curve_query(
-    sort: CurveSort,
-    *,
-    drop_intermediate: bool = False,
-    max_points: int | None = None,
-    compute: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
-    """``precision, recall, thresholds`` as :func:`dask_auc.precision_recall_curve`."""
-    checked = check_query(
-        "precision_recall_curve",
-        drop_intermediate=drop_intermediate,
-        max_points=max_points,
-        compute=compute,
-    )
-    compute = checked.pop("compute")
-    return _returned(curve_query(sort, PRECISION_RECALL, **checked), compute)
-
-
-def confusion_matrix_at_thresholds_query(
-    sort: CurveSort, *, max_points: int | None = None, compute: bool = True
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | LazyScore:
-    """``tns, fps, fns, tps, thresholds`` as :func:`dask_auc.confusion_matrix_at_thresholds`."""
-    checked = check_query(
-        "confusion_matrix_at_thresholds",
-        max_points=max_points,
-        compute=compute,
-    )
-    lazy = curve_query(sort, CONFUSION_MATRIX, max_points=checked["max_points"])
-    return _returned(lazy, checked["compute"])
+    return _returned(curve_query(sort, curve, **checked), compute)
 
 
 def det_curve_query(
