@@ -25,6 +25,7 @@ from sklearn.metrics import roc_auc_score as sklearn_auc
 pytest.importorskip("numba")
 
 import dask_auc  # noqa: E402
+from dask_auc._kernels.replicates import compiled as walks  # noqa: E402
 from dask_auc._kernels.sort import compiled  # noqa: E402
 from dask_auc._kernels.sort.buckets import (  # noqa: E402
     Bucket,
@@ -301,7 +302,7 @@ def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
 @pytest.mark.float_order
 def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) -> None:
     """The compiled own points: distinct scores (the same ``-0.0`` or ``0.0`` kept), rows below."""
-    from dask_auc._kernels.binary.curve_points import own_points
+    from dask_auc._kernels.binary.curve_points import merged_points, own_points
 
     pos, neg = _ascending_pair(rows, other)
     joined = np.sort(np.concatenate([pos, neg]), kind="stable")
@@ -311,7 +312,7 @@ def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) ->
     below = (np.searchsorted(neg, distinct, "left"), np.searchsorted(pos, distinct, "left"))
     bucket = Bucket.binary(SortedScores(pos), SortedScores(neg), compiled=True)
     made = own_points(bucket)
-    for found in (compiled.merged_points(pos, neg), (made.thresholds, made.below)):
+    for found in (merged_points(pos, neg), (made.thresholds, made.below)):
         values, (below_neg, below_pos) = found
         np.testing.assert_array_equal(values, distinct)
         np.testing.assert_array_equal(np.signbit(values), np.signbit(distinct))
@@ -378,7 +379,7 @@ def test_a_long_task_started_while_the_loops_compile_runs_compiled(monkeypatch) 
     family = _family_compiled_once_waited_on(cold=0.0)
     monkeypatch.setattr(compiled, "_REPLICATES", family)
     monkeypatch.setattr(compiled, "_clock", lambda: 0.0)  # the compile is due now, forever
-    assert compiled.replicate_summary(*_replicate_inputs()) is not None  # None: the NumPy path
+    assert walks.replicate_summary(*_replicate_inputs()) is not None  # None: the NumPy path
     assert family.waited == 1 and family.ready.is_set()
 
 
@@ -388,10 +389,10 @@ def test_a_short_task_takes_the_numpy_path_while_the_loops_compile(monkeypatch) 
     monkeypatch.setattr(compiled, "_REPLICATES", family)
     monkeypatch.setattr(compiled, "_clock", lambda: 0.0)
     inputs = _replicate_inputs()
-    assert compiled.replicate_summary(*inputs, compiled=False) is None
+    assert walks.replicate_summary(*inputs, compiled=False) is None
     assert family.thread is None  # dask-auc.numba False: nothing starts
-    assert compiled.replicate_summary(*inputs) is None
+    assert walks.replicate_summary(*inputs) is None
     assert family.thread is not None and family.waited == 0
     family.waited = 1  # let the fake compile end
     family.thread.join(60)
-    assert compiled.replicate_summary(*inputs) is not None
+    assert walks.replicate_summary(*inputs) is not None

@@ -135,8 +135,6 @@ def brier_score_loss(
     y_proba : same kinds as ``y_true``, 1-D
         Probability of the positive class, in [0, 1].  2-D per-class
         probabilities (multiclass) are not supported.
-    sample_weight : same kinds as ``y_true``, optional
-        Finite, non-negative row weights, not all zero.
     pos_label : int, float, bool or str, optional
         The positive class.  Default: 1 when the classes are among {0, 1} or
         {-1, 1}, else the greater class; string classes need it.
@@ -144,10 +142,8 @@ def brier_score_loss(
         Accepted as scikit-learn does; unused for 1-D probabilities.
     scale_by_half : bool or "auto", default="auto"
         Halve the sum of the two classes' squared errors ("auto": yes, binary).
-    compute : bool, default=True
-        If False, return a :class:`~dask_auc.LazyScore`.
-    split_every : int >= 2, optional
-        Fan-in of the tree that adds up the blocks' sums.
+    sample_weight, compute, split_every
+        As in :func:`log_loss`.
 
     Returns
     -------

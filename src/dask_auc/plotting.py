@@ -166,8 +166,13 @@ def _plot(
         source.curve(curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True)
         for source in models.values()
     ]
-    drawer = _Drawer(curve, list(models), lazies, ax, chance_level, pos_label)
-    lazy = lazy_of(lazies, drawer, f"plot_{curve.name}")
+    draw = partial(_draw_curves, curve, list(models), ax, chance_level, pos_label)
+    return _drawn(f"plot_{curve.name}", lazies, draw, compute)
+
+
+def _drawn(name: str, lazies: list[LazyScore], draw: Any, compute: bool) -> Any:
+    """The plot ``name`` of the models' lazy results: drawn now, or a lazy result that draws."""
+    lazy = lazy_of(lazies, _PlotFinish(lazies, draw), name)
     return lazy.compute() if compute else lazy
 
 
@@ -222,56 +227,60 @@ def _pyplot() -> Any:
     return plt
 
 
-class _Drawer:
-    """The finalize step of a plot: finish each model's curve, then draw them all."""
+class _PlotFinish:
+    """The finalize step of a plot of several lazy results: finish each, then ``draw`` them."""
 
-    def __init__(
-        self,
-        curve: CurveKind,
-        names: list[str],
-        lazies: list[LazyScore],
-        ax: Any,
-        chance_level: bool,
-        pos_label: Any,
-    ):
-        self.curve, self.names, self.ax = curve, names, ax
-        self.lazies = lazies
-        self.chance_level, self.pos_label = chance_level, pos_label
+    def __init__(self, lazies: list[LazyScore], draw: Any):
+        self.counts = [len(lazy.__dask_keys__()) for lazy in lazies]
+        self.lazies, self.draw = lazies, draw
 
-    def __call__(self, *results: Any) -> Any:
-        ax = self.ax if self.ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
-        start, prevalence = 0, 0.0
-        for model, lazy in zip(self.names, self.lazies, strict=True):
-            count = len(lazy.__dask_keys__())
-            (first, second, _), score, prevalence = lazy.finish(results[start : start + count])
+    def __call__(self, *parts: Any) -> Any:
+        finished, start = [], 0
+        for lazy, count in zip(self.lazies, self.counts, strict=True):
+            finished.append(lazy.finish(parts[start : start + count]))
             start += count
-            if self.curve == ROC:
-                ax.plot(first, second, label=f"{model} (AUC = {score:.3f})")
-            else:
-                ax.plot(second, first, drawstyle="steps-post", label=f"{model} (AP = {score:.3f})")
-        suffix = "" if self.pos_label is None else f" (Positive label: {self.pos_label})"
-        if self.curve == ROC:
-            if self.chance_level:
-                ax.plot([0, 1], [0, 1], "k--", lw=1, label="Chance level (AUC = 0.5)")
-            ax.set_xlabel("False positive rate" + suffix)
-            ax.set_ylabel("True positive rate" + suffix)
-            ax.set_aspect("equal")
-            ax.legend(loc="lower right")
+        return self.draw(*finished)
+
+
+def _axes(ax: Any) -> Any:
+    """``ax``, or the axes of a new square figure."""
+    return ax if ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
+
+
+def _draw_curves(
+    curve: CurveKind, names: list[str], ax: Any, chance_level: bool, pos_label: Any, *curves: Any
+) -> Any:
+    """ROC or precision-recall curves, each model's exact score in the legend."""
+    ax = _axes(ax)
+    for model, ((first, second, _), score, _) in zip(names, curves, strict=True):
+        if curve == ROC:
+            ax.plot(first, second, label=f"{model} (AUC = {score:.3f})")
         else:
-            if self.chance_level:
-                ax.axhline(
-                    prevalence,
-                    color="k",
-                    ls="--",
-                    lw=1,
-                    label=f"Chance level (AP = {prevalence:.3f})",
-                )
-            ax.set_xlabel("Recall" + suffix)
-            ax.set_ylabel("Precision" + suffix)
-            ax.legend(loc="lower left")
-        ax.set_xlim(-0.01, 1.01)
-        ax.set_ylim(-0.01, 1.01)
-        return ax
+            ax.plot(second, first, drawstyle="steps-post", label=f"{model} (AP = {score:.3f})")
+    suffix = "" if pos_label is None else f" (Positive label: {pos_label})"
+    if curve == ROC:
+        if chance_level:
+            ax.plot([0, 1], [0, 1], "k--", lw=1, label="Chance level (AUC = 0.5)")
+        ax.set_xlabel("False positive rate" + suffix)
+        ax.set_ylabel("True positive rate" + suffix)
+        ax.set_aspect("equal")
+        ax.legend(loc="lower right")
+    else:
+        if chance_level:
+            prevalence = curves[-1][2] if curves else 0.0  # the last model's
+            ax.axhline(
+                prevalence,
+                color="k",
+                ls="--",
+                lw=1,
+                label=f"Chance level (AP = {prevalence:.3f})",
+            )
+        ax.set_xlabel("Recall" + suffix)
+        ax.set_ylabel("Precision" + suffix)
+        ax.legend(loc="lower left")
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    return ax
 
 
 # -- DET and gains charts ----------------------------------------------------------------------
@@ -325,24 +334,8 @@ def plot_det(
         cast(LazyScore, source.det_curve(max_points=checked["max_points"], compute=False))
         for source in models.values()
     ]
-    drawer = _PlotFinish(lazies, partial(_draw_det, list(models), ax, checked["pos_label"]))
-    lazy = lazy_of(lazies, drawer, "plot_det")
-    return lazy.compute() if checked["compute"] else lazy
-
-
-class _PlotFinish:
-    """The finalize step of a plot of several lazy results: finish each, then ``draw`` them."""
-
-    def __init__(self, lazies: list[LazyScore], draw: Any):
-        self.counts = [len(lazy.__dask_keys__()) for lazy in lazies]
-        self.lazies, self.draw = lazies, draw
-
-    def __call__(self, *parts: Any) -> Any:
-        finished, start = [], 0
-        for lazy, count in zip(self.lazies, self.counts, strict=True):
-            finished.append(lazy.finish(parts[start : start + count]))
-            start += count
-        return self.draw(*finished)
+    draw = partial(_draw_det, list(models), ax, checked["pos_label"])
+    return _drawn("plot_det", lazies, draw, checked["compute"])
 
 
 def _probit(rates: np.ndarray) -> np.ndarray:
@@ -355,7 +348,7 @@ def _probit(rates: np.ndarray) -> np.ndarray:
 
 
 def _draw_det(names: list[str], ax: Any, pos_label: Any, *curves: Any) -> Any:
-    ax = ax if ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
+    ax = _axes(ax)
     for model, (fpr, fnr, _) in zip(names, curves, strict=True):
         ax.plot(_probit(fpr), _probit(fnr), label=model)
     suffix = "" if pos_label is None else f" (Positive label: {pos_label})"
@@ -440,12 +433,11 @@ def plot_gains(
         for source in models.values()
     ]
     draw = partial(_draw_gains, checked["kind"], list(models), ax, checked["baseline"])
-    lazy = lazy_of(lazies, _PlotFinish(lazies, draw), "plot_gains")
-    return lazy.compute() if checked["compute"] else lazy
+    return _drawn("plot_gains", lazies, draw, checked["compute"])
 
 
 def _draw_gains(kind: str, names: list[str], ax: Any, baseline: bool, *tables: Any) -> Any:
-    ax = ax if ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
+    ax = _axes(ax)
     for model, table in zip(names, tables, strict=True):
         share = table["cumulative_data_fraction"].to_numpy()
         if kind == "gains":

@@ -13,6 +13,10 @@ integers, the NumPy path's numbers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 from numba import njit
 
 #: nogil: the threaded scheduler runs the loops on all cores at once
@@ -70,3 +74,18 @@ def merged_points(pos, neg, values, below_neg, below_pos):  # pragma: no cover -
         while j < n_neg and neg[j] == value:
             j += 1
     return m
+
+
+def warm_up(loaded: Callable[[Any], None]) -> None:
+    """Run :func:`merged_points` once, through its door, on tiny inputs: numba compiles it.
+
+    :mod:`~dask_auc._kernels.sort.compiled` calls this in the background compile
+    (:func:`merged_pair_counts` is the sort's, warmed with its loops); ``loaded`` is
+    given the loop, to revise the compile's estimate.
+    """
+    from .curve_points import merged_points as points_door
+
+    for dtype in (np.float64, np.int64):
+        ascending = np.arange(300, dtype=dtype)
+        points_door(ascending[::2].copy(), ascending[1::2].copy())
+    loaded(merged_points)

@@ -18,8 +18,8 @@ import numpy as np
 
 from ..core.footprint import SizedByArrays
 from ..core.summary import Number
-from ..sort import compiled
 from ..sort.buckets import Bucket
+from ..sort.compiled import usable
 from ..sort.rows import SortedScores
 from .curve_context import CurveContext
 
@@ -79,7 +79,7 @@ def own_points(bucket: Bucket) -> OwnPoints:
     (array([0.9, 0.4]), (array([1, 0]), array([1, 0])))
     """
     pos, neg = bucket.pos.scores, bucket.neg.scores
-    found = compiled.merged_points(pos, neg, compiled=bucket.compiled)
+    found = merged_points(pos, neg, compiled=bucket.compiled)
     if found is not None:
         return OwnPoints(*found)
     joined = np.concatenate([pos, neg])
@@ -95,6 +95,28 @@ def own_points(bucket: Bucket) -> OwnPoints:
     below_neg: np.ndarray = np.cumsum(negative)[first] - negative[first]  # negatives before
     below_pos = first - below_neg
     return OwnPoints(merged[first][::-1], (below_neg[::-1], below_pos[::-1]))
+
+
+def merged_points(
+    pos: np.ndarray, neg: np.ndarray, *, compiled: bool = True
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
+    """A bucket's own curve points from its two classes' ascending scores, by one merge, or None.
+
+    The compiled loop (:mod:`dask_auc._kernels.binary._numba`) where it runs; returns the
+    distinct scores, descending, and ``(negatives below, positives below)`` each:
+    :func:`own_points`'s arrays.
+    """
+    kernel = usable(compiled, "binary", pos, neg)
+    if kernel is None or pos.dtype != neg.dtype:
+        return None
+    n = len(pos) + len(neg)
+    values = np.empty(n, pos.dtype)
+    below_neg, below_pos = np.empty(n, np.int64), np.empty(n, np.int64)
+    m = kernel.merged_points(pos, neg, values, below_neg, below_pos)
+    descending = slice(m - 1, None, -1) if m else slice(0, 0)
+    if m < n:  # ties: keep compact arrays, not views of the rows' buffers
+        values, below_neg, below_pos = values[:m].copy(), below_neg[:m].copy(), below_pos[:m].copy()
+    return values[descending], (below_neg[descending], below_pos[descending])
 
 
 def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = False) -> CurvePoints:

@@ -10,6 +10,9 @@ exact counts of :func:`~dask_auc._kernels.groups.pair_sums.group_pair_sums`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -120,3 +123,19 @@ def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # 
             _sorted_in_place(values, first, middle)
             below, tied = _pairs_against_sorted(values, middle, stop, first, middle)
             twice[g] = 2 * below + tied
+
+
+def warm_up(loaded: Callable[[Any], None]) -> None:
+    """Run the loop once, through its door, on tiny inputs: numba compiles (or loads) it.
+
+    :mod:`~dask_auc._kernels.sort.compiled` calls this in the background compile;
+    ``loaded`` is given the loop, to revise the compile's estimate.
+    """
+    from . import pair_sums
+
+    for dtype in (np.float64, np.int64):
+        scores = np.arange(300, dtype=dtype)[::-1].copy()
+        positive = (np.arange(300) % 2).astype(bool)
+        pair_sums.grouped_pair_counts(np.arange(300) % 3, 3, scores, positive)
+        pair_sums.grouped_pair_counts(np.zeros(300, np.int64), 1, scores, positive)
+    loaded(grouped_pair_counts)

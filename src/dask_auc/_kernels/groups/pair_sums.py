@@ -9,7 +9,7 @@ negatives ranked below each run, and a run contributes ``pos * (2 * below +
 neg)`` to its group's twice-area (a tie counts one half).  Unweighted,
 everything is an int64 count and the AUC is one correctly rounded division
 (:func:`exact_ratio`); where numba runs, a counting sort by group does the same
-(:func:`~dask_auc._kernels.sort.compiled.grouped_pair_counts`).  Weighted, the
+(:func:`grouped_pair_counts`).  Weighted, the
 prefix sum is compensated (:func:`compensated_cumsum`) so that a small group
 late in a big bucket does not lose digits to the bucket's running total.
 Extreme weights (beyond ``2**±256``, or groups whose weights differ by more
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.footprint import SizedByArrays
-from ..sort import compiled as _compiled
+from ..sort.compiled import usable
 
 #: the exact-integer range of float64: counts below it divide with one rounding
 _EXACT_FLOAT = 2**53
@@ -102,7 +102,7 @@ def group_pair_sums(
         exponents (:meth:`GroupSums.totals` undoes them).
     compiled : bool, default True
         Unweighted, use the compiled loop where numba is installed
-        (:func:`~dask_auc._kernels.sort.compiled.grouped_pair_counts`: a counting
+        (:func:`grouped_pair_counts`: a counting
         sort by group and a small sort per group instead of two sorts of the
         bucket); the same exact counts either way.
 
@@ -121,7 +121,7 @@ def group_pair_sums(
     if len(codes) == 0:
         return GroupSums(pos_total, neg_total, twice_area)
     if weights is None and compiled:
-        counted = _compiled.grouped_pair_counts(codes, n_groups, scores, positive)
+        counted = grouped_pair_counts(codes, n_groups, scores, positive)
         if counted is not None:
             return GroupSums(*counted)
     exponents = None
@@ -164,6 +164,30 @@ def group_pair_sums(
     if exponents is None:
         return GroupSums(pos_total, neg_total, twice_area)
     return GroupSums(pos_total, neg_total, twice_area, exponents[1], exponents[0])
+
+
+def grouped_pair_counts(
+    codes: np.ndarray, n_groups: int, scores: np.ndarray, positive: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Unweighted per-group (positives, negatives, twice the area) by one counting sort, or None.
+
+    The compiled twin (:mod:`dask_auc._kernels.groups._numba`) of
+    :func:`group_pair_sums` without weights: exact int64 counts, the same numbers.
+    """
+    kernel = usable(True, "groups", scores)
+    if kernel is None:
+        return None
+    pos, neg, twice = (np.zeros(n_groups, np.int64) for _ in range(3))
+    kernel.grouped_pair_counts(
+        codes.astype(np.int64, copy=False),
+        n_groups,
+        scores,
+        positive.view(np.uint8),
+        pos,
+        neg,
+        twice,
+    )
+    return pos, neg, twice
 
 
 def class_exponents(

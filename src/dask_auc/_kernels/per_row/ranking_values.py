@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.row_ties import row_ties
+from ..core.row_ties import RowTies, row_ties
 from .ranking_target import COVERAGE_ERROR, DCG, LRAP, RANKING_LOSS, RankingBlock, RankingPlan
 from .row_sums import RowSums, row_sums
 
@@ -59,22 +59,17 @@ def lrap_values(truth: np.ndarray, scores: np.ndarray) -> np.ndarray:
     array([0.5       , 0.33333333])
     """
     n, k = scores.shape
-    relevant = truth != 0
-    n_relevant = relevant.sum(axis=1)
     if n == 0:
         return np.empty(0)
-    order, _, first, _ = row_ties(scores)
-    sorted_relevant = np.take_along_axis(relevant, order, axis=1)
+    n_relevant, ties, sorted_relevant = _ranked_relevance(truth, scores)
     before = np.zeros((n, k + 1), dtype=np.int64)
     np.cumsum(sorted_relevant, axis=1, out=before[:, 1:])
-    rank = k - first  # labels scoring at least as high
-    at_least = n_relevant[:, None] - np.take_along_axis(before, first, axis=1)
+    rank = k - ties.first  # labels scoring at least as high
+    at_least = n_relevant[:, None] - np.take_along_axis(before, ties.first, axis=1)
     ratio_sorted = np.where(sorted_relevant, at_least / rank, 0.0)
     ratio = np.empty_like(ratio_sorted)
-    np.put_along_axis(ratio, order, ratio_sorted, axis=1)
-    degenerate = (n_relevant == 0) | (n_relevant == k)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(degenerate, 1.0, _row_total(ratio) / n_relevant)
+    np.put_along_axis(ratio, ties.order, ratio_sorted, axis=1)
+    return _ratio_unless_one_kind(_row_total(ratio), n_relevant, n_relevant, k, otherwise=1.0)
 
 
 def ranking_loss_values(truth: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -90,18 +85,41 @@ def ranking_loss_values(truth: np.ndarray, scores: np.ndarray) -> np.ndarray:
     array([0.5, 1. ])
     """
     n, k = scores.shape
-    relevant = truth != 0
-    n_relevant = relevant.sum(axis=1)
     if n == 0:
         return np.empty(0)
-    order, _, _, last = row_ties(scores)
-    sorted_relevant = np.take_along_axis(relevant, order, axis=1)
+    n_relevant, ties, sorted_relevant = _ranked_relevance(truth, scores)
     up_to = np.cumsum(sorted_relevant, axis=1)
     # an irrelevant label is misordered with every relevant one scored at most as high
-    pairs = np.where(sorted_relevant, 0, np.take_along_axis(up_to, last, axis=1)).sum(axis=1)
-    degenerate = (n_relevant == 0) | (n_relevant == k)
+    pairs = np.where(sorted_relevant, 0, np.take_along_axis(up_to, ties.last, axis=1)).sum(axis=1)
+    all_pairs = (k - n_relevant) * n_relevant
+    return _ratio_unless_one_kind(pairs, all_pairs, n_relevant, k, otherwise=0.0)
+
+
+def _ranked_relevance(
+    truth: np.ndarray, scores: np.ndarray
+) -> tuple[np.ndarray, RowTies, np.ndarray]:
+    """Each row's number of relevant labels, its tie runs, and its relevance in score order.
+
+    The relevance (``truth != 0``) is ordered as :func:`~dask_auc._kernels.core.row_ties.row_ties`
+    orders the scores: ascending, stably.
+    """
+    relevant = truth != 0
+    ties = row_ties(scores)
+    return relevant.sum(axis=1), ties, np.take_along_axis(relevant, ties.order, axis=1)
+
+
+def _ratio_unless_one_kind(
+    numerator: np.ndarray, denominator: np.ndarray, n_relevant: np.ndarray, k: int, otherwise: float
+) -> np.ndarray:
+    """Per row ``numerator / denominator``; ``otherwise`` where all ``k`` labels are of one kind.
+
+    A row with no relevant label, or only relevant labels, has no pair to rank:
+    scikit-learn gives it a fixed value (1 for LRAP, 0 for the ranking loss), and
+    its 0 / 0 is not computed as an error.
+    """
+    one_kind = (n_relevant == 0) | (n_relevant == k)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(degenerate, 0.0, pairs / ((k - n_relevant) * n_relevant))
+        return np.where(one_kind, otherwise, numerator / denominator)
 
 
 def discounts(n_columns: int, k: int | None, log_base: float) -> np.ndarray:

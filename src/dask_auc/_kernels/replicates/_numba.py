@@ -16,6 +16,9 @@ NumPy path's numbers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -235,3 +238,26 @@ def replicate_weighted_sums(keys, values, weights, replicate_keys, thresholds, n
         for b in range(width):
             num[b] += counts[b] * values[g]
             den[b] += counts[b] * weights[g]
+
+
+def warm_up(loaded: Callable[[Any], None]) -> None:
+    """Run every loop once, through its door, on tiny inputs: numba compiles (or loads) them.
+
+    :mod:`~dask_auc._kernels.sort.compiled` calls this in the bootstrap's background
+    compile; ``loaded`` is given the first loop, to revise the compile's estimate.
+    """
+    from . import compiled
+
+    keys = np.arange(8, dtype=np.uint64)
+    compiled.replicate_group_counts(keys, np.array([0, 3, 8]), keys[:2], keys[1:4], None)
+    loaded(replicate_counts)
+    compiled.replicate_weighted_sums(keys[:3], np.ones(3), np.ones(3), keys[:2], keys[1:4])
+    for dtype in (np.float64, np.int64):
+        scores = np.arange(8, dtype=dtype)
+        compiled.replicate_summary(scores, keys, scores, keys, keys[:2], keys[1:4])
+        context = tuple(np.ones(2, np.int64) for _ in range(6))
+        for kind in range(6):
+            compiled.replicate_points(
+                scores, keys, scores, keys, keys[:2], keys[1:4], context, False, kind, 0.5,
+                np.ones((4, 2), np.int64),
+            )  # fmt: skip

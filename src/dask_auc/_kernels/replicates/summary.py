@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
-from ..sort import compiled as _compiled
 from ..sort.buckets import Bucket
+from . import compiled as _compiled
 from .counts import POISSON_THRESHOLDS
 from .tie_groups import ReplicateSpec, column_counts, exact_dtype, walk_keys
 from .traced import TracedPlan

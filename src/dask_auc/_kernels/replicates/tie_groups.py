@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
-from ..sort import compiled as _compiled
 from ..sort.buckets import Bucket
 from ..sort.rows import SortedScores
+from . import compiled as _compiled
 from .counts import CELLS, POISSON_THRESHOLDS, counts_for, replicate_keys
 from .traced import TracedPlan, row_keys
 

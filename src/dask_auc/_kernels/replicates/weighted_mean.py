@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sort import compiled as _compiled
+from . import compiled as _compiled
 from .counts import CELLS, POISSON_THRESHOLDS, counts_for, replicate_keys
 
 

@@ -18,6 +18,9 @@ integers where the NumPy path's are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -253,3 +256,24 @@ def aggregate_codes(bits, codes, negative_zero, limit):
     counts = table_counts.reshape(-1, 2)
     filled = np.flatnonzero(counts.sum(axis=1))
     return table_bits[filled], counts[filled]
+
+
+def warm_up(loaded: Callable[[Any], None]) -> None:
+    """Run the sort's loops once, through their doors, on tiny inputs: numba compiles them.
+
+    :mod:`~dask_auc._kernels.sort.compiled` calls this in the background compile;
+    ``loaded`` is given the first loop, to revise the compile's estimate.
+    """
+    from . import compiled
+
+    for dtype in (np.float64, np.int64):
+        scores = np.arange(300, dtype=dtype)[::-1].copy()
+        codes = (np.arange(300) % 2).astype(np.uint8)
+        for n_splitters in (3, 40, 300):  # uint8 and uint16 group codes, both split loops
+            splitters = np.sort(scores[:: max(1, 300 // n_splitters)])[:n_splitters]
+            compiled.grouped_rows(scores, codes, 2, splitters)
+        if dtype is np.float64:
+            loaded(group_of_rows)
+        ascending = np.sort(scores)
+        compiled.pair_counts(ascending[::2].copy(), ascending[1::2].copy())
+        compiled.aggregate(scores % 7, codes.view(bool), 100)

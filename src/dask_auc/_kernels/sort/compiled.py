@@ -2,7 +2,9 @@
 
 ``pip install dask-auc[numba]`` installs numba; each stage's loops live beside
 its kernels, in its ``_numba`` module (the sort's, the binary queries', the
-groups', the replicates': :attr:`_Family.stages`).  They are compiled in the background,
+groups', the replicates': :attr:`_Family.stages`), and each stage's entries to
+them beside their callers, through :func:`usable` (the sort's own are here:
+:func:`grouped_rows`, :func:`pair_counts`, :func:`aggregate`).  They are compiled in the background,
 in two families (:class:`_Family`): the first task of a process that could use a
 family's loops starts a thread that compiles (or loads from numba's disk
 cache) them for float64 and int64 scores, and meanwhile tasks take their
@@ -185,51 +187,34 @@ def _run(family: _Family) -> None:
 
 
 def _compile(family: _Family) -> None:
-    """Run every loop once on tiny float64 and int64 inputs: numba compiles (or loads) them."""
-    for dtype in (np.float64, np.int64):
-        scores = np.arange(300, dtype=dtype)[::-1].copy()
-        codes = (np.arange(300) % 2).astype(np.uint8)
-        for n_splitters in (3, 40, 300):  # uint8 and uint16 group codes, both split loops
-            splitters = np.sort(scores[:: max(1, 300 // n_splitters)])[:n_splitters]
-            grouped_rows(scores, codes, 2, splitters)
-        if dtype is np.float64:
-            family.loaded(getattr(_module("sort"), "group_of_rows", None))
-        ascending = np.sort(scores)
-        pair_counts(ascending[::2].copy(), ascending[1::2].copy())
-        merged_points(ascending[::2].copy(), ascending[1::2].copy())
-        aggregate(scores % 7, codes.view(bool), 100)
-        grouped_pair_counts(np.arange(300) % 3, 3, scores, codes.view(bool))
-        grouped_pair_counts(np.zeros(300, np.int64), 1, scores, codes.view(bool))
+    """Run every loop of the family's stages once on tiny inputs: numba compiles (or loads) them.
+
+    Each stage's ``_numba`` module has a ``warm_up(loaded)`` that calls its loops through
+    their doors, for float64 and int64 scores, and hands its first loop to
+    :meth:`_Family.loaded`.
+    """
+    for stage in family.stages:
+        module = _module(stage)
+        assert module is not None  # family.importable() was checked
+        module.warm_up(family.loaded)
+
+
+def _compile_main(family: _Family) -> None:
+    """:func:`_compile`, then the tie-hash calibration (:func:`_calibrate`)."""
+    _compile(family)
     _calibrate()
-
-
-def _compile_replicates(family: _Family) -> None:
-    """:func:`_compile` for the bootstrap's loops."""
-    keys = np.arange(8, dtype=np.uint64)
-    replicate_group_counts(keys, np.array([0, 3, 8]), keys[:2], keys[1:4], None)
-    family.loaded(getattr(_module("replicates"), "replicate_counts", None))
-    replicate_weighted_sums(keys[:3], np.ones(3), np.ones(3), keys[:2], keys[1:4])
-    for dtype in (np.float64, np.int64):
-        scores = np.arange(8, dtype=dtype)
-        replicate_summary(scores, keys, scores, keys, keys[:2], keys[1:4])
-        context = tuple(np.ones(2, np.int64) for _ in range(6))
-        for kind in range(6):
-            replicate_points(
-                scores, keys, scores, keys, keys[:2], keys[1:4], context, False, kind, 0.5,
-                np.ones((4, 2), np.int64),
-            )  # fmt: skip
 
 
 #: the sort's and curves' loops (and the tie-hash calibration): no task waits for them, as
 #: they save one at most ~1 s (a 128 MiB bucket) and compile for ~20 s cold (issue 29)
 _MAIN = _Family(
-    "dask-auc-numba", ("sort", "binary", "groups"), _compile, cold=20.0, warm=2.0, saved=0.0
+    "dask-auc-numba", ("sort", "binary", "groups"), _compile_main, cold=20.0, warm=2.0, saved=0.0
 )
 #: the bootstrap's loops, compiled apart on a process's first bootstrap (the other metrics'
 #: first call does not pay for them): ~6 s cold, ~0.1 s from the cache on 2 busy cores
 #: (issue 29), where they take 10-30 ns per row and replicate against NumPy's 160-440 ns
 _REPLICATES = _Family(
-    "dask-auc-numba-bootstrap", ("replicates",), _compile_replicates, cold=10.0, warm=1.0,
+    "dask-auc-numba-bootstrap", ("replicates",), _compile, cold=10.0, warm=1.0,
     saved=1.5e-7,
 )  # fmt: skip
 
@@ -271,8 +256,13 @@ def supports(dtype: np.dtype) -> bool:
     return dtype.kind in _SCORE_KINDS and dtype.itemsize in _UNSIGNED and _available()
 
 
-def _usable(compiled: bool, stage: str, *arrays: np.ndarray, work: float = 0) -> ModuleType | None:
-    """A stage's loops for these arrays (:func:`loops`), or None: take the NumPy path."""
+def usable(compiled: bool, stage: str, *arrays: np.ndarray, work: float = 0) -> ModuleType | None:
+    """A stage's loops for these arrays (:func:`loops`), or None: take the NumPy path.
+
+    Every entry to compiled loops asks here: ``compiled`` False (the
+    ``dask-auc.numba`` setting), a score dtype the loops are not built for, or
+    a compile not done yet (unless ``work`` is worth the wait) give None.
+    """
     if not compiled or not all(supports(a.dtype) for a in arrays):
         return None
     return loops(stage, work)
@@ -290,7 +280,7 @@ def grouped_rows(
     the bucket below it; a splitter value repeated ``m`` times deals its rows
     over ``m + 1`` buckets.
     """
-    kernel = _usable(True, "sort", scores)
+    kernel = usable(True, "sort", scores)
     if kernel is None or scores.dtype != splitters.dtype or not 1 <= n_codes <= 2:
         return None
     spread = np.zeros(len(splitters), np.int64)
@@ -311,56 +301,11 @@ def pair_counts(
     pos: np.ndarray, neg: np.ndarray, *, compiled: bool = True
 ) -> tuple[int, int] | None:
     """(pairs pos > neg, pairs pos == neg) of two ascending arrays by one merge, or None."""
-    kernel = _usable(compiled, "binary", pos, neg)
+    kernel = usable(compiled, "binary", pos, neg)
     if kernel is None or pos.dtype != neg.dtype or len(pos) * len(neg) >= 2**63:
         return None
     strict, tied = kernel.merged_pair_counts(pos, neg)
     return int(strict), int(tied)
-
-
-def merged_points(
-    pos: np.ndarray, neg: np.ndarray, *, compiled: bool = True
-) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
-    """A bucket's own curve points from its two classes' ascending scores, by one merge, or None.
-
-    Returns the distinct scores, descending, and ``(negatives below, positives
-    below)`` each: :func:`~dask_auc._kernels.binary.curves.own_points`'s arrays.
-    """
-    kernel = _usable(compiled, "binary", pos, neg)
-    if kernel is None or pos.dtype != neg.dtype:
-        return None
-    n = len(pos) + len(neg)
-    values = np.empty(n, pos.dtype)
-    below_neg, below_pos = np.empty(n, np.int64), np.empty(n, np.int64)
-    m = kernel.merged_points(pos, neg, values, below_neg, below_pos)
-    descending = slice(m - 1, None, -1) if m else slice(0, 0)
-    if m < n:  # ties: keep compact arrays, not views of the rows' buffers
-        values, below_neg, below_pos = values[:m].copy(), below_neg[:m].copy(), below_pos[:m].copy()
-    return values[descending], (below_neg[descending], below_pos[descending])
-
-
-def grouped_pair_counts(
-    codes: np.ndarray, n_groups: int, scores: np.ndarray, positive: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Unweighted per-group (positives, negatives, twice the area) by one counting sort, or None.
-
-    The compiled twin of :func:`~dask_auc._kernels.groups.pair_sums.group_pair_sums`
-    without weights: exact int64 counts, the same numbers.
-    """
-    kernel = _usable(True, "groups", scores)
-    if kernel is None:
-        return None
-    pos, neg, twice = (np.zeros(n_groups, np.int64) for _ in range(3))
-    kernel.grouped_pair_counts(
-        codes.astype(np.int64, copy=False),
-        n_groups,
-        scores,
-        positive.view(np.uint8),
-        pos,
-        neg,
-        twice,
-    )
-    return pos, neg, twice
 
 
 def aggregate(
@@ -373,7 +318,7 @@ def aggregate(
     None also when the rows hold more than ``limit`` distinct scores.  Values
     come in no particular order; ``-0.0`` and ``0.0`` are one value.
     """
-    kernel = _usable(compiled, "sort", scores)
+    kernel = usable(compiled, "sort", scores)
     if kernel is None or not (_hash_pays.is_set() or getattr(_warming, "active", False)):
         return None
     bits = scores.view(_UNSIGNED[scores.dtype.itemsize])
@@ -388,112 +333,12 @@ def aggregate(
     return patterns.astype(bits.dtype).view(scores.dtype), counts
 
 
-def replicate_group_counts(
-    keys: np.ndarray,
-    starts: np.ndarray,
-    replicate_keys: np.ndarray,
-    thresholds: np.ndarray,
-    weights: np.ndarray | None,
-    *,
-    compiled: bool = True,
-) -> np.ndarray | None:
-    """Each tie group's Poisson counts per replicate, ``(groups, replicates)`` int64, or None.
+def __getattr__(name: str) -> Any:
+    """``replicate_points``, moved to :mod:`dask_auc._kernels.replicates.compiled`.
 
-    Rows ``starts[g]:starts[g + 1]`` (by their uint64 ``keys``) form group
-    ``g``.  Weighted rows take the NumPy path, whose float sums keep their order.
+    Found here too until ``replicates/queries.py`` imports it from there; by name
+    (as :func:`_module` loads the loops), as the sort imports no kernel family.
     """
-    kernel = _usable(compiled, "replicates", keys, work=len(keys) * len(replicate_keys))
-    if kernel is None or weights is not None:
-        return None
-    out = np.zeros((len(starts) - 1, len(replicate_keys)), np.int64)
-    kernel.replicate_counts(keys, starts.astype(np.int64), replicate_keys, thresholds, out)
-    return out
-
-
-def replicate_summary(
-    pos: np.ndarray,
-    pos_keys: np.ndarray,
-    neg: np.ndarray,
-    neg_keys: np.ndarray,
-    replicate_keys: np.ndarray,
-    thresholds: np.ndarray,
-    *,
-    compiled: bool = True,
-) -> np.ndarray | None:
-    """A bucket's replicate summary by one walk down its tie groups, ``(7, replicates)``, or None.
-
-    Rows: positives, negatives, top group's positives and negatives, bottom
-    group's, doubled area (see :class:`~dask_auc._kernels.replicates.summary.ReplicateSummary`).
-    """
-    kernel = _usable(
-        compiled, "replicates", pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys)
-    )
-    if kernel is None or pos.dtype != neg.dtype:
-        return None
-    out = np.zeros((7, len(replicate_keys)), np.int64)
-    kernel.replicate_summary_walk(pos, pos_keys, neg, neg_keys, replicate_keys, thresholds, out)
-    return out
-
-
-def replicate_points(
-    pos: np.ndarray,
-    pos_keys: np.ndarray,
-    neg: np.ndarray,
-    neg_keys: np.ndarray,
-    replicate_keys: np.ndarray,
-    thresholds: np.ndarray,
-    context: tuple[np.ndarray, ...],
-    continues: bool,
-    kind: int,
-    target: float,
-    bounds: np.ndarray,
-    *,
-    compiled: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """Every replicate's part of one query, by one walk down the bucket's tie groups, or None.
-
-    ``context``: (positives and negatives above the bucket's top group, the
-    top group's part above, totals), int64 per replicate.  Returns
-    ``(integer parts, float parts, crossing segments, their counts)``.
-    """
-    kernel = _usable(
-        compiled, "replicates", pos, neg, work=(len(pos) + len(neg)) * len(replicate_keys)
-    )
-    if kernel is None or pos.dtype != neg.dtype:
-        return None
-    width = len(replicate_keys)
-    start_pos, start_neg, tied_pos, tied_neg, total_pos, total_neg = context
-    acc_int = np.zeros(width, np.int64)
-    if kind == 3:
-        acc_int[:] = total_neg.max(initial=0) + 1
-    acc_float = np.zeros(width, np.float64)
-    crossings = np.zeros((width, 2, 4), np.int64)
-    n_crossings = np.zeros(width, np.int64)
-    kernel.replicate_points_walk(
-        pos, pos_keys, neg, neg_keys, replicate_keys, thresholds,
-        start_pos, start_neg, tied_pos, tied_neg, total_pos, total_neg, continues,
-        kind, float(target), bounds, acc_int, acc_float, crossings, n_crossings,
-    )  # fmt: skip
-    return acc_int, acc_float, crossings, n_crossings
-
-
-def replicate_weighted_sums(
-    keys: np.ndarray,
-    values: np.ndarray,
-    weights: np.ndarray,
-    replicate_keys: np.ndarray,
-    thresholds: np.ndarray,
-    *,
-    compiled: bool = True,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Every replicate's ``sum(c * values)`` and ``sum(c * weights)``, in group order, or None."""
-    kernel = _usable(compiled, "replicates", keys, work=len(keys) * len(replicate_keys))
-    if kernel is None:
-        return None
-    num = np.zeros(len(replicate_keys))
-    den = np.zeros(len(replicate_keys))
-    kernel.replicate_weighted_sums(
-        keys, values.astype(np.float64), weights.astype(np.float64), replicate_keys, thresholds,
-        num, den,
-    )  # fmt: skip
-    return num, den
+    if name == "replicate_points":
+        return importlib.import_module("dask_auc._kernels.replicates.compiled").replicate_points
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
