@@ -1015,6 +1015,8 @@ _ENTRIES += [
         ("average_precision", "average_precision", {}, ()),
         ("partial_auc-tpr_range", "partial_auc", {"tpr_range": (0.2, 0.7)}, ()),
         ("tpr_at_fpr", "tpr_at_fpr", {"fpr": MAX_FPR}, ({"fpr": 0.5},)),
+        ("fpr_at_tpr", "fpr_at_tpr", {"tpr": 0.6}, ()),
+        ("ks", "ks", {}, ()),
     )
 ] + [
     Metric(
@@ -1087,7 +1089,8 @@ def _persisted_roc(query: str, **fixed: Any) -> Callable[..., Any]:
     return run
 
 
-_ROC_QUERIES = {
+#: the ROC method asked for each binary entry, by entry name, and its fixed options
+ROC_QUERIES = {
     "roc_auc_score": ("auc", {}),
     "roc_auc_score-max_fpr": ("auc", {"max_fpr": MAX_FPR}),
     "partial_roc_auc_score-fpr_range": ("partial_auc", {"fpr_range": FPR_RANGE}),
@@ -1111,10 +1114,10 @@ _ENTRIES += [
     replace(
         entry,
         name=entry.name + PERSISTED_SUFFIX,
-        run=_persisted_roc(_ROC_QUERIES[entry.name][0], **_ROC_QUERIES[entry.name][1]),
+        run=_persisted_roc(ROC_QUERIES[entry.name][0], **ROC_QUERIES[entry.name][1]),
     )
     for entry in _ENTRIES
-    if entry.name in _ROC_QUERIES
+    if entry.name in ROC_QUERIES
 ]
 
 # -- calibration: log loss, Brier score, normalized entropy (issue 23) -------------------------

@@ -148,7 +148,9 @@ def gains_reference(y_true, y_score, sample_weight=None, *, n_bins: int, pos_lab
     n = total_pos + total_neg
     cuts = []
     for g in range(1, n_bins + 1):
-        cut = next(p for p in points if (p["tp"] + p["fp"]) * n_bins >= g * n)
+        # every row scores at least the lowest score: the last bin ends there, even where
+        # the weights' float sums in scan order come out an ulp below their total
+        cut = next((p for p in points if (p["tp"] + p["fp"]) * n_bins >= g * n), points[-1])
         if not cuts or cut is not cuts[-1]:
             cuts.append(cut)
     table: dict[str, list] = {name: [] for name in GAINS_COLUMNS}

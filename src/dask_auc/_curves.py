@@ -31,7 +31,7 @@ import numpy as np
 
 from ._engine import LazyScore, score_column_count, split_every_default
 from ._multilabel import AVERAGE_PRECISION, multiclass_average_precision, multilabel_score
-from ._roc import ROC, KSStatistic, answer, check_query, checked_once, roc
+from ._roc import KSStatistic, answer, check_query, checked_once, roc
 
 
 def roc_curve(
@@ -87,7 +87,6 @@ def roc_curve(
     """
     return answer(
         "roc_curve",
-        ROC.roc_curve,
         y_true,
         y_score,
         sample_weight,
@@ -144,7 +143,6 @@ def precision_recall_curve(
     """
     return answer(
         "precision_recall_curve",
-        ROC.precision_recall_curve,
         y_true,
         y_score,
         sample_weight,
@@ -260,7 +258,7 @@ def ks_statistic(
     KSStatistic(statistic=0.5, threshold=0.8)
     """
     return answer(
-        "ks_statistic", ROC.ks, y_true, y_score, sample_weight, pos_label=pos_label, compute=compute
+        "ks_statistic", y_true, y_score, sample_weight, pos_label=pos_label, compute=compute
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from ._engine import LazyScore, score_column_count, split_every_default
 from ._multiclass import multiclass_roc_auc
 from ._multilabel import ROC_AUC, multilabel_score
-from ._roc import ROC, answer, check_query, checked_once, roc, roc_auc
+from ._roc import answer, check_query, checked_once, roc, roc_auc
 
 
 def roc_auc_score(
@@ -200,6 +200,6 @@ def partial_roc_auc_score(
     0.9375
     """
     return answer(
-        "partial_roc_auc_score", ROC.partial_auc, y_true, y_score, sample_weight,
+        "partial_roc_auc_score", y_true, y_score, sample_weight,
         fpr_range=fpr_range, tpr_range=tpr_range, standardized=standardized, compute=compute,
     )  # fmt: skip

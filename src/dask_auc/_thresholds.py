@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._engine import LazyScore
-from ._roc import ROC, OperatingPoint, answer
+from ._roc import OperatingPoint, answer
 
 
 def confusion_matrix_at_thresholds(
@@ -65,7 +65,6 @@ def confusion_matrix_at_thresholds(
     """
     return answer(
         "confusion_matrix_at_thresholds",
-        ROC.confusion_matrix_at_thresholds,
         y_true,
         y_score,
         sample_weight,
@@ -126,7 +125,6 @@ def det_curve(
     """
     return answer(
         "det_curve",
-        ROC.det_curve,
         y_true,
         y_score,
         sample_weight,
@@ -221,7 +219,6 @@ def operating_point(
     """
     return answer(
         "operating_point",
-        ROC.operating_point,
         y_true,
         y_score,
         sample_weight,
@@ -295,7 +292,6 @@ def gains_table(
     """
     return answer(
         "gains_table",
-        ROC.gains_table,
         y_true,
         y_score,
         sample_weight,

@@ -6,8 +6,10 @@ This package is the wing's door: the public faces import from
 - :mod:`.sort`: the sort of one binary input (:class:`~.sort.BinarySort`) and
   what the curve queries share (:class:`~.sort.CurveSort`);
 - :mod:`.object`: the :class:`~dask_auc.ROC` object and :func:`~dask_auc.roc`;
-- :mod:`.queries`: each question of the ROC made into tasks;
-- :mod:`.params`: the parameters of every binary query, declared once;
+- :mod:`.registry`: every binary query declared once (:mod:`.declarations`
+  says what an entry holds), and :func:`~.registry.ask`, which answers one;
+- :mod:`.queries`: the queries' plans, each question of the ROC made into tasks;
+- :mod:`.params`: the constraints and the one check of the parameters per call;
 - :mod:`.labels`, :mod:`.finish`: scikit-learn's label rules and the queries' finishes;
 - :mod:`.results`: the result types;
 - :mod:`.replicates`, :mod:`.replicate_metrics`, :mod:`.bootstrap`: the
@@ -16,10 +18,12 @@ This package is the wing's door: the public faces import from
 """
 
 from .bootstrap import bootstrap_ci, bootstrap_counts, bootstrap_test, grouped_interval
+from .declarations import BinaryQuery, Replicated
 from .delong import delong_test, roc_auc_ci
 from .mannwhitney import mannwhitneyu
 from .object import ROC, answer, roc, roc_auc
 from .params import PARAMETERS, check_query, checked_once
+from .registry import BOOTSTRAP_METRICS, BY_METHOD, QUERIES
 from .results import (
     AUCInterval,
     BootstrapInterval,
@@ -32,7 +36,12 @@ from .results import (
 from .sort import partial_area_key
 
 __all__ = [
+    "BOOTSTRAP_METRICS",
+    "BY_METHOD",
+    "BinaryQuery",
     "PARAMETERS",
+    "QUERIES",
+    "Replicated",
     "ROC",
     "answer",
     "AUCInterval",

@@ -17,7 +17,6 @@ estimate -/+ a normal quantile times the replicates' standard deviation).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,14 +33,11 @@ from .._kernels.replicates.counts import (
 from .._kernels.replicates.counts import counts_for as _counts_for
 from .._kernels.replicates.tie_groups import ReplicateSpec
 from .._kernels.replicates.weighted_mean import weighted_mean_replicates
+from .object import roc
 from .params import check_query, checked_once
-from .replicate_metrics import (
-    BootstrapIntervalFinish,
-    BootstrapTestFinish,
-    metric_of,
-    replicate_interval,
-)
-from .replicates import ReplicateSort, replicate_sort
+from .registry import replicated
+from .replicate_metrics import BootstrapTestFinish, replicate_interval
+from .replicates import replicate_sort
 from .results import BootstrapInterval, BootstrapTest
 
 
@@ -178,56 +174,19 @@ def bootstrap_ci(
     """
     name = "bootstrap_ci"
     checked = _checked(name, metric, n_bootstraps, confidence_level, interval, pos_label, compute)
-    query = metric_of(name, metric, params)  # before the sort is built: errors first
-    sort = replicate_sort(y_true, y_score, sample_weight, groups, pos_label)
-    with checked_once(checked):
-        return interval_of(
-            sort,
-            name=name,
+    replicated(name, metric, params)  # its errors before any graph is built
+    with checked_once(checked):  # the ROC's interval: the one bootstrap of a binary input
+        return roc(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight).ci(
+            method="bootstrap",
             metric=metric,
             n_bootstraps=n_bootstraps,
             confidence_level=confidence_level,
             random_state=random_state,
+            groups=groups,
             interval=interval,
             compute=compute,
-            params=params,
-            query=query,
+            **params,
         )
-
-
-def interval_of(
-    sort: ReplicateSort,
-    *,
-    name: str,
-    metric: str,
-    n_bootstraps: int,
-    confidence_level: float,
-    random_state: Any,
-    interval: str,
-    compute: bool,
-    params: dict[str, Any],
-    query: Any = None,
-    result: Callable[..., Any] = BootstrapInterval,
-) -> Any:
-    """The bootstrap interval of ``metric`` from a :class:`ReplicateSort`.
-
-    ``result(*fields of a BootstrapInterval)`` makes what is returned.
-    """
-    check_query(
-        name,
-        metric=metric,
-        n_bootstraps=n_bootstraps,
-        confidence_level=confidence_level,
-        interval=interval,
-        compute=compute,
-    )
-    query, finish_metric = query or metric_of(name, metric, params)
-    spec = ReplicateSpec(check_seed(random_state), n_bootstraps, sort.weighted)
-    finish = BootstrapIntervalFinish(
-        name, finish_metric, confidence_level, interval, n_bootstraps, result
-    )
-    lazy = lazy_of(sort.parts(spec, query), finish, name)
-    return lazy.compute() if compute else lazy
 
 
 def bootstrap_test(
@@ -280,7 +239,7 @@ confidence_level, random_state, interval, compute, **params
     """
     name = "bootstrap_test"
     checked = _checked(name, metric, n_bootstraps, confidence_level, interval, pos_label, compute)
-    query, finish_metric = metric_of(name, metric, params)
+    query, finish_metric = replicated(name, metric, params)
     # one seed for both models: each row's counts are the same in both
     spec = ReplicateSpec(check_seed(random_state), n_bootstraps, sample_weight is not None)
     parts = [

@@ -54,11 +54,11 @@ from .._kernels.binary.delong import (
 from .._kernels.core.validation import BinaryTarget, defined_or_warn
 from .._kernels.sort.buckets import summarize_bucket
 from .._kernels.sort.plan import SHARED_BINARY_PLAN, SortPlan
-from .bootstrap import interval_of
 from .finish import first_context, sample_variance
 from .object import roc
 from .params import check_query, checked_once
 from .queries import WEIGHTS_MESSAGE
+from .registry import interval_of
 from .replicates import replicate_sort
 from .results import AUCInterval, DeLongTest
 
@@ -132,18 +132,18 @@ def roc_auc_ci(
     if method == "bootstrap":
         sort = replicate_sort(y_true, y_score, sample_weight, None, None)
         with checked_once(checked):
-            return interval_of(
+            lazy = interval_of(
                 sort,
                 name=name,
                 metric="roc_auc",
+                params={},
                 n_bootstraps=n_bootstraps,
                 confidence_level=confidence_level,
                 random_state=random_state,
                 interval="percentile",
-                compute=compute,
-                params={},
                 result=_auc_interval,
             )
+        return lazy.compute() if checked["compute"] else lazy
     if sample_weight is not None:
         raise ValueError(WEIGHTS_MESSAGE)
     with checked_once(checked):

@@ -16,7 +16,6 @@ before any number is returned, but after the sort ran.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -24,25 +23,11 @@ import numpy as np
 import pandas as pd
 
 from .._engine import LazyScore, prepared_blocks, sizes_of
-from .._kernels.binary.curves import CONFUSION_MATRIX, PRECISION_RECALL, CurveKind
-from .._kernels.binary.curves import ROC as ROC_CURVE
-from .._kernels.sort.labels import LabelChoice
+from .._kernels.binary.curves import CurveKind
 from .._kernels.sort.prepare import prepare_block
-from .labels import curve_labels
 from .params import check_query, checked_once
-from .queries import (
-    auc_query,
-    average_precision_query,
-    ci_query,
-    curve_query,
-    det_curve_query,
-    gains_table_query,
-    ks_query,
-    labels_query,
-    operating_point_query,
-    partial_auc_query,
-    points_query,
-)
+from .queries import curve_query, labels_query
+from .registry import QUERIES, ask
 from .replicates import RocReplicates
 from .results import AUCInterval, BootstrapInterval, KSStatistic, OperatingPoint
 from .sort import CurveSort
@@ -111,36 +96,21 @@ class ROC:
     ):
         pos_label = check_query("roc", pos_label=pos_label)["pos_label"]
         self._pos_label = pos_label
-        self._weighted = sample_weight is not None
         blocks = prepared_blocks(y_true, y_score, sample_weight, prepare=_PREPARE)
         sizes = sizes_of(blocks)
         self._rows = None if sizes is None or sizes.rows is None else sum(sizes.rows)
-        self._sort = CurveSort(blocks, pos_label)
-        # the bootstrap's own sort (rows with their positions), made on its first query
-        self._replicates = RocReplicates(y_true, y_score, sample_weight, pos_label)
+        # with the bootstrap's own sort (rows with their positions), made on its first query
+        replicates = RocReplicates(y_true, y_score, sample_weight, pos_label)
+        self._sort = CurveSort(blocks, pos_label, replicates)
 
-    def curve(
-        self,
-        curve: CurveKind,
-        *,
-        drop_intermediate: bool = False,
-        max_points: int | None = None,
-        with_score: bool = False,
-        rule: Callable[[LabelChoice], None] = curve_labels,
-    ) -> LazyScore:
-        """The lazy curve of ``curve`` kind; with ``with_score`` its exact AUC or AP beside it.
+    def curve(self, curve: CurveKind, **options: Any) -> LazyScore:
+        """The lazy curve of ``curve`` kind, for the plots (:func:`.queries.curve_query`).
 
-        Its ``compute()`` then returns ``(arrays, score, prevalence)``: the
-        plots draw a thinned curve and report the exact score from one sort.
+        ``options``: ``drop_intermediate``, ``max_points``, ``with_score``
+        (then its ``compute()`` returns ``(arrays, score, prevalence)``: a thinned
+        curve with the exact AUC or AP from one sort) and ``rule`` (the label rule).
         """
-        return curve_query(
-            self._sort,
-            curve=curve,
-            drop_intermediate=drop_intermediate,
-            max_points=max_points,
-            with_score=with_score,
-            rule=rule,
-        )
+        return curve_query(self._sort, curve, **options)
 
     def auc(
         self,
@@ -170,13 +140,10 @@ class ROC:
         compute: bool = True,
     ) -> float | LazyScore:
         """The partial AUC over an FPR or a TPR range, as :func:`dask_auc.partial_roc_auc_score`."""
-        return partial_auc_query(
-            self._sort,
-            fpr_range=fpr_range,
-            tpr_range=tpr_range,
-            standardized=standardized,
-            compute=compute,
-        )
+        return ask(
+            self._sort, "partial_auc",
+            fpr_range=fpr_range, tpr_range=tpr_range, standardized=standardized, compute=compute,
+        )  # fmt: skip
 
     def average_precision(self, *, compute: bool = True) -> float | LazyScore:
         """Average precision, as :func:`dask_auc.average_precision_score` with this ``pos_label``.
@@ -185,20 +152,16 @@ class ROC:
         default), also where the ROC's positive class is another label (a
         target in {1, 2}): the same points answer it.
         """
-        return average_precision_query(self._sort, compute=compute)
+        return ask(self._sort, "average_precision", compute=compute)
 
     def roc_curve(
         self, *, drop_intermediate: bool = True, max_points: int | None = None, compute: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``fpr, tpr, thresholds`` as :func:`dask_auc.roc_curve`."""
-        return points_query(
-            self._sort,
-            ROC_CURVE,
-            "roc_curve",
-            drop_intermediate=drop_intermediate,
-            max_points=max_points,
-            compute=compute,
-        )
+        return ask(
+            self._sort, "roc_curve",
+            drop_intermediate=drop_intermediate, max_points=max_points, compute=compute,
+        )  # fmt: skip
 
     def precision_recall_curve(
         self,
@@ -208,25 +171,17 @@ class ROC:
         compute: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``precision, recall, thresholds`` as :func:`dask_auc.precision_recall_curve`."""
-        return points_query(
-            self._sort,
-            PRECISION_RECALL,
-            "precision_recall_curve",
-            drop_intermediate=drop_intermediate,
-            max_points=max_points,
-            compute=compute,
-        )
+        return ask(
+            self._sort, "precision_recall_curve",
+            drop_intermediate=drop_intermediate, max_points=max_points, compute=compute,
+        )  # fmt: skip
 
     def confusion_matrix_at_thresholds(
         self, *, max_points: int | None = None, compute: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``tns, fps, fns, tps, thresholds`` as :func:`dask_auc.confusion_matrix_at_thresholds`."""
-        return points_query(
-            self._sort,
-            CONFUSION_MATRIX,
-            "confusion_matrix_at_thresholds",
-            max_points=max_points,
-            compute=compute,
+        return ask(
+            self._sort, "confusion_matrix_at_thresholds", max_points=max_points, compute=compute
         )
 
     def det_curve(
@@ -237,13 +192,14 @@ class ROC:
         compute: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``fpr, fnr, thresholds`` as :func:`dask_auc.det_curve`."""
-        return det_curve_query(
-            self._sort, drop_intermediate=drop_intermediate, max_points=max_points, compute=compute
-        )
+        return ask(
+            self._sort, "det_curve",
+            drop_intermediate=drop_intermediate, max_points=max_points, compute=compute,
+        )  # fmt: skip
 
     def ks(self, *, compute: bool = True) -> KSStatistic | LazyScore:
         """The Kolmogorov-Smirnov statistic, as :func:`dask_auc.ks_statistic`."""
-        return ks_query(self._sort, compute=compute)
+        return ask(self._sort, "ks", compute=compute)
 
     def operating_point(
         self,
@@ -258,21 +214,15 @@ class ROC:
         compute: bool = True,
     ) -> OperatingPoint | LazyScore:
         """The threshold meeting one target, as :func:`dask_auc.operating_point`."""
-        return operating_point_query(
-            self._sort,
-            fpr=fpr,
-            tpr=tpr,
-            precision=precision,
-            recall=recall,
-            threshold=threshold,
-            criterion=criterion,
-            cost=cost,
-            compute=compute,
-        )
+        return ask(
+            self._sort, "operating_point",
+            fpr=fpr, tpr=tpr, precision=precision, recall=recall,
+            threshold=threshold, criterion=criterion, cost=cost, compute=compute,
+        )  # fmt: skip
 
     def gains_table(self, *, n_bins: int = 10, compute: bool = True) -> pd.DataFrame | LazyScore:
         """The gains (lift) table, as :func:`dask_auc.gains_table`."""
-        return gains_table_query(self._sort, n_bins=n_bins, compute=compute)
+        return ask(self._sort, "gains_table", n_bins=n_bins, compute=compute)
 
     def ci(
         self,
@@ -316,21 +266,14 @@ class ROC:
         >>> round(ci.estimate, 4), round(ci.low, 4)
         (0.3572, 0.3018)
         """
-        return ci_query(
-            self._sort,
-            self._replicates,
-            self._weighted,
-            confidence_level=confidence_level,
-            method=method,
-            split_every=split_every,
+        # the bootstrap's parameters are checked by its interval, as bootstrap_ci's
+        bootstrap = dict(metric=metric, n_bootstraps=n_bootstraps, interval=interval)
+        return ask(
+            self._sort, "ci",
+            confidence_level=confidence_level, method=method, split_every=split_every,
             compute=compute,
-            metric=metric,
-            n_bootstraps=n_bootstraps,
-            random_state=random_state,
-            groups=groups,
-            interval=interval,
-            **params,
-        )
+            passed={**bootstrap, "random_state": random_state, "groups": groups, **params},
+        )  # fmt: skip
 
     def labels(self, *, compute: bool = True) -> tuple[Any, ...] | LazyScore:
         """The distinct labels of ``y_true``, sorted (pROC's ``levels``), zero weights included.
@@ -341,7 +284,9 @@ class ROC:
         >>> dask_auc.roc(np.array(["b", "a", "b"]), np.array([0.1, 0.4, 0.35])).labels()
         ('a', 'b')
         """
-        return labels_query(self._sort, compute=compute)
+        compute = check_query("roc", compute=compute)["compute"]
+        lazy = labels_query(self._sort)
+        return lazy.compute() if compute else lazy
 
     def persist(self) -> ROC:
         """Sort now and keep the sorted buckets and their summaries in memory; returns ``self``.
@@ -372,8 +317,7 @@ class ROC:
         0.75
         """
         if not self._sort.persisted:
-            # the bootstrap's rows are kept from the same pass: one read of the input
-            self._sort.persist(self._replicates.persist_with)
+            self._sort.persist()
         return self
 
     @property
@@ -400,7 +344,7 @@ class ROC:
             rows = str(choice.n_rows)
         if contexts is not None:
             total_pos = contexts[0].total[0]
-            positives = str(int(total_pos) if not self._weighted else total_pos)
+            positives = str(int(total_pos) if not self._sort.weighted else total_pos)
         return (
             f"ROC(rows={rows}, positives={positives}, buckets={self._sort.graph.n_buckets}, "
             f"persisted={self._sort.persisted})"
@@ -420,33 +364,23 @@ def roc_auc(
     :func:`dask_auc.roc_auc_score` passes its own ``multi_class``, as
     scikit-learn's errors for a 1-D ``y_score`` depend on it.
     """
-    return auc_query(
-        curve._sort,
-        max_fpr=max_fpr,
-        split_every=split_every,
-        compute=compute,
-        multi_class=multi_class,
-    )
+    return ask(
+        curve._sort, "auc",
+        max_fpr=max_fpr, split_every=split_every, compute=compute, multi_class=multi_class,
+    )  # fmt: skip
 
 
-def answer(
-    name: str,
-    query: Callable[..., Any],
-    y_true: Any,
-    y_score: Any,
-    sample_weight: Any,
-    **params: Any,
-) -> Any:
-    """The public function ``name`` of one binary input: the ``ROC`` method ``query`` of its roc().
+def answer(name: str, y_true: Any, y_score: Any, sample_weight: Any, **params: Any) -> Any:
+    """The public function ``name`` of one binary input: its registry entry's ROC method.
 
     The parameters are checked once, against ``name``'s table (so the
     messages name the function); ``pos_label``, where the function takes one,
-    chooses the ROC's positive class, and the rest go to ``query``.
+    chooses the ROC's positive class, and the rest go to the method.
 
     Examples
     --------
     >>> import numpy as np
-    >>> answer("ks_statistic", ROC.ks, np.array([0, 1, 1]), np.array([0.2, 0.9, 0.4]), None,
+    >>> answer("ks_statistic", np.array([0, 1, 1]), np.array([0.2, 0.9, 0.4]), None,
     ...        pos_label=None, compute=True).statistic
     1.0
     """
@@ -455,4 +389,4 @@ def answer(
         curve = roc(
             y_true, y_score, pos_label=checked.pop("pos_label", None), sample_weight=sample_weight
         )
-        return query(curve, **checked)
+        return getattr(curve, QUERIES[name].method)(**checked)

@@ -1,6 +1,7 @@
-"""The parameters of every binary query, declared once, and one check of them per public call.
+"""The parameters of the binary wing's functions, and one check of them per public call.
 
-``PARAMETERS[name]`` is the table of the public function ``name``; the
+``PARAMETERS[name]`` is the table of the public function ``name`` (a binary
+query's is declared in its :mod:`.registry` entry, which adds it here); the
 :class:`~dask_auc.ROC` method answering the same question checks the entries
 of the same table that it takes, under the same name, so that the messages
 are the function's.  A public function that checked its parameters calls the
@@ -9,10 +10,10 @@ values again (scikit-learn's ``validate_params(prefer_skip_nested_validation=Tru
 
 Examples
 --------
->>> check_query("ks_statistic", compute=True)
+>>> check_query("roc", compute=True)
 {'compute': True}
 >>> with checked_once({"compute": "yes"}):  # checked (and refused) by the caller: not again
-...     check_query("ks_statistic", compute="yes")
+...     check_query("roc", compute="yes")
 {'compute': 'yes'}
 """
 
@@ -23,122 +24,54 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-import numpy as np
-
-from .._kernels.binary.operating_point import CRITERIA
 from .._params import (
     AtLeast,
     Boolean,
     Constraint,
     Interval,
     Label,
-    NonNegativePair,
     Options,
-    Range,
     check_params,
 )
 
-#: the metrics a bootstrap interval is available for, and the parameters each takes
-BOOTSTRAP_METRICS: dict[str, tuple[str, ...]] = {
-    "roc_auc": ("max_fpr",),
-    "partial_auc": ("fpr_range", "tpr_range", "standardized"),
-    "average_precision": (),
-    "ks": (),
-    "tpr_at_fpr": ("fpr",),
-    "fpr_at_tpr": ("tpr",),
-}
 INTERVALS = ("percentile", "basic", "normal")
 
-_MAX_POINTS = AtLeast(2, why=" (a curve has two end points)")
-_RATE = Interval(0, 1, closed="both", none=True)
-_MAX_FPR = Interval(0, 1, closed="right", none=True)
-_CONFIDENCE_LEVEL = Interval(0, 1, closed="neither")
-_CURVE = {
-    "pos_label": Label(),
+MAX_POINTS = AtLeast(2, why=" (a curve has two end points)")
+RATE = Interval(0, 1, closed="both", none=True)
+MAX_FPR = Interval(0, 1, closed="right", none=True)
+CONFIDENCE_LEVEL = Interval(0, 1, closed="neither")
+COMPUTE = Boolean()
+POS_LABEL = Label()
+CURVE = {
+    "pos_label": POS_LABEL,
     "drop_intermediate": Boolean(),
-    "compute": Boolean(),
-    "max_points": _MAX_POINTS,
-}
-_BOOTSTRAP = {
-    "metric": Options(tuple(BOOTSTRAP_METRICS)),
-    "n_bootstraps": AtLeast(1, none=False),
-    "confidence_level": _CONFIDENCE_LEVEL,
-    "interval": Options(INTERVALS),
-    "pos_label": Label(),
-    "compute": Boolean(),
+    "compute": COMPUTE,
+    "max_points": MAX_POINTS,
 }
 
-#: every public function of one binary input: its parameters in the order they are checked
-PARAMETERS: dict[str, dict[str, Constraint]] = {
+#: every public function of one binary input: its parameters in the order they are checked.
+#: The binary queries' tables are their entries' (:mod:`.registry` adds them), the
+#: bootstrap's name its metrics; the rest are here.
+PARAMETERS: dict[str, Mapping[str, Constraint]] = {
     # ``compute`` is ROC.labels': its messages name ``roc``
-    "roc": {"pos_label": Label(), "compute": Boolean()},
-    "roc_auc_score": {
-        "average": Options(("micro", "macro", "samples", "weighted", None)),
-        "max_fpr": _MAX_FPR,
-        "multi_class": Options(("raise", "ovr", "ovo")),
-        "compute": Boolean(),
-        "split_every": AtLeast(2),
-    },
-    "partial_roc_auc_score": {
-        "fpr_range": Range(),
-        "tpr_range": Range(),
-        "standardized": Boolean(),
-        "compute": Boolean(),
-    },
-    "roc_curve": _CURVE,
-    "precision_recall_curve": _CURVE,
-    "det_curve": _CURVE,
-    "confusion_matrix_at_thresholds": {
-        "pos_label": Label(),
-        "compute": Boolean(),
-        "max_points": _MAX_POINTS,
-    },
-    "average_precision_score": {
-        "average": Options(("micro", "samples", "weighted", "macro", None)),
-        "pos_label": Label(none=False),
-        "compute": Boolean(),
-    },
-    "ks_statistic": {"pos_label": Label(), "compute": Boolean()},
-    "operating_point": {
-        "fpr": _RATE,
-        "tpr": _RATE,
-        "precision": _RATE,
-        "recall": _RATE,
-        "threshold": Interval(-np.inf, np.inf, none=True),
-        "criterion": Options((*CRITERIA, None)),
-        "cost": NonNegativePair(names="(cost_fp, cost_fn)"),
-        "pos_label": Label(),
-        "compute": Boolean(),
-    },
-    "gains_table": {"n_bins": AtLeast(1, none=False), "pos_label": Label(), "compute": Boolean()},
-    "roc_auc_ci": {
-        "confidence_level": _CONFIDENCE_LEVEL,
-        "method": Options(("delong", "bootstrap")),
-        "compute": Boolean(),
-        "split_every": AtLeast(2),
-        # the bootstrap's, checked by the interval of method="bootstrap"
-        **{name: _BOOTSTRAP[name] for name in ("metric", "n_bootstraps", "interval")},
-    },
-    "bootstrap_ci": _BOOTSTRAP,
-    "bootstrap_test": _BOOTSTRAP,
+    "roc": {"pos_label": POS_LABEL, "compute": COMPUTE},
     "mannwhitneyu": {
         "use_continuity": Boolean(),
         "alternative": Options(("two-sided", "less", "greater")),
         "method": Options(("auto", "asymptotic", "exact")),
         "nan_policy": Options(("propagate", "omit", "raise")),
-        "compute": Boolean(),
+        "compute": COMPUTE,
     },
 }
 
-#: the parameters of a bootstrap metric (``bootstrap_ci(metric=..., **params)``)
-METRIC_PARAMETERS: dict[str, Constraint] = {
-    "max_fpr": _MAX_FPR,
-    "fpr_range": Range(),
-    "tpr_range": Range(),
-    "standardized": Boolean(),
-    "fpr": _RATE,
-    "tpr": _RATE,
-}
+
+def register(tables: Mapping[str, Mapping[str, Constraint]]) -> None:
+    """Add the tables of ``tables``' functions (:mod:`.registry`'s entries); each name once."""
+    twice = sorted(set(tables) & set(PARAMETERS))
+    if twice:
+        raise RuntimeError(f"parameters of {twice} declared twice")
+    PARAMETERS.update(tables)
+
 
 #: the values a caller up the stack has checked already, by parameter name
 _CHECKED: ContextVar[Mapping[str, Any] | None] = ContextVar("dask_auc_checked", default=None)

@@ -1,8 +1,10 @@
-"""Each question of the ROC made into tasks: its parameters checked, its parts, its finish.
+"""The plans of the ROC's queries: each question's tasks on one input's sort, ending in its finish.
 
-Every function takes the :class:`~.sort.CurveSort` of one input and returns
-the answer (or, with ``compute=False``, its :class:`~dask_auc.LazyScore`);
-the :class:`~dask_auc.ROC` methods, documented for users, call them.
+A plan is ``plan(sort, query, **checked)``: the :class:`~.sort.CurveSort` of
+one input, the query's :class:`~.declarations.BinaryQuery` (its kernel, its
+label rule, its name) and its parameters, checked once by the caller
+(:func:`.registry.ask`).  It returns the lazy answer
+(:class:`~dask_auc.LazyScore`); nothing here computes.
 """
 
 from __future__ import annotations
@@ -10,20 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from .._engine import LazyScore, split_every_default
 from .._kernels.binary.curves import ROC as ROC_CURVE
 from .._kernels.binary.curves import CurveKind, bucket_curve
 from .._kernels.binary.delong import bucket_contexts, placement_square_sums, total_square_sums
-from .._kernels.binary.det import bucket_det
-from .._kernels.binary.gains import bucket_gains_cuts
-from .._kernels.binary.ks import bucket_ks
-from .._kernels.binary.operating_point import RATE_TARGETS, Target, bucket_operating_point
+from .._kernels.binary.operating_point import RATE_TARGETS, Target
 from .._kernels.core.validation import BinaryTarget
 from .._kernels.sort.labels import LabelChoice
-from .bootstrap import interval_of
+from .declarations import BinaryQuery
 from .finish import (
     CurveFinish,
     DeLongIntervalFinish,
@@ -36,10 +32,7 @@ from .finish import (
     average_precision_of,
     ks_of,
 )
-from .labels import TargetLabels, average_precision_labels, curve_labels, det_labels
-from .params import check_query, checked_once
-from .replicates import RocReplicates
-from .results import AUCInterval, BootstrapInterval, KSStatistic, OperatingPoint
+from .labels import TargetLabels, curve_labels
 from .sort import CurveSort
 
 WEIGHTS_MESSAGE = (
@@ -48,32 +41,71 @@ WEIGHTS_MESSAGE = (
 )
 
 
-def auc_query(
+def auc_plan(
     sort: CurveSort,
+    query: BinaryQuery,
     *,
     max_fpr: float | None,
     split_every: int | None,
-    compute: bool,
-    multi_class: str,
-) -> Any:
-    """The exact ROC AUC; McClish's partial AUC with ``max_fpr``."""
-    checked = check_query(
-        "roc_auc_score",
-        max_fpr=max_fpr,
-        split_every=split_every,
-        compute=compute,
-    )
-    max_fpr = checked["max_fpr"]
-    target = BinaryTarget("roc_auc_score", multi_class=multi_class, max_fpr=max_fpr)
+    multi_class: str = "raise",
+) -> LazyScore:
+    """The exact ROC AUC; McClish's partial AUC with ``max_fpr``.
+
+    ``multi_class`` words the error of a target of more than two classes, as
+    scikit-learn's errors for a 1-D ``y_score`` depend on it.
+    """
+    target = BinaryTarget(query.function, multi_class=multi_class, max_fpr=max_fpr)
+    finish: Callable[..., float]
     if max_fpr is None or max_fpr == 1.0:
-        key, finish = sort.area(checked["split_every"]), QueryFinish(auc_of, TargetLabels(target))
+        key, finish = sort.area(split_every), auc_of
     else:
         bounds = (0.0, max_fpr)
-        key, finish = (
-            sort.partial_area(bounds),
-            QueryFinish(PartialFinish(bounds), TargetLabels(target)),
+        key, finish = sort.partial_area(bounds), PartialFinish(bounds)
+    return sort.query([key], QueryFinish(finish, TargetLabels(target)), query.function)
+
+
+def partial_auc_plan(
+    sort: CurveSort,
+    query: BinaryQuery,
+    *,
+    fpr_range: tuple[float, float] | None = None,
+    tpr_range: tuple[float, float] | None = None,
+    standardized: bool = True,
+) -> LazyScore:
+    """The partial AUC over an FPR or a TPR range."""
+    bounds, swap = one_range(query.function, fpr_range, tpr_range)
+    target = TargetLabels(BinaryTarget(query.function))
+    finish: Callable[..., float]
+    if bounds == (0.0, 1.0):  # the whole curve on either axis, standardised or not: the AUC
+        key, finish = sort.area(None), auc_of
+    else:
+        key = sort.partial_area(bounds, swap)
+        finish = PartialFinish(bounds, swap=swap, standardized=standardized)
+    return sort.query([key], QueryFinish(finish, target), query.function)
+
+
+def one_range(
+    name: str, fpr_range: tuple[float, float] | None, tpr_range: tuple[float, float] | None
+) -> tuple[tuple[float, float], bool]:
+    """The one range given and whether it is on the TPR axis (``swap``)."""
+    if (fpr_range is None) == (tpr_range is None):
+        given = "both" if fpr_range is not None else "neither"
+        raise ValueError(
+            f"{name} needs exactly one of fpr_range and tpr_range, got {given}: "
+            "fpr_range=(low, high) integrates the ROC curve over false positive rates, "
+            "tpr_range=(low, high) over true positive rates."
         )
-    return _returned(sort.query([key], finish, "roc_auc_score"), checked["compute"])
+    if tpr_range is not None:
+        return tpr_range, True
+    assert fpr_range is not None
+    return fpr_range, False
+
+
+def average_precision_plan(sort: CurveSort, query: BinaryQuery) -> LazyScore:
+    """Average precision of the class ``average_precision_score`` asks about."""
+    assert query.labels is not None
+    finish = QueryFinish(average_precision_of, query.labels)
+    return sort.query([sort.contexts, sort.precision_sum()], finish, query.function)
 
 
 def curve_query(
@@ -102,228 +134,86 @@ def curve_query(
     return sort.query(keys + parts, finish, f"{curve.name}_curve")
 
 
-def partial_auc_query(
-    sort: CurveSort,
-    *,
-    fpr_range: tuple[float, float] | None = None,
-    tpr_range: tuple[float, float] | None = None,
-    standardized: bool = True,
-    compute: bool = True,
-) -> float | LazyScore:
-    """The partial AUC over an FPR or a TPR range, as :func:`dask_auc.partial_roc_auc_score`."""
-    name = "partial_roc_auc_score"
-    checked = check_query(
-        name,
-        fpr_range=fpr_range,
-        tpr_range=tpr_range,
-        standardized=standardized,
-        compute=compute,
+def points_plan(curve: CurveKind) -> Callable[..., LazyScore]:
+    """The plan of the points of ``curve``: ``roc_curve``, ``precision_recall_curve``, ..."""
+
+    def plan(
+        sort: CurveSort,
+        query: BinaryQuery,
+        *,
+        drop_intermediate: bool = False,
+        max_points: int | None = None,
+    ) -> LazyScore:
+        return curve_query(sort, curve, drop_intermediate=drop_intermediate, max_points=max_points)
+
+    plan.__name__ = plan.__qualname__ = f"{curve.name}_points_plan"
+    return plan
+
+
+def det_curve_plan(
+    sort: CurveSort, query: BinaryQuery, *, drop_intermediate: bool, max_points: int | None
+) -> LazyScore:
+    """``fpr, fnr, thresholds`` of the DET curve."""
+    return _each_bucket(sort, query, DetFinish(max_points), drop_intermediate, max_points)
+
+
+def ks_plan(sort: CurveSort, query: BinaryQuery) -> LazyScore:
+    """The Kolmogorov-Smirnov statistic: the largest of the buckets' largest gaps."""
+    return _each_bucket(sort, query, ks_of)
+
+
+def operating_point_plan(sort: CurveSort, query: BinaryQuery, **targets: Any) -> LazyScore:
+    """The threshold meeting the one target given (``fpr=``, ..., ``criterion=``, ``cost=``)."""
+    target = _one_target(targets)
+    return _each_bucket(sort, query, OperatingPointFinish(target), target)
+
+
+def gains_table_plan(sort: CurveSort, query: BinaryQuery, *, n_bins: int) -> LazyScore:
+    """The gains (lift) table of ``n_bins`` bins of equal row counts."""
+    return _each_bucket(sort, query, GainsFinish(n_bins), n_bins)
+
+
+def _each_bucket(
+    sort: CurveSort, query: BinaryQuery, finish: Callable[..., Any], *args: Any
+) -> LazyScore:
+    """``query.kernel(bucket, its context, *args)`` per bucket, then ``finish`` of them all."""
+    assert query.kernel is not None and query.labels is not None
+    kind = query.kernel.__name__.replace("_", "-")
+    return sort.each_bucket(
+        kind, query.kernel, *args, finish=QueryFinish(finish, query.labels), label=query.function
     )
-    fpr_range, tpr_range = checked["fpr_range"], checked["tpr_range"]
-    if (fpr_range is None) == (tpr_range is None):
-        given = "both" if fpr_range is not None else "neither"
-        raise ValueError(
-            f"{name} needs exactly one of fpr_range and tpr_range, got {given}: "
-            "fpr_range=(low, high) integrates the ROC curve over false positive rates, "
-            "tpr_range=(low, high) over true positive rates."
-        )
-    swap = tpr_range is not None
-    bounds = tpr_range if swap else fpr_range
-    target = BinaryTarget(name)
-    if bounds == (0.0, 1.0):  # the whole curve on either axis, standardised or not: the AUC
-        key, finish = sort.area(None), QueryFinish(auc_of, TargetLabels(target))
-    else:
-        key = sort.partial_area(bounds, swap)
-        partial = PartialFinish(bounds, swap=swap, standardized=checked["standardized"])
-        finish = QueryFinish(partial, TargetLabels(target))
-    return _returned(sort.query([key], finish, name), checked["compute"])
 
 
-def average_precision_query(sort: CurveSort, *, compute: bool = True) -> float | LazyScore:
-    """Average precision, as :func:`dask_auc.average_precision_score` with this ``pos_label``."""
-    compute = check_query("average_precision_score", compute=compute)["compute"]
-    keys = [sort.contexts, sort.precision_sum()]
-    finish = QueryFinish(average_precision_of, average_precision_labels)
-    return _returned(sort.query(keys, finish, "average_precision_score"), compute)
-
-
-def points_query(
-    sort: CurveSort, curve: CurveKind, name: str, *, compute: bool = True, **options: Any
-) -> Any:  # the arrays of ``name`` (their number depends on it), or LazyScore
-    """The points of ``curve`` as the public function ``name`` gives them.
-
-    ``roc_curve`` (``ROC_CURVE``), ``precision_recall_curve``
-    (``PRECISION_RECALL``) and ``confusion_matrix_at_thresholds``
-    (``CONFUSION_MATRIX``): ``options`` (``drop_intermediate``, ``max_points``)
-    are checked against ``name``'s table, so the messages name it.
-    """
-    checked = check_query(name, compute=compute, **options)
-    compute = checked.pop("compute")
-    return _returned(curve_query(sort, curve, **checked), compute)
-
-
-def det_curve_query(
-    sort: CurveSort,
-    *,
-    drop_intermediate: bool = False,
-    max_points: int | None = None,
-    compute: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
-    """``fpr, fnr, thresholds`` as :func:`dask_auc.det_curve`."""
-    checked = check_query(
-        "det_curve",
-        drop_intermediate=drop_intermediate,
-        max_points=max_points,
-        compute=compute,
-    )
-    drop_intermediate, max_points = checked["drop_intermediate"], checked["max_points"]
-    lazy = sort.each_bucket(
-        "det-points",
-        bucket_det,
-        drop_intermediate,
-        max_points,
-        finish=QueryFinish(DetFinish(max_points), det_labels),
-        label="det_curve",
-    )
-    return _returned(lazy, checked["compute"])
-
-
-def ks_query(sort: CurveSort, *, compute: bool = True) -> KSStatistic | LazyScore:
-    """The Kolmogorov-Smirnov statistic, as :func:`dask_auc.ks_statistic`."""
-    compute = check_query("ks_statistic", compute=compute)["compute"]
-    lazy = sort.each_bucket(
-        "curve-ks", bucket_ks, finish=QueryFinish(ks_of, curve_labels), label="ks_statistic"
-    )
-    return _returned(lazy, compute)
-
-
-def operating_point_query(
-    sort: CurveSort,
-    *,
-    fpr: float | None = None,
-    tpr: float | None = None,
-    precision: float | None = None,
-    recall: float | None = None,
-    threshold: float | None = None,
-    criterion: str | None = None,
-    cost: tuple[float, float] | None = None,
-    compute: bool = True,
-) -> OperatingPoint | LazyScore:
-    """The threshold meeting one target, as :func:`dask_auc.operating_point`."""
-    checked = check_query(
-        "operating_point",
-        fpr=fpr,
-        tpr=tpr,
-        precision=precision,
-        recall=recall,
-        threshold=threshold,
-        criterion=criterion,
-        cost=cost,
-        compute=compute,
-    )
-    target = _one_target(checked)
-    lazy = sort.each_bucket(
-        "operating-point",
-        bucket_operating_point,
-        target,
-        finish=QueryFinish(OperatingPointFinish(target), curve_labels),
-        label="operating_point",
-    )
-    return _returned(lazy, checked["compute"])
-
-
-def gains_table_query(
-    sort: CurveSort, *, n_bins: int = 10, compute: bool = True
-) -> pd.DataFrame | LazyScore:
-    """The gains (lift) table, as :func:`dask_auc.gains_table`."""
-    checked = check_query("gains_table", n_bins=n_bins, compute=compute)
-    n_bins = checked["n_bins"]
-    lazy = sort.each_bucket(
-        "gains-cuts",
-        bucket_gains_cuts,
-        n_bins,
-        finish=QueryFinish(GainsFinish(n_bins), curve_labels),
-        label="gains_table",
-    )
-    return _returned(lazy, checked["compute"])
-
-
-def ci_query(
-    sort: CurveSort,
-    replicates: RocReplicates,
-    weighted: bool,
-    *,
-    confidence_level: float = 0.95,
-    method: str = "delong",
-    split_every: int | None = None,
-    compute: bool = True,
-    metric: str = "roc_auc",
-    n_bootstraps: int = 2000,
-    random_state: Any = None,
-    groups: Any = None,
-    interval: str = "percentile",
-    **params: Any,
-) -> AUCInterval | BootstrapInterval | LazyScore:
-    """A confidence interval: the AUC's by DeLong, or any metric's by the bootstrap."""
-    checked = check_query(
-        "roc_auc_ci",
-        confidence_level=confidence_level,
-        method=method,
-        split_every=split_every,
-        compute=compute,
-    )
-    if method == "bootstrap":
-        with checked_once(checked):  # the level and compute: checked here, not again
-            return interval_of(
-                replicates.sort(groups),
-                name="bootstrap_ci",
-                metric=metric,
-                n_bootstraps=n_bootstraps,
-                confidence_level=confidence_level,
-                random_state=random_state,
-                interval=interval,
-                compute=compute,
-                params=params,
-            )
-    if metric != "roc_auc" or params or groups is not None:
-        raise ValueError(
-            "DeLong's interval is of the AUC only: pass method='bootstrap' for "
-            f"metric={metric!r}, groups or {sorted(params)}"
-        )
-    if weighted:
+def delong_plan(
+    sort: CurveSort, query: BinaryQuery, *, confidence_level: float, split_every: int | None
+) -> LazyScore:
+    """DeLong's interval of the AUC: the placements' square sums over the buckets."""
+    if sort.weighted:
         raise ValueError(WEIGHTS_MESSAGE)
     graph = sort.graph
     contexts = graph.task("auc-delong-context", bucket_contexts, sort.summaries)
     squares = sort.per_bucket("auc-delong-squares", placement_square_sums, each=contexts)
     sums = graph.tree_reduce(
-        squares,
-        checked["split_every"] or split_every_default(),
-        "auc-delong-sum",
-        combine=total_square_sums,
+        squares, split_every or split_every_default(), "auc-delong-sum", combine=total_square_sums
     )
     finish = QueryFinish(
-        DeLongIntervalFinish(checked["confidence_level"]), TargetLabels(BinaryTarget("roc_auc_ci"))
+        DeLongIntervalFinish(confidence_level), TargetLabels(BinaryTarget(query.function))
     )
-    return _returned(sort.query([sums, contexts], finish, "roc_auc_ci"), checked["compute"])
+    return sort.query([sums, contexts], finish, query.function)
 
 
-def labels_query(sort: CurveSort, *, compute: bool = True) -> tuple[Any, ...] | LazyScore:
+def labels_query(sort: CurveSort) -> LazyScore:
     """The distinct labels of ``y_true``, sorted (pROC's ``levels``), zero weights included."""
-    compute = check_query("roc", compute=compute)["compute"]
-    return _returned(sort.graph.lazy([sort.choice], _labels_of, "labels"), compute)
+    return sort.graph.lazy([sort.choice], _labels_of, "labels")
 
 
 def _labels_of(choice: LabelChoice) -> tuple[Any, ...]:
     return choice.classes
 
 
-def _returned(lazy: LazyScore, compute: bool) -> Any:
-    return lazy.compute() if compute else lazy
-
-
 def _one_target(checked: dict[str, Any]) -> Target:
     names = (*RATE_TARGETS, "threshold", "criterion", "cost")
-    given = [name for name in names if checked[name] is not None]
+    given = [name for name in names if checked.get(name) is not None]
     if len(given) != 1:
         shown = ", ".join(f"{name}={checked[name]!r}" for name in given) or "none"
         raise ValueError(

@@ -25,43 +25,44 @@ from .._kernels.replicates.queries import ReplicateQuery
 from .._kernels.replicates.scan import ReplicateScan
 from .._kernels.sort.labels import LabelChoice
 from .._kernels.sort.plan import ZERO_WEIGHTS_MESSAGE
-from .._params import check_params
-from .params import BOOTSTRAP_METRICS, METRIC_PARAMETERS
 from .results import BootstrapInterval, BootstrapTest
 
 
-def metric_of(name: str, metric: str, params: dict[str, Any]) -> tuple[ReplicateQuery | None, Any]:
-    """The per-bucket query of ``metric`` (None: the AUC, from the scan alone) and its finish."""
-    allowed = BOOTSTRAP_METRICS[metric]
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        takes = f"takes {', '.join(allowed)}" if allowed else "takes no parameter"
-        raise TypeError(f"{name}: metric={metric!r} {takes}; got {', '.join(unknown)}")
-    given = check_params(name, {k: METRIC_PARAMETERS[k] for k in params}, **params)
-    if metric == "roc_auc":
-        max_fpr = given.get("max_fpr")
-        if max_fpr is None or max_fpr == 1.0:
-            return None, _auc
-        return ReplicateQuery("partial", bounds=(0.0, max_fpr)), partial(
-            _partial, bounds=(0.0, max_fpr), swap=False, standardized=True
+def replicate_auc(name: str, given: dict[str, Any]) -> tuple[ReplicateQuery | None, Any]:
+    """The AUC (from the scan alone); McClish's partial AUC with ``max_fpr``."""
+    max_fpr = given.get("max_fpr")
+    if max_fpr is None or max_fpr == 1.0:
+        return None, _auc
+    bounds = (0.0, max_fpr)
+    finish = partial(_partial, bounds=bounds, swap=False, standardized=True)
+    return ReplicateQuery("partial", bounds=bounds), finish
+
+
+def replicate_partial(name: str, given: dict[str, Any]) -> tuple[ReplicateQuery, Any]:
+    """The partial AUC over ``fpr_range`` or ``tpr_range``, standardised or not."""
+    fpr_range, tpr_range = given.get("fpr_range"), given.get("tpr_range")
+    if (fpr_range is None) == (tpr_range is None):
+        raise ValueError(
+            f"{name}: metric='partial_auc' needs exactly one of fpr_range and tpr_range"
         )
-    if metric == "partial_auc":
-        fpr_range, tpr_range = given.get("fpr_range"), given.get("tpr_range")
-        if (fpr_range is None) == (tpr_range is None):
-            raise ValueError(
-                f"{name}: metric='partial_auc' needs exactly one of fpr_range and tpr_range"
-            )
-        swap = tpr_range is not None
-        bounds: tuple[float, float] = tpr_range if swap else fpr_range  # type: ignore[assignment]
-        standardized = given.get("standardized", True)
-        finish = partial(_partial, bounds=bounds, swap=swap, standardized=standardized)
-        return ReplicateQuery("partial", bounds=bounds, swap=swap), finish
-    if metric in ("tpr_at_fpr", "fpr_at_tpr"):
-        target = given.get(allowed[0])
+    swap = tpr_range is not None
+    bounds: tuple[float, float] = tpr_range if swap else fpr_range  # type: ignore[assignment]
+    standardized = given.get("standardized", True)
+    finish = partial(_partial, bounds=bounds, swap=swap, standardized=standardized)
+    return ReplicateQuery("partial", bounds=bounds, swap=swap), finish
+
+
+def replicate_kind(kind: str, target: str | None = None) -> Any:
+    """The plan of the replicate kernels' ``kind``, read at the parameter ``target`` if any."""
+
+    def plan(name: str, given: dict[str, Any]) -> tuple[ReplicateQuery, Any]:
         if target is None:
-            raise ValueError(f"{name}: metric={metric!r} needs {allowed[0]}=")
-        return ReplicateQuery(metric, target=target), _RATES[metric]
-    return ReplicateQuery(metric), _PLAIN[metric]
+            return ReplicateQuery(kind), _VALUES[kind]
+        if given.get(target) is None:
+            raise ValueError(f"{name}: metric={kind!r} needs {target}=")
+        return ReplicateQuery(kind, target=given[target]), _VALUES[kind]
+
+    return plan
 
 
 def _auc(scan: ReplicateScan, total: Any = None) -> np.ndarray:
@@ -98,8 +99,13 @@ def _fpr(scan: ReplicateScan, total: Any) -> np.ndarray:
     return _each(scan, lambda f, p, n: float(f) / float(n), both=True, area=total)
 
 
-_PLAIN = {"average_precision": _average_precision, "ks": _ks}
-_RATES = {"tpr_at_fpr": _tpr, "fpr_at_tpr": _fpr}
+#: each column's value from the total of a replicate kernel's kind
+_VALUES = {
+    "average_precision": _average_precision,
+    "ks": _ks,
+    "tpr_at_fpr": _tpr,
+    "fpr_at_tpr": _fpr,
+}
 
 
 def _each(scan: ReplicateScan, value: Any, *, both: bool, area: Any) -> np.ndarray:

@@ -101,6 +101,7 @@ class RocReplicates:
 
     def __init__(self, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any):
         self.inputs, self.pos_label = (y_true, y_score, sample_weight), pos_label
+        self.weighted = sample_weight is not None
         self.kept: Any = None  # the persisted rows, until their sort is kept
         self.sorted: ReplicateSort | None = None
         self.persisted = False

@@ -21,6 +21,7 @@ from .._kernels.binary.persisted import with_answers, with_placed_points
 from .._kernels.sort.buckets import summarize_bucket
 from .._kernels.sort.labels import LabelChoice, binary_bucket, choose_positive, plan_labels
 from .labels import asks_the_other_class
+from .replicates import RocReplicates
 
 
 class BinarySort:
@@ -53,11 +54,15 @@ class CurveSort(BinarySort):
     """A :class:`BinarySort` with what every curve query shares, kept whole by :meth:`persist`.
 
     The buckets' curve contexts (one scan of the summaries) and each bucket's
-    curve points, placed among all buckets' once for every curve query.
+    curve points, placed among all buckets' once for every curve query; and
+    ``replicates``, the bootstrap's own sort of the same rows
+    (:class:`~.replicates.RocReplicates`), for the intervals.
     """
 
-    def __init__(self, blocks: Any, pos_label: Any):
+    def __init__(self, blocks: Any, pos_label: Any, replicates: RocReplicates):
         super().__init__(blocks, pos_label)
+        self.replicates = replicates
+        self.weighted = replicates.weighted
         self.contexts = self.graph.task("curve-contexts", curve_contexts, self.summaries)
         self.placed = self.per_bucket("curve-placed-points", with_placed_points, each=self.contexts)
         self.persisted = False
@@ -93,8 +98,8 @@ class CurveSort(BinarySort):
         )
         return self.graph.task("curve-precision-sum", _total, parts)
 
-    def persist(self, also: Callable[[Callable[..., tuple[Any, ...]]], None]) -> None:
-        """Sort now and keep the buckets; ``also(persist)`` keeps more in the same pass.
+    def persist(self) -> None:
+        """Sort now and keep the buckets, and the bootstrap's rows from the same pass.
 
         Each bucket is kept with its placed points and its answers to the
         questions that take no parameter (average precision, KS, roc_curve's
@@ -104,7 +109,8 @@ class CurveSort(BinarySort):
             "curve-answers", with_answers, each=self.contexts, on=self.placed
         )
         keys = [self.choice, *answered, *self.summaries, self.contexts]
-        also(partial(self.graph.persist, keys))
+        # the bootstrap's rows are kept from the same pass: one read of the input
+        self.replicates.persist_with(partial(self.graph.persist, keys))
         self.buckets = self.placed = answered
         self.persisted = True
 
