@@ -176,7 +176,8 @@ def bootstrap_ci(
     checked = _checked(name, metric, n_bootstraps, confidence_level, interval, pos_label, compute)
     replicated(name, metric, params)  # its errors before any graph is built
     with checked_once(checked):  # the ROC's interval: the one bootstrap of a binary input
-        return roc(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight).ci(
+        curve = roc(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+        return curve.ci(  # type: ignore[return-value]  # the bootstrap's: a BootstrapInterval
             method="bootstrap",
             metric=metric,
             n_bootstraps=n_bootstraps,

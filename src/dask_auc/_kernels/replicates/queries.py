@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..sort import compiled as _compiled
 from ..sort.buckets import Bucket
+from . import compiled as _compiled
 from .counts import POISSON_THRESHOLDS
 from .scan import ReplicateContext
 from .tie_groups import ReplicateSpec, column_counts, exact_dtype, walk_keys

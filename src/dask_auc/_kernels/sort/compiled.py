@@ -331,14 +331,3 @@ def aggregate(
         return None
     patterns, counts = found
     return patterns.astype(bits.dtype).view(scores.dtype), counts
-
-
-def __getattr__(name: str) -> Any:
-    """``replicate_points``, moved to :mod:`dask_auc._kernels.replicates.compiled`.
-
-    Found here too until ``replicates/queries.py`` imports it from there; by name
-    (as :func:`_module` loads the loops), as the sort imports no kernel family.
-    """
-    if name == "replicate_points":
-        return importlib.import_module("dask_auc._kernels.replicates.compiled").replicate_points
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
