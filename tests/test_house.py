@@ -11,8 +11,11 @@ function), so a new module is covered the day it is added:
 * no import circle among the package's modules;
 * faces (the modules outside ``_engine``, ``_kernels`` and ``_roc``) enter the
   engine and the binary wing through their doors (the packages' ``__init__``);
+* one builder per sort kind: the engine's sort (``SortedGraph``) is built
+  only at the sites of :data:`SORT_BUILDERS`, one per kind of sort;
 * every public metric function has an entry in ``metric_registry.REGISTRY``,
-  and every entry names a public function.
+  and every entry names a public function (``test_registry.py`` holds the
+  binary wing's registry to its entries).
 """
 
 from __future__ import annotations
@@ -231,6 +234,34 @@ def test_faces_enter_the_engine_and_the_binary_wing_by_their_doors(name):
     assert not offending, (
         f"rule 'faces import {' and '.join(DOORS)} only through their __init__': "
         + "; ".join(offending)
+    )
+
+
+#: where the engine's sort is built, by module: one site per kind of sort (a new kind of sort
+#: is a new site here, deliberately; a second copy of a kind's recipe fails)
+SORT_BUILDERS = {
+    "dask_auc._roc.sort": 1,  # one binary input, the positive class chosen after the sort
+    "dask_auc._roc.replicates": 1,  # the bootstrap's rows, each with its key
+    "dask_auc._roc.delong": 1,  # DeLong's paired test: each model's rows with their ids
+    "dask_auc._multiclass": 2,  # one column per class; the micro average's indicator rows
+    "dask_auc._multilabel": 1,  # one indicator column, or the micro/samples rows
+}
+
+
+def sort_builders(name: str) -> int:
+    tree = ast.parse(modules()[name].read_text(), filename=str(modules()[name]))
+    return sum(
+        isinstance(node, ast.Call)
+        and getattr(node.func, "id", getattr(node.func, "attr", None)) == "SortedGraph"
+        for node in ast.walk(tree)
+    )
+
+
+def test_one_builder_per_sort_kind():
+    found = {name: n for name in modules() if (n := sort_builders(name))}
+    assert found == SORT_BUILDERS, (
+        "rule 'one builder per sort kind': SortedGraph is built at "
+        f"{found}, expected {SORT_BUILDERS} (build a known kind's sort with its builder)"
     )
 
 
