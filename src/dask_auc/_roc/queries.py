@@ -15,7 +15,7 @@ from typing import Any
 from .._engine import LazyScore, split_every_default
 from .._kernels.binary.curves import ROC as ROC_CURVE
 from .._kernels.binary.curves import CurveKind, bucket_curve
-from .._kernels.binary.delong import bucket_contexts, placement_square_sums, total_square_sums
+from .._kernels.binary.delong import bucket_contexts, total_square_sums
 from .._kernels.binary.operating_point import RATE_TARGETS, Target
 from .._kernels.core.validation import BinaryTarget
 from .._kernels.sort.labels import LabelChoice
@@ -192,7 +192,8 @@ def delong_plan(
         raise ValueError(WEIGHTS_MESSAGE)
     graph = sort.graph
     contexts = graph.task("auc-delong-context", bucket_contexts, sort.summaries)
-    squares = sort.per_bucket("auc-delong-squares", placement_square_sums, each=contexts)
+    assert query.kernel is not None  # placement_square_sums: each bucket's part of the sums
+    squares = sort.per_bucket("auc-delong-squares", query.kernel, each=contexts)
     sums = graph.tree_reduce(
         squares, split_every or split_every_default(), "auc-delong-sum", combine=total_square_sums
     )
