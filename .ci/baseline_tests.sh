@@ -10,8 +10,11 @@
 # left to the main run; so are the real process clusters (`cluster`: the same kernels as
 # threads), the 2,000-partition scheduling tests (unweighted: exact integers on any CPU) and
 # the registry's persisted-ROC entries (the same kernels as their function entries).
+# Hypothesis runs its `baseline` profile (tests/conftest.py): a few examples of each property,
+# the main run having drawn the many.
 # Usage: bash .ci/baseline_tests.sh [PYTHON]   (default python3: the environment with the `test` extra)
 set -euo pipefail
+export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-baseline}
 cd "$(dirname "$0")/.."
 python=${1:-python3}
 # only the files that hold such tests are collected (collecting all of tests/ takes longer

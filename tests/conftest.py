@@ -22,6 +22,16 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+# .ci/baseline_tests.sh reruns the float-order tests at baseline SIMD: the main run has
+# covered the examples' variety, this pass asks whether the same operations give the same
+# bits on another instruction set, which a few examples of each test show.  It caps the
+# tests' own counts too, through strategies.examples.
+settings.register_profile(
+    "baseline",
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

@@ -7,7 +7,19 @@ import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+from hypothesis import settings
 from hypothesis import strategies as st
+
+
+def examples(n: int) -> int:
+    """``n`` Hypothesis examples, or the loaded profile's ``max_examples`` if that is fewer.
+
+    A test's own ``@settings(max_examples=...)`` overrides the profile; this lets the
+    ``baseline`` profile (``.ci/baseline_tests.sh``) still cap it: that pass reruns the
+    float-order tests on another instruction set, and the main run has already covered
+    the examples' variety.
+    """
+    return min(n, settings.default.max_examples)
 
 
 @st.composite

@@ -9,7 +9,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics
 
@@ -53,6 +53,7 @@ def _dyadic_weights(data, y):
     return w
 
 
+@settings(max_examples=30)
 @given(
     scored_rows(),
     st.data(),
@@ -75,6 +76,7 @@ def test_curve_is_invariant_to_partitioning_and_equals_sklearn(
     assert_same_arrays(got, theirs(y, s, sample_weight=w, drop_intermediate=drop_intermediate))
 
 
+@settings(max_examples=20)
 @given(scored_rows(weighted=True), st.data(), st.sampled_from(list(CURVES)))
 def test_curve_with_any_float_weights_equals_sklearn_for_any_partitioning(rows, data, curve):
     # drop_intermediate=False: with weights like 0.37 the collinearity of three points is decided
@@ -87,6 +89,7 @@ def test_curve_with_any_float_weights_equals_sklearn_for_any_partitioning(rows, 
     assert_same_arrays(got, theirs(y, s, sample_weight=w, drop_intermediate=False))
 
 
+@settings(max_examples=20)
 @given(scored_rows(weighted=True), st.data(), st.booleans())
 def test_average_precision_is_invariant_to_partitioning_and_equals_sklearn(rows, data, weighted):
     y, s, w = rows
@@ -349,6 +352,7 @@ def _grid_thinned(fpr, tpr, max_points):
     return np.concatenate(([True], change)) | np.concatenate((change, [True]))
 
 
+@settings(max_examples=20)
 @given(scored_rows(min_size=10, max_size=300), st.data(), st.integers(2, 40))
 def test_bounded_roc_curve_is_the_grid_thinned_sklearn_curve_for_any_partitioning(
     rows, data, max_points

@@ -78,7 +78,7 @@ def test_the_issues_example_is_the_exact_auc_correctly_rounded():
     assert skm.roc_auc_score(y, s) == pytest.approx(exact, rel=RTOL)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(data=st.data())
 def test_unweighted_auc_is_the_exact_fraction_rounded_for_any_layout(data):
     y, s = data.draw(rows())
@@ -88,7 +88,7 @@ def test_unweighted_auc_is_the_exact_fraction_rounded_for_any_layout(data):
     assert skm.roc_auc_score(y, s) == pytest.approx(exact, rel=RTOL)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(data=st.data())
 def test_unweighted_average_precision_is_the_exact_fraction_rounded_for_any_layout(data):
     """Issue 29 item 4: the terms summed exactly and rounded once, whatever the layout.

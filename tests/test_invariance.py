@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import dask_auc
 from metric_registry import REGISTRY, Metric, cases, dask_inputs, permuted
-from strategies import boundaries
+from strategies import boundaries, examples
 
 every_metric = pytest.mark.parametrize("metric", REGISTRY.values(), ids=REGISTRY.keys())
 
@@ -67,7 +67,7 @@ def _graph_size(metric: Metric, inputs, **options) -> int:
 
 
 @every_metric
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_equals_its_reference_on_tied_data(metric: Metric, data) -> None:
@@ -115,7 +115,7 @@ def test_weighted_ks_statistic_of_one_tie_group_is_zero() -> None:
 
 
 @every_metric
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(5), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_any_partitioning_gives_the_same_result(metric: Metric, data) -> None:
@@ -133,7 +133,7 @@ def test_any_partitioning_gives_the_same_result(metric: Metric, data) -> None:
 
 
 @every_sorting_metric
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_bucket_count_does_not_change_the_result(metric: Metric, data) -> None:
@@ -153,7 +153,7 @@ def test_bucket_count_does_not_change_the_result(metric: Metric, data) -> None:
 
 
 @pytest.mark.parametrize("metric", TAKES_SPLIT_EVERY.values(), ids=TAKES_SPLIT_EVERY.keys())
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(data=st.data(), split_every=st.sampled_from([2, 3, 100]))
 @pytest.mark.float_order
 def test_split_every_does_not_change_the_result(metric: Metric, data, split_every: int) -> None:
@@ -200,7 +200,7 @@ def test_split_every_shapes_the_merge_tree(metric: Metric) -> None:
 
 
 @every_metric
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1))
 @pytest.mark.float_order
 def test_row_order_does_not_change_the_result(metric: Metric, data, seed: int) -> None:
@@ -224,7 +224,7 @@ def _refuse_to_compute(dsk, keys, **kwargs):
 
 
 @every_metric
-@settings(max_examples=3, deadline=None)
+@settings(max_examples=2, deadline=None)
 @given(data=st.data())
 def test_compute_false_builds_a_graph_without_computing(metric: Metric, data) -> None:
     """``compute=False`` computes nothing, and its ``compute()`` is ``compute=True``'s result.
@@ -244,16 +244,18 @@ def test_compute_false_builds_a_graph_without_computing(metric: Metric, data) ->
     metric.compare(metric.plain(lazy.compute()), metric(inputs), exact=_unweighted(columns))
 
 
-# Thousands of partitions: each call takes about 4 s here (every input block has its own
-# tasks: validate, sort, cut into bucket pieces), too slow for every entry within this file's
-# budget.  Two entries cover the two ways results are assembled: roc_auc_score (the sample
-# sort's splitters from thousands of mostly empty blocks, then the neighbour-only merge tree)
-# and roc_curve (the ordered scan that places each bucket's points, and drop_intermediate).
+# Thousands of partitions: every input block has its own tasks (validate, sort, cut into
+# bucket pieces), so one pass takes seconds, too slow for every entry.  Two entries cover
+# the two ways results are assembled: roc_auc_score (the sample sort's splitters from
+# thousands of mostly empty blocks, then the neighbour-only merge tree) and roc_curve (the
+# ordered scan that places each bucket's points, and drop_intermediate).  Both are computed
+# in one pass, as a user asking both would (``dask_auc.compute``).  Dask arrays: their chunk
+# lengths are known, so the time goes to the blocks' tasks, not to measuring 2,000 frame
+# partitions twice (test_thresholds' thousands-of-partitions test takes DataFrame columns).
 THOUSANDS = ["roc_auc_score", "roc_curve"]
 
 
-@pytest.mark.parametrize("metric", [REGISTRY[name] for name in THOUSANDS], ids=THOUSANDS)
-def test_thousands_of_tiny_partitions_equal_the_reference(metric: Metric) -> None:
+def test_thousands_of_tiny_partitions_equal_the_reference() -> None:
     """2,000 partitions of 500 heavily tied rows, most partitions empty, give the reference."""
     rng = np.random.default_rng(2000)
     n = 500
@@ -262,12 +264,16 @@ def test_thousands_of_tiny_partitions_equal_the_reference(metric: Metric) -> Non
     cut_rows = [0, *np.sort(rng.integers(0, n + 1, 1999)).tolist(), n]
     assert len(cut_rows) - 1 == 2000
     assert sum(a == b for a, b in zip(cut_rows[:-1], cut_rows[1:], strict=True)) > 1000
-    result = metric(dask_inputs(columns, cut_rows, "frame"))
-    metric.compare(result, metric.reference(columns), exact=metric.reference_exact)
+    inputs = dask_inputs(columns, cut_rows, "array")
+    metrics = [REGISTRY[name] for name in THOUSANDS]
+    results = dask_auc.compute(*(metric.run(inputs, compute=False) for metric in metrics))
+    for metric, result in zip(metrics, results, strict=True):
+        reference = metric.reference(columns)
+        metric.compare(metric.plain(result), reference, exact=metric.reference_exact)
 
 
 @every_metric
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 @given(
     data=st.data(),
     exchange=st.sampled_from(["direct", "tasks"]),
@@ -299,7 +305,7 @@ def test_coalesced_partitions_and_every_exchange_give_the_same_result(
 
 @every_sorting_metric
 @pytest.mark.parametrize("threshold", ["UNSPLIT_MIN_ROWS", "AGGREGATE_MIN_ROWS"])
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_compiled_kernels_give_the_numpy_result(metric: Metric, threshold: str, data) -> None:

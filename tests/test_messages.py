@@ -249,7 +249,7 @@ def test_binary_metrics_of_one_input_still_share_one_sort():
     assert partial == pytest.approx(sklearn_auc(y, s, max_fpr=0.2), abs=1e-12)
 
 
-@settings(max_examples=25)
+@settings(max_examples=10)
 @given(data=st.data())
 def test_any_partitioning_names_every_class(data):
     n_classes = data.draw(st.integers(3, 6))

@@ -109,7 +109,7 @@ def _as_dask(layout, cuts, y, s, w):
 
 
 @pytest.mark.parametrize("variant", range(len(VARIANTS)), ids=VARIANT_IDS)
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(data=st.data())
 def test_equals_sklearn(variant, data) -> None:
     """scikit-learn's arrays and warnings, on dask inputs of any partitioning."""
@@ -202,7 +202,7 @@ def _rates(tp, fp, tn, fn):
 
 
 @pytest.mark.parametrize("metric, params", [(_net_benefit, {"odds": 0.25}), (_rates, None)])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_confusion_metric_equals_sklearn_calling_it_per_threshold(metric, params, data) -> None:
     """A confusion_metric is a scikit-learn metric too: the same arrays either way."""

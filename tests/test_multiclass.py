@@ -61,7 +61,7 @@ def _chunked(values, cuts):
     st.sampled_from(TARGETS),
     st.data(),
 )
-@settings(max_examples=25)
+@settings(max_examples=10)
 def test_dask_array_matches_sklearn_for_any_partitioning(seed, k, decimals, target, data):
     multi_class, average = target
     y, p = _rows(seed, data.draw(st.integers(k, 80)), k, decimals)

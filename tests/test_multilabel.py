@@ -105,7 +105,7 @@ def multiclass_cases(draw, max_rows=40):
     return y, s, w
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     case=multilabel_cases(),
     metric=st.sampled_from(METRICS),
@@ -123,7 +123,7 @@ def test_multilabel_equals_sklearn_for_any_partitioning(case, metric, average, k
     _assert_same(got, expected)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(
     case=multiclass_cases(),
     average=st.sampled_from(AVERAGES),
@@ -138,7 +138,7 @@ def test_multiclass_average_precision_equals_sklearn(case, average, kind, data):
     _assert_same(got, expected)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(case=multilabel_cases(), average=st.sampled_from(AVERAGES), data=st.data())
 def test_multilabel_partial_auc_equals_sklearn(case, average, data):
     y, s, w = case
@@ -153,7 +153,7 @@ def test_multilabel_partial_auc_equals_sklearn(case, average, data):
     _assert_same(got, expected)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(case=multilabel_cases(), metric=st.sampled_from(METRICS), data=st.data())
 def test_unweighted_samples_average_is_bit_identical_for_any_partitioning(case, metric, data):
     """Each row's value is computed within its block; their sum is exact, so is the mean."""

@@ -130,7 +130,7 @@ def _zero_weights(w, y, rng):
     return w
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(
     rows=scored_rows(min_size=2, max_size=80),
     interval=ranges(),
@@ -159,7 +159,7 @@ def test_equals_the_exact_polygon_for_any_partitioning(
     assert got == pytest.approx(expected, rel=1e-12, abs=1e-14)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(rows=scored_rows(min_size=3), interval=ranges(), data=st.data())
 def test_unweighted_result_is_bit_identical_for_any_partitioning(rows, interval, data):
     y, s, _ = rows
@@ -172,7 +172,7 @@ def test_unweighted_result_is_bit_identical_for_any_partitioning(rows, interval,
         assert dask_auc.partial_roc_auc_score(yd, sd, **{axis: interval}) == whole
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     rows=scored_rows(min_size=3, weighted=True),
     max_fpr=st.one_of(st.floats(0.001, 1.0), st.sampled_from([0.1, 0.25, 0.5, 1.0])),
@@ -190,7 +190,7 @@ def test_fpr_range_from_zero_is_max_fpr_to_the_last_bit(rows, max_fpr, weighted,
     assert got == pytest.approx(sklearn_auc(y, s, sample_weight=w, max_fpr=max_fpr), abs=1e-12)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(rows=scored_rows(min_size=2), standardized=st.booleans())
 def test_the_whole_range_on_either_axis_is_the_auc(rows, standardized):
     """Over [0, 1] both areas are the AUC, and McClish's correction leaves it unchanged."""
@@ -201,7 +201,7 @@ def test_the_whole_range_on_either_axis_is_the_auc(rows, standardized):
         assert got == pytest.approx(auc, abs=1e-15)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(rows=scored_rows(min_size=2), interval=ranges())
 def test_a_tpr_range_is_an_fpr_range_of_the_mirrored_problem(rows, interval):
     """Swapping the classes and negating the scores turns the curve about (0.5, 0.5):

@@ -6,7 +6,7 @@ import dask
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
@@ -24,6 +24,7 @@ def _as_dask(kind, cuts, *columns):
     return [frame[n] if n in present else None for n in names]
 
 
+@settings(max_examples=25)
 @given(scored_rows(), st.data(), st.sampled_from(["array", "frame"]), st.integers(2, 9))
 def test_unweighted_auc_is_bit_identical_to_exact_pair_count_for_any_partitioning(
     rows, data, kind, split_every
@@ -38,6 +39,7 @@ def test_unweighted_auc_is_bit_identical_to_exact_pair_count_for_any_partitionin
     assert result == pytest.approx(sklearn_auc(y, s), abs=1e-12)
 
 
+@settings(max_examples=20)
 @given(scored_rows(weighted=True), st.data(), st.sampled_from(["array", "frame"]))
 def test_weighted_auc_matches_sklearn_for_any_partitioning(rows, data, kind):
     y, s, w = rows
@@ -48,6 +50,7 @@ def test_weighted_auc_matches_sklearn_for_any_partitioning(rows, data, kind):
     assert result == pytest.approx(pairwise_auc(y, s, w), abs=1e-12)
 
 
+@settings(max_examples=20)
 @given(
     scored_rows(min_size=3),
     st.data(),
@@ -79,16 +82,18 @@ def test_partial_auc_matches_sklearn_mcclish_for_any_partitioning(rows, data, ma
 
 def test_partial_auc_is_identical_for_any_partitioning_when_unweighted():
     rng = np.random.default_rng(3)
-    y = rng.integers(0, 2, 5000)
-    s = np.round(rng.random(5000), 2)
+    # 1,000 rows of 100 distinct scores: ties within and across blocks of every size
+    n = 1000
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n), 2)
     results = set()
-    for chunks in (5000, 1000, 77, 13):
+    for chunks in (n, 300, 77, 13):
         for buckets in (1, 4, 50):
             with dask.config.set({"dask-auc.buckets": buckets}):
                 results.add(
                     dask_auc.roc_auc_score(
-                        dask_array(y, list(range(0, 5000, chunks)) + [5000]),
-                        dask_array(s, list(range(0, 5000, chunks)) + [5000]),
+                        dask_array(y, list(range(0, n, chunks)) + [n]),
+                        dask_array(s, list(range(0, n, chunks)) + [n]),
                         max_fpr=0.2,
                     )
                 )
@@ -123,11 +128,11 @@ def test_any_two_classes_use_the_greater_as_positive(labels):
 
 def test_thousands_of_partitions_and_one_partition_agree():
     rng = np.random.default_rng(1)
-    n = 6000
+    n = 4000  # 2,000 partitions of 2 rows
     y = rng.integers(0, 2, n)
     s = np.round(rng.normal(size=n), 1)
     many = dask_auc.roc_auc_score(
-        dask_array(y, list(range(0, n, 3)) + [n]), dask_array(s, list(range(0, n, 3)) + [n])
+        dask_array(y, list(range(0, n, 2)) + [n]), dask_array(s, list(range(0, n, 2)) + [n])
     )
     one = dask_auc.roc_auc_score(dask_array(y, [0, n]), dask_array(s, [0, n]))
     assert many == one == pairwise_auc(y, s)

@@ -155,7 +155,7 @@ def _sklearn(name, y, s, w, **options):
 
 
 @pytest.mark.parametrize("name", MULTILABEL)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_multilabel_metrics_equal_sklearn_on_any_partitioning(name, data) -> None:
     """scikit-learn's value (to a few ulps), the same bits for every partitioning and layout."""
@@ -180,7 +180,7 @@ def test_multilabel_metrics_equal_sklearn_on_any_partitioning(name, data) -> Non
 
 
 @pytest.mark.parametrize("name", ["dcg_score", "ndcg_score"])
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(data=st.data())
 def test_ignore_ties_equals_sklearn_without_ties(name, data) -> None:
     """``ignore_ties=True`` on distinct scores is scikit-learn's, and equals the tie average."""
@@ -443,7 +443,7 @@ def top_k_cases(draw):
     return y, p, w, (classes if given_labels else None)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(data=st.data(), k=st.integers(1, 6), normalize=st.booleans())
 def test_top_k_equals_sklearn(data, k, normalize) -> None:
     """Multi-class, with ties, string or integer classes, labels or not, weighted or not."""

@@ -89,7 +89,7 @@ def _operating_kwargs(kind: str, value) -> dict:
 # -- confusion_matrix_at_thresholds -------------------------------------------------------------
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(
     rows=st.booleans().flatmap(lambda weighted: scored_rows(weighted=weighted)),
     data=st.data(),
@@ -103,7 +103,7 @@ def test_confusion_matrix_equals_sklearn_for_any_partitioning(rows, data, bucket
     _assert_arrays(result, expected, exact=w is None)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(rows=scored_rows(min_size=30, max_size=300), data=st.data(), max_points=st.integers(2, 12))
 def test_confusion_matrix_max_points_keeps_exact_rows_and_both_ends(rows, data, max_points):
     y, s, _ = rows
@@ -169,7 +169,7 @@ def test_integer_scores_keep_their_dtype():
 # -- det_curve ----------------------------------------------------------------------------------
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(
     rows=st.booleans().flatmap(lambda weighted: scored_rows(weighted=weighted)),
     data=st.data(),
@@ -184,7 +184,7 @@ def test_det_curve_equals_sklearn_for_any_partitioning(rows, data, buckets, drop
     _assert_arrays(result, expected, exact=w is None)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(
     rows=scored_rows(min_size=30, max_size=300),
     data=st.data(),
@@ -249,7 +249,7 @@ def _compare_point(result, expected, exact: bool) -> None:
             np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12, err_msg=name)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(
     rows=st.booleans().flatmap(lambda weighted: scored_rows(weighted=weighted)),
     data=st.data(),
@@ -271,7 +271,7 @@ def test_operating_point_equals_a_brute_force_scan(rows, data, target, buckets):
         assert all(isinstance(getattr(result, n), int) for n in ("tp", "fp", "tn", "fn"))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(rows=scored_rows(weighted=True), data=st.data(), target=st.sampled_from(TARGETS))
 def test_operating_point_with_arbitrary_weights_reports_a_true_point(rows, data, target):
     """Weights such as 0.37: two points whose criteria are equal in exact arithmetic may
@@ -375,7 +375,7 @@ def _compare_table(table, expected, exact: bool) -> None:
             np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-9, err_msg=name)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     rows=st.booleans().flatmap(lambda weighted: scored_rows(weighted=weighted)),
     data=st.data(),

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import dask_auc
 from references import pairwise_auc, record_all_warnings
-from strategies import dask_frame
+from strategies import dask_frame, examples
 
 
 def _series(values, cuts):
@@ -101,7 +101,7 @@ def _equal(result, expected):
 
 
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
-@settings(max_examples=15)
+@settings(max_examples=6)
 @given(data=st.data())
 def test_inputs_cut_at_different_places_raise_before_any_number(name, data):
     """Same total length, different partition boundaries: never a number from part of the rows."""
@@ -359,7 +359,7 @@ def test_warnings_are_sklearns_undefined_metric_warning():
             dask_auc.roc_auc_score(y, s, compute=False).compute()
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(16))
 @given(
     exponent=st.sampled_from([-300, -170, -100, 0, 100, 160, 300]),
     seed=st.integers(0, 2**32 - 1),
@@ -410,7 +410,7 @@ def _drawn_rows(data, most):
     return n, rng, y, cuts
 
 
-@settings(max_examples=40)
+@settings(max_examples=16)
 @given(data=st.data())
 def test_large_integer_scores_are_ordered_exactly_for_any_partitioning(data):
     """Integers beyond 2**53 (int64, uint64, mixed per partition): exact, or a clear error."""
@@ -459,7 +459,7 @@ def test_integer_scores_no_64_bit_type_holds_are_rejected():
         dask_auc.roc_auc_score(frame["y"], frame["s"])
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(24))
 @given(data=st.data())
 @pytest.mark.float_order
 def test_weighted_precision_recall_drop_intermediate_equals_sklearn_for_any_partitioning(data):

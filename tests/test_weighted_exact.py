@@ -155,7 +155,7 @@ def test_the_issue_example_on_numpy_inputs():
     assert dask_auc.operating_point(y, s, sample_weight=w, recall=1.0).threshold == 0.3
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(rows=weighted_rows(), data=st.data())
 def test_tpr_and_recall_one_are_reached_at_the_last_positive(rows, data):
     """TPR is exactly 1 from the point holding the last positive row on, for any partitioning."""
@@ -190,7 +190,7 @@ def test_the_command_line_threshold_at_tpr_one(tmp_path):
 # -- item 3: decisions and remainders that are exact ------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(rows=weighted_rows(), data=st.data())
 def test_confusion_matrix_remainders_are_direct_sums(rows, data):
     """``fns`` and ``tns`` are the rows below each threshold, summed: 0 where none is left.
@@ -241,7 +241,7 @@ def _exact_bins(y, s, w, lower_thresholds):
     return sums
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(rows=weighted_rows(min_size=20), n_bins=st.sampled_from([3, 10, 20]), data=st.data())
 def test_gains_bins_hold_direct_sums_of_their_rows(rows, n_bins, data):
     """A bin's positives and rows are sums of its rows: exactly 0 for a bin without positive."""
@@ -301,7 +301,7 @@ def test_fpr_targets_take_the_lowest_fpr_of_equal_true_positives(layout, buckets
         assert point.threshold == whole.threshold, fpr
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(rows=weighted_rows(min_size=10), data=st.data())
 def test_equal_true_positives_never_differ_by_an_ulp(rows, data):
     """Every fpr target's point is the first of its plateau of equal TP, for any partitioning."""
@@ -437,7 +437,7 @@ def narrow_ranges(draw):
     return low, min(low + width, 1.0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(
     n=st.integers(2, 300),
     seed=st.integers(0, 2**32 - 1),
@@ -470,7 +470,7 @@ def test_unweighted_partial_areas_are_the_exact_areas_rounded(
         )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(
     n=st.integers(2, 120),
     seed=st.integers(0, 2**32 - 1),
