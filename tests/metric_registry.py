@@ -1274,6 +1274,106 @@ _CALIBRATION_ENTRIES.append(
 _ENTRIES += _CALIBRATION_ENTRIES
 # -- end of the calibration entries -------------------------------------------------------------
 
+# -- the CORP reliability diagram and score decomposition (issue 33) ---------------------------
+# Probabilities are the cases' scores mapped into [0.25, 0.9) (the same float operations on
+# the dask inputs and the NumPy columns): no log score is infinite.  Another input than the
+# other binary entries', so it shares no sort with them (scores="own_sort").
+
+RELIABILITY_STEPS = ("low", "high", "recalibrated", "weight")
+DECOMPOSITION = ("score", "miscalibration", "discrimination", "uncertainty")
+RELIABILITY_FIELDS = (
+    *RELIABILITY_STEPS,
+    *(f"{score}_{part}" for score in ("brier", "log_score") for part in DECOMPOSITION),
+    "mean_score",
+    "mean_outcome",
+)
+
+
+def decomposition_reference(
+    y: np.ndarray, proba: np.ndarray, weights: np.ndarray | None, scoring: str
+) -> dict[str, float]:
+    """model-diagnostics' ``decompose`` (CORP's isotonic fit) of the rows of nonzero weight.
+
+    ``y`` in {0, 1}; ``scoring`` is ``"brier"`` (``SquaredError``) or ``"log_score"``
+    (``LogLoss``).
+    """
+    from model_diagnostics.scoring import LogLoss, SquaredError, decompose
+
+    if weights is not None:
+        kept = weights != 0
+        y, proba, weights = y[kept], proba[kept], weights[kept]
+    scoring_function = SquaredError() if scoring == "brier" else LogLoss()
+    table = decompose(y, proba, weights, scoring_function=scoring_function)
+    return {part: float(table[part][0]) for part in DECOMPOSITION}
+
+
+def reliability_reference_fields(
+    y: np.ndarray, proba: np.ndarray, weights: np.ndarray | None
+) -> Fields:
+    """The decomposition fields of ``reliability_diagram`` and its means, by model-diagnostics."""
+    fields = {
+        f"{scoring}_{part}": np.asarray(value)
+        for scoring in ("brier", "log_score")
+        for part, value in decomposition_reference(y, proba, weights, scoring).items()
+    }
+    fields["mean_score"] = np.asarray(np.average(proba, weights=weights))
+    fields["mean_outcome"] = np.asarray(np.average(y, weights=weights))
+    return fields
+
+
+def _as_probability(scores: Any) -> Any:
+    return 0.25 + 0.5 * scores
+
+
+def _on_probabilities(run: Callable[..., Any]) -> Callable[..., Any]:
+    def on_probabilities(inputs: Mapping[str, Any], **options: Any) -> Any:
+        return run({**inputs, "y_score": _as_probability(inputs["y_score"])}, **options)
+
+    return on_probabilities
+
+
+def _reliability_fields(result: Any) -> Fields:
+    fields = {name: np.asarray(getattr(result, name)) for name in RELIABILITY_STEPS}
+    for score in ("brier", "log_score"):
+        for part, value in zip(DECOMPOSITION, getattr(result, score), strict=True):
+            fields[f"{score}_{part}"] = np.asarray(value, dtype=float)
+    fields["mean_score"] = np.asarray(result.mean_score, dtype=float)
+    fields["mean_outcome"] = np.asarray(result.mean_outcome, dtype=float)
+    return fields
+
+
+def _reliability_reference(columns: Columns) -> Fields:
+    """model-diagnostics' ``decompose`` of the rows of nonzero weight, and the weighted means."""
+    y = (columns["y_true"] == np.unique(columns["y_true"])[-1]).astype(float)
+    proba = _as_probability(columns["y_score"])
+    return reliability_reference_fields(y, proba, columns.get("sample_weight"))
+
+
+_RELIABILITY = Metric(
+    name="reliability_diagram",
+    run=_on_probabilities(_binary(dask_auc.reliability_diagram)),
+    plain=_reliability_fields,
+    reference=_reliability_reference,
+    weighted=True,
+    # exact sums rounded once, steps of exact counts: the same bits for any partitioning
+    exact_fields=RELIABILITY_FIELDS,
+    reference_exact=False,  # model-diagnostics sums in floats (and subtracts the scores)
+    scores="own_sort",
+    # MCB and DSC are differences of two scores: the reference's are a few ulps of the score off
+    atol=1e-14,
+    variants=({"max_points": 3},),
+)
+ROC_QUERIES["reliability_diagram"] = ("reliability", {})
+_ENTRIES += [
+    _RELIABILITY,
+    replace(
+        _RELIABILITY,
+        name=_RELIABILITY.name + PERSISTED_SUFFIX,
+        run=_on_probabilities(_persisted_roc("reliability")),
+    ),
+]
+# -- end of the reliability entries -------------------------------------------------------------
+
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _ENTRIES}
 """Every public metric, by test id (and the binary ones again as persisted ROC queries)."""
 

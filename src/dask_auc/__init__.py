@@ -33,6 +33,7 @@ from ._label_ranking import (
 )
 from ._metric_at_thresholds import ConfusionMetric, confusion_metric, metric_at_thresholds
 from ._ranking import partial_roc_auc_score, roc_auc_score
+from ._reliability import reliability_diagram
 from ._roc import (
     ROC,
     AUCInterval,
@@ -40,6 +41,8 @@ from ._roc import (
     BootstrapTest,
     DeLongTest,
     MannwhitneyuResult,
+    ReliabilityDiagram,
+    ScoreDecomposition,
     bootstrap_ci,
     bootstrap_counts,
     bootstrap_test,
@@ -77,6 +80,8 @@ __all__ = [
     "OperatingPoint",
     "PartialROC",
     "ROC",
+    "ReliabilityDiagram",
+    "ScoreDecomposition",
     "TieGroup",
     "UndefinedMetricWarning",
     "__version__",
@@ -111,6 +116,7 @@ __all__ = [
     "plot_precision_recall",
     "plot_roc",
     "precision_recall_curve",
+    "reliability_diagram",
     "roc",
     "roc_auc_ci",
     "roc_auc_score",

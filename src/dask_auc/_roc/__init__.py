@@ -11,6 +11,7 @@ This package is the wing's door: the public faces import from
 - :mod:`.queries`: the queries' plans, each question of the ROC made into tasks;
 - :mod:`.params`: the constraints and the one check of the parameters per call;
 - :mod:`.labels`, :mod:`.finish`: scikit-learn's label rules and the queries' finishes;
+- :mod:`.reliability`: the CORP reliability diagram's plan and finish;
 - :mod:`.results`: the result types;
 - :mod:`.replicates`, :mod:`.replicate_metrics`, :mod:`.bootstrap`: the
   bootstrap's sort, its replicates' metrics and intervals, its public functions;
@@ -32,6 +33,8 @@ from .results import (
     KSStatistic,
     MannwhitneyuResult,
     OperatingPoint,
+    ReliabilityDiagram,
+    ScoreDecomposition,
 )
 from .sort import partial_area_key
 
@@ -51,6 +54,8 @@ __all__ = [
     "KSStatistic",
     "MannwhitneyuResult",
     "OperatingPoint",
+    "ReliabilityDiagram",
+    "ScoreDecomposition",
     "bootstrap_ci",
     "bootstrap_counts",
     "bootstrap_test",

@@ -29,7 +29,13 @@ from .params import check_query, checked_once
 from .queries import curve_query, labels_query
 from .registry import QUERIES, ask
 from .replicates import RocReplicates
-from .results import AUCInterval, BootstrapInterval, KSStatistic, OperatingPoint
+from .results import (
+    AUCInterval,
+    BootstrapInterval,
+    KSStatistic,
+    OperatingPoint,
+    ReliabilityDiagram,
+)
 from .sort import CurveSort
 
 #: the one prepare of every ROC: any labels, one sorted part per label
@@ -223,6 +229,16 @@ class ROC:
     def gains_table(self, *, n_bins: int = 10, compute: bool = True) -> pd.DataFrame | LazyScore:
         """The gains (lift) table, as :func:`dask_auc.gains_table`."""
         return ask(self._sort, "gains_table", n_bins=n_bins, compute=compute)
+
+    def reliability(
+        self, *, max_points: int | None = None, compute: bool = True
+    ) -> ReliabilityDiagram | LazyScore:
+        """The CORP reliability diagram and decomposition, as :func:`dask_auc.reliability_diagram`.
+
+        The scores must be probabilities of the ROC's positive class; on a
+        persisted ROC, O(buckets) small tasks.
+        """
+        return ask(self._sort, "reliability", max_points=max_points, compute=compute)
 
     def ci(
         self,

@@ -34,6 +34,7 @@ from .._kernels.binary.det import bucket_det
 from .._kernels.binary.gains import bucket_gains_cuts
 from .._kernels.binary.ks import bucket_ks
 from .._kernels.binary.operating_point import CRITERIA, bucket_operating_point
+from .._kernels.binary.reliability import bucket_blocks
 from .._kernels.replicates.counts import check_seed
 from .._kernels.replicates.tie_groups import ReplicateSpec
 from .._params import (
@@ -71,6 +72,7 @@ from .queries import (
     partial_auc_plan,
     points_plan,
 )
+from .reliability import reliability_plan
 from .replicate_metrics import (
     BootstrapIntervalFinish,
     replicate_auc,
@@ -78,7 +80,13 @@ from .replicate_metrics import (
     replicate_partial,
 )
 from .replicates import ReplicateSort
-from .results import AUCInterval, BootstrapInterval, KSStatistic, OperatingPoint
+from .results import (
+    AUCInterval,
+    BootstrapInterval,
+    KSStatistic,
+    OperatingPoint,
+    ReliabilityDiagram,
+)
 from .sort import CurveSort
 
 _ROC_AUC = BinaryQuery(
@@ -268,6 +276,15 @@ QUERIES: dict[str, BinaryQuery] = {
             result=pd.DataFrame,
         ),
         _CONFIDENCE_INTERVAL,
+        BinaryQuery(
+            function="reliability_diagram",
+            method="reliability",
+            parameters={"max_points": MAX_POINTS, "compute": COMPUTE},
+            plan=reliability_plan,
+            kernel=bucket_blocks,
+            labels=None,  # the binary target's rule (more than two labels raise)
+            result=ReliabilityDiagram,
+        ),
     )
 }
 #: every binary query, by its ROC method's name

@@ -104,6 +104,48 @@ class MannwhitneyuResult(NamedTuple):
     pvalue: float
 
 
+class ScoreDecomposition(NamedTuple):
+    """A score split as ``score = miscalibration - discrimination + uncertainty`` (CORP).
+
+    ``miscalibration`` (MCB) is what recalibrating the scores by the isotonic
+    fit gains, ``discrimination`` (DSC) what the recalibrated scores gain over
+    the constant forecast of the mean outcome, ``uncertainty`` (UNC) that
+    constant forecast's score; all three are non-negative up to rounding.
+    """
+
+    score: float
+    miscalibration: float
+    discrimination: float
+    uncertainty: float
+
+
+class ReliabilityDiagram(NamedTuple):
+    """The CORP reliability diagram: the isotonic (PAV) fit of the outcomes on the scores.
+
+    One entry of ``low``, ``high``, ``recalibrated`` and ``weight`` per step
+    of the fit (a block of adjacent distinct scores with one fitted value),
+    in ascending score order, thinned for drawing with ``max_points``; the
+    decompositions always come from every step.
+    """
+
+    low: np.ndarray  # the lowest score of each step
+    high: np.ndarray  # its highest score
+    recalibrated: np.ndarray  # its fitted probability: the (weighted) share of positives
+    weight: np.ndarray  # its rows (int) or weight (float)
+    brier: ScoreDecomposition  # of the Brier score, the mean of (score - outcome)**2
+    log_score: ScoreDecomposition  # of the log score, the mean of -log(probability of outcome)
+    mean_score: float
+    mean_outcome: float
+
+    def __repr__(self) -> str:
+        steps = f"<{len(self.recalibrated)} steps>"
+        return (
+            f"ReliabilityDiagram(steps={steps}, brier={self.brier!r}, "
+            f"log_score={self.log_score!r}, mean_score={self.mean_score!r}, "
+            f"mean_outcome={self.mean_outcome!r})"
+        )
+
+
 def _short_repr(result: Any) -> str:
     """One line: every field as it is but the replicates, counted (and their NaNs)."""
     shown = []
