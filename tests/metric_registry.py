@@ -1374,6 +1374,35 @@ _ENTRIES += [
 ]
 # -- end of the reliability entries -------------------------------------------------------------
 
+# -- certified AUC states (issue 31): one pass, no sort; the test data hold fewer distinct
+# scores than a state's default resolution, so every state is exact there (bounds equal) ------
+
+
+def _state_bounds(state: Any) -> Fields:
+    bounds = state.auc()
+    return {name: np.asarray(getattr(bounds, name)) for name in ("lower", "estimate", "upper")}
+
+
+def _state_reference(columns: Columns) -> Fields:
+    value = _pairwise(columns)["value"]
+    return {"lower": value, "estimate": value, "upper": value}
+
+
+_ENTRIES.append(
+    Metric(
+        name="roc_state",
+        run=_binary(dask_auc.roc_state),
+        plain=_state_bounds,
+        reference=_state_reference,
+        weighted=True,
+        exact_fields=("lower", "estimate", "upper"),
+        reference_exact=True,
+        split_every=True,
+        sorts=False,
+        variants=({"resolution": 4}, {"pos_label": 0}, {"split_every": 2}),
+    )
+)
+
 REGISTRY: dict[str, Metric] = {metric.name: metric for metric in _ENTRIES}
 """Every public metric, by test id (and the binary ones again as persisted ROC queries)."""
 

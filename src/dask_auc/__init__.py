@@ -51,6 +51,7 @@ from ._roc import (
     roc,
     roc_auc_ci,
 )
+from ._states import AUCBounds, ROCState, roc_auc_bounds, roc_state
 from ._thresholds import (
     OperatingPoint,
     confusion_matrix_at_thresholds,
@@ -67,6 +68,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "AUCBounds",
     "AUCInterval",
     "BootstrapInterval",
     "BootstrapTest",
@@ -80,6 +82,7 @@ __all__ = [
     "OperatingPoint",
     "PartialROC",
     "ROC",
+    "ROCState",
     "ReliabilityDiagram",
     "ScoreDecomposition",
     "TieGroup",
@@ -118,9 +121,11 @@ __all__ = [
     "precision_recall_curve",
     "reliability_diagram",
     "roc",
+    "roc_auc_bounds",
     "roc_auc_ci",
     "roc_auc_score",
     "roc_curve",
+    "roc_state",
     "top_k_accuracy_score",
 ]
 
