@@ -337,11 +337,11 @@ def test_a_persisted_roc_survives_a_killed_worker():
         "curve": dask_auc.roc_curve(frame.y, frame.s),
         "weighted": dask_auc.roc_auc_score(frame.y, frame.s, sample_weight=frame.w),
     }
+    from clusters import two_worker_processes  # forked workers: the restart takes a second
+
     with (
         dask.config.set({"dask-auc.buckets": 4}),
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
+        two_worker_processes() as cluster,
         distributed.Client(cluster) as client,
     ):
         curve = dask_auc.roc(frame.y, frame.s).persist()
