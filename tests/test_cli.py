@@ -1,10 +1,12 @@
-"""The installed ``dask-auc`` console script, run as a user runs it, on generated files.
+"""The ``dask-auc`` command on generated files.
 
 Answers are parsed from ``--json`` and compared with scikit-learn on the same
-rows; errors are checked for their exit status and a one-line message.  The
-runs that compute on a cluster share the session's process cluster through
-``--scheduler ADDRESS``; two runs start their own local cluster, whose worker
-processes write to the command's own stderr.
+rows; errors are checked for their exit status and a one-line message.  Cluster
+runs share the session's process cluster (``--scheduler ADDRESS``).  Claims
+about the process (its exit status, a closed stdout, a terminal, its own local
+cluster's workers writing to its stderr) run the installed script as a user
+does; the others call :func:`dask_auc.cli.main` here, output captured: the same
+command without ~2-3 s of interpreter, dask and numba start-up per run.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import pty
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -90,16 +93,32 @@ def run(
     )
 
 
-def answers(*args: str) -> dict:
-    done = run(*args, "--json")
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+def in_process(capsys, *args: str) -> tuple[int, str, str]:
+    """``dask-auc ARGS`` through its entry point in this process: (status, stdout, stderr)."""
+    from dask_auc.cli import main as entry
+
+    # dask's Parquet reader on files without an index: a pandas 3.1 deprecation, which the
+    # command's process hides (a DeprecationWarning raised outside __main__)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The inplace keyword", DeprecationWarning)
+        try:
+            status = entry([str(a) for a in args])
+        except SystemExit as stopped:  # argparse's usage errors and --version
+            status = stopped.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def answers(capsys, *args: str) -> dict:
+    status, out, err = in_process(capsys, *args, "--json")
+    assert status == 0, err
+    return json.loads(out)
 
 
 @pytest.mark.cluster
-def test_parquet_directory_answers_equal_sklearn(files, rows, process_cluster):
+def test_parquet_directory_answers_equal_sklearn(files, rows, process_cluster, capsys):
     got = answers(
-        files / "scores.parquet", "--label", "y", "--score", "p", "--weight", "w",
+        capsys, files / "scores.parquet", "--label", "y", "--score", "p", "--weight", "w",
         "--max-fpr", "0.1", "--scheduler", process_cluster.scheduler_address,
     )  # fmt: skip
     y, p, w = rows["y"], rows["p"], rows["w"]
@@ -116,9 +135,9 @@ def test_parquet_directory_answers_equal_sklearn(files, rows, process_cluster):
 
 
 @pytest.mark.cluster
-def test_csv_glob_with_string_labels_answers_equal_sklearn(files, rows, process_cluster):
+def test_csv_glob_with_string_labels_answers_equal_sklearn(files, rows, process_cluster, capsys):
     got = answers(
-        files / "csv" / "part-*.csv", "--label", "y", "--score", "p", "--pos-label", "yes",
+        capsys, files / "csv" / "part-*.csv", "--label", "y", "--score", "p", "--pos-label", "yes",
         "--scheduler", process_cluster.scheduler_address,
     )  # fmt: skip
     y = np.where(rows["y"] == 1, "yes", "no")
@@ -131,9 +150,9 @@ def test_csv_glob_with_string_labels_answers_equal_sklearn(files, rows, process_
 
 
 @pytest.mark.cluster
-def test_grouped_auc_per_group_table_and_curves(files, rows, process_cluster, tmp_path):
+def test_grouped_auc_per_group_table_and_curves(files, rows, process_cluster, tmp_path, capsys):
     got = answers(
-        files / "scores.parquet", "--label", "y", "--score", "p", "--by", "user",
+        capsys, files / "scores.parquet", "--label", "y", "--score", "p", "--by", "user",
         "--per-group", tmp_path / "groups.csv", "--curve", tmp_path / "curves.png",
         "--scheduler", process_cluster.scheduler_address,
     )  # fmt: skip
@@ -207,23 +226,30 @@ def test_table_on_its_own_local_cluster(files, rows):
          "argument --gains: must be a positive integer, got '0'"),
     ],
 )  # fmt: skip
-def test_errors_are_one_line_with_an_exit_status(files, arguments, status, message):
-    # the missing file goes through `python -m dask_auc`, the same command
-    module = arguments[0] == "missing.parquet"
-    done = run(*arguments, "--scheduler", "threads", cwd=files, module=module)
-    assert done.returncode == status
-    assert done.stdout == ""
-    last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("dask-auc: error: ") and message in last, done.stderr
-    assert "Traceback" not in done.stderr
+def test_errors_are_one_line_with_an_exit_status(
+    files, arguments, status, message, capsys, monkeypatch
+):
+    # the missing file through `python -m dask_auc`, a process; the others through main()
+    # (its status is the command's; an exception it let out would fail the test)
+    if arguments[0] == "missing.parquet":
+        done = run(*arguments, "--scheduler", "threads", cwd=files, module=True)
+        code, out, err = done.returncode, done.stdout, done.stderr
+    else:
+        monkeypatch.chdir(files)  # the paths as a user in that directory types them
+        code, out, err = in_process(capsys, *arguments, "--scheduler", "threads")
+    assert code == status
+    assert out == ""
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("dask-auc: error: ") and message in last, err
+    assert "Traceback" not in err
     if status == 1:
-        assert done.stderr.count("\n") == 1  # usage errors add the usage lines above
+        assert err.count("\n") == 1  # usage errors add the usage lines above
 
 
 @pytest.mark.cluster
-def test_pos_label_names_the_positive_class_of_string_labels(files, rows, process_cluster):
+def test_pos_label_names_the_positive_class_of_string_labels(files, rows, process_cluster, capsys):
     got = answers(
-        files / "clicked.parquet", "--label", "y", "--score", "p", "--pos-label", "clicked",
+        capsys, files / "clicked.parquet", "--label", "y", "--score", "p", "--pos-label", "clicked",
         "--weight", "w", "--by", "user", "--scheduler", process_cluster.scheduler_address,
     )  # fmt: skip
     clicked = rows["y"] == 1  # "not" is the greater string: the default rule would pick it
@@ -251,9 +277,11 @@ def test_pos_label_names_the_positive_class_of_string_labels(files, rows, proces
     ("path", "pos_label", "positive"),
     [("scores.parquet", "0", 0), ("bool.parquet", "true", True), ("bool.parquet", "False", False)],
 )
-def test_pos_label_is_read_with_the_label_column_dtype(files, rows, path, pos_label, positive):
+def test_pos_label_is_read_with_the_label_column_dtype(
+    files, rows, path, pos_label, positive, capsys
+):
     got = answers(
-        files / path, "--label", "y", "--score", "p", "--pos-label", pos_label,
+        capsys, files / path, "--label", "y", "--score", "p", "--pos-label", pos_label,
         "--scheduler", "threads",
     )  # fmt: skip
     frame = pd.read_parquet(files / path)
@@ -265,14 +293,16 @@ def test_pos_label_is_read_with_the_label_column_dtype(files, rows, path, pos_la
     assert (got["positives"], got["negatives"]) == (int(hits.sum()), int((~hits).sum()))
 
 
-def test_gauc_line_says_how_groups_are_weighted(files):
+def test_gauc_line_says_how_groups_are_weighted(files, capsys):
     arguments = [files / "scores.parquet", "--label", "y", "--score", "p", "--by", "user"]
-    weighted = run(*arguments, "--weight", "w", "--scheduler", "threads")
-    plain = run(*arguments, "--scheduler", "threads")
-    assert weighted.returncode == plain.returncode == 0, weighted.stderr + plain.stderr
-    assert "GAUC (groups weighted by summed 'w')" in weighted.stdout
-    assert "row-weighted" not in weighted.stdout
-    assert "GAUC (groups weighted by rows)" in plain.stdout
+    arguments += ["--scheduler", "threads"]
+    status, weighted, err = in_process(capsys, *arguments, "--weight", "w")
+    assert status == 0, err
+    status, plain, err = in_process(capsys, *arguments)
+    assert status == 0, err
+    assert "GAUC (groups weighted by summed 'w')" in weighted
+    assert "row-weighted" not in weighted
+    assert "GAUC (groups weighted by rows)" in plain
 
 
 def test_closed_stdout_ends_quietly(files):
@@ -310,7 +340,7 @@ def test_nan_score_raised_on_a_worker_is_one_line(files, process_cluster):
     assert done.stderr == "dask-auc: error: score column 'p': Input contains NaN.\n"
 
 
-def test_progress_bar_goes_to_a_terminal_not_to_the_json(files):
+def test_progress_bar_goes_to_a_terminal_not_to_the_json(files, capsys, monkeypatch):
     arguments = [files / "scores.parquet", "--label", "y", "--score", "p", "--json"]
     controller, terminal = pty.openpty()
     try:
@@ -327,8 +357,10 @@ def test_progress_bar_goes_to_a_terminal_not_to_the_json(files):
     assert done.returncode == 0
     assert b"100% Completed" in shown
     assert json.loads(done.stdout)["rows"] == 30_000
-    quiet = run(*arguments, "--scheduler", "threads", "--quiet")
-    assert quiet.returncode == 0 and quiet.stderr == ""
+    # --quiet, on a stderr that says it is a terminal (a pipe would hide the bar anyway)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert "100% Completed" in in_process(capsys, *arguments, "--scheduler", "threads")[2]
+    assert in_process(capsys, *arguments, "--scheduler", "threads", "--quiet")[::2] == (0, "")
 
 
 def _read(fd: int) -> bytes:
@@ -338,10 +370,10 @@ def _read(fd: int) -> bytes:
         return b""
 
 
-def test_thresholds_gains_ks_and_gini_equal_their_references(files, rows):
+def test_thresholds_gains_ks_and_gini_equal_their_references(files, rows, capsys):
     """--threshold-at, --best and --gains against the brute-force scans; KS against scipy."""
     got = answers(
-        files / "scores.parquet", "--label", "y", "--score", "p", "--scheduler", "threads",
+        capsys, files / "scores.parquet", "--label", "y", "--score", "p", "--scheduler", "threads",
         "--threshold-at", "fpr=0.05", "--threshold-at", "recall=0.9", "--best", "youden",
         "--best", "f1", "--gains", "10",
     )  # fmt: skip
@@ -360,24 +392,24 @@ def test_thresholds_gains_ks_and_gini_equal_their_references(files, rows):
     assert [row["group"] for row in got["gains"]] == table["group"].tolist()
     for column in GAINS_COLUMNS:
         assert [row[column] for row in got["gains"]] == table[column].tolist(), column
-    text = run(
-        files / "scores.parquet", "--label", "y", "--score", "p", "--scheduler", "threads",
+    _, text, _ = in_process(
+        capsys, files / "scores.parquet", "--label", "y", "--score", "p", "--scheduler", "threads",
         "--threshold-at", "fpr=0.05", "--best", "f1", "--gains", "4",
-    ).stdout  # fmt: skip
+    )  # fmt: skip
     (gini,) = [line for line in text.splitlines() if "Gini (2 AUC - 1)" in line]
     assert gini.endswith(f"{got['gini']:.10f}")
     assert "threshold at FPR <= 0.05" in text and "best threshold (f1)" in text
     assert "gains table (4 bins, ties never split)" in text and "cumulative_lift" in text
 
 
-def test_calibration_overall_and_per_group_equal_sklearn(rows, tmp_path):
+def test_calibration_overall_and_per_group_equal_sklearn(rows, tmp_path, capsys):
     from sklearn.metrics import brier_score_loss, log_loss
 
     probabilities = rows.assign(p=rows["p"] / 2)  # in [0, 0.65]
     path = tmp_path / "probabilities.parquet"
     probabilities.to_parquet(path, index=False)
     report = answers(
-        path, "--label", "y", "--score", "p", "--weight", "w", "--by", "user",
+        capsys, path, "--label", "y", "--score", "p", "--weight", "w", "--by", "user",
         "--calibration", "--per-group", tmp_path / "groups.csv", "--scheduler", "threads",
     )  # fmt: skip
     y, p, w = (probabilities[c].to_numpy() for c in ("y", "p", "w"))
@@ -397,9 +429,11 @@ def test_calibration_overall_and_per_group_equal_sklearn(rows, tmp_path):
     assert table.loc[7, "log_loss"] == pytest.approx(
         log_loss(rows_7["y"], rows_7["p"], sample_weight=rows_7["w"], labels=[0, 1]), rel=1e-9
     )
-    text = run(path, "--label", "y", "--score", "p", "--calibration", "--scheduler", "threads")
-    assert text.returncode == 0, text.stderr
-    assert "normalized entropy" in text.stdout and "Brier score" in text.stdout
+    status, text, err = in_process(
+        capsys, path, "--label", "y", "--score", "p", "--calibration", "--scheduler", "threads"
+    )
+    assert status == 0, err
+    assert "normalized entropy" in text and "Brier score" in text
 
 
 # the option parser's errors and the text report's formatting, through main() in this process
@@ -407,13 +441,8 @@ def test_calibration_overall_and_per_group_equal_sklearn(rows, tmp_path):
 
 def usage_error(capsys, *arguments: str) -> str:
     """The last stderr line of ``dask-auc ARGUMENTS``, which must stop with status 2."""
-    from dask_auc.cli import main
-
-    with pytest.raises(SystemExit) as stopped:
-        main([*arguments, "--scheduler", "threads"])
-    assert stopped.value.code == 2
-    out, err = capsys.readouterr()
-    assert out == "" and "Traceback" not in err
+    status, out, err = in_process(capsys, *arguments, "--scheduler", "threads")
+    assert status == 2 and out == "" and "Traceback" not in err
     return err.strip().splitlines()[-1]
 
 
@@ -453,25 +482,17 @@ def test_every_single_valued_option_refuses_a_second_value(capsys):
 def test_version_prints_the_installed_version(capsys):
     from importlib.metadata import version
 
-    from dask_auc.cli import main
-
-    with pytest.raises(SystemExit) as stopped:
-        main(["--version"])
-    assert stopped.value.code == 0
-    assert capsys.readouterr().out == f"dask-auc {version('dask-auc')}\n"
+    assert in_process(capsys, "--version")[:2] == (0, f"dask-auc {version('dask-auc')}\n")
 
 
 def test_ks_threshold_has_ten_digits_in_the_text_and_all_in_the_json(capsys, tmp_path):
-    from dask_auc.cli import main
-
     # separated classes: KS 1 at the lowest positive score, 2/3
     frame = pd.DataFrame({"y": [0, 0, 1, 1], "p": [0.1, 0.2, 2 / 3, 0.9]})
     frame.to_parquet(tmp_path / "s.parquet")
-    arguments = [str(tmp_path / "s.parquet"), "--label", "y", "--score", "p"]
-    assert main([*arguments, "--scheduler", "threads", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["ks_threshold"] == 2 / 3
-    assert main([*arguments, "--scheduler", "threads", "--best", "youden"]) == 0
-    text = capsys.readouterr().out
+    arguments = [tmp_path / "s.parquet", "--label", "y", "--score", "p", "--scheduler", "threads"]
+    assert answers(capsys, *arguments)["ks_threshold"] == 2 / 3
+    status, text, _ = in_process(capsys, *arguments, "--best", "youden")
+    assert status == 0
     (ks,) = [line for line in text.splitlines() if "KS statistic" in line]
     assert ks.endswith("1.0000000000 (at score >= 0.6666666667)"), ks
     (best,) = [line for line in text.splitlines() if "best threshold" in line]

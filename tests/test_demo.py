@@ -16,7 +16,9 @@ pytestmark = pytest.mark.cluster
 
 
 def test_demo_prints_sklearns_values_and_both_times():
-    rows = 300_000
+    # the claim is the printed values and their format, not a size: 30,000 rows in four
+    # chunks still hold ties (4-decimal scores) and ~1,500 positives
+    rows = 30_000
     script = Path(sys.executable).with_name("dask-auc-demo")
     done = subprocess.run(
         [str(script), "--rows", f"{rows:g}", "--workers", "1"],
