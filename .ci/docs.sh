@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${1:-python3}
-"$python" -m pip install -q -e ".[docs]"
+"$python" -m pip install -q --no-compile -e ".[docs]"
 rm -rf docs/_build docs/generated   # a clean build: stale stubs could hide a warning
 # the notebooks run during the build, on few rows, drawing off screen; scikit-learn's OpenMP
 # threads would spin against the notebooks' local cluster on a small machine

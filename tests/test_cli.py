@@ -456,7 +456,7 @@ def test_a_repeated_score_is_a_usage_error_naming_both_columns(capsys):
 ONE_VALUE = {
     "--label": "y", "--pos-label": "1", "--score": "p", "--weight": "w", "--by": "user",
     "--per-group": "groups.csv", "--max-fpr": "0.5", "--gains": "10", "--curve": "out.png",
-    "--scheduler": "threads", "--workers": "1",
+    "--scheduler": "threads", "--workers": "1", "--state-out": "day.state",
 }  # fmt: skip
 
 

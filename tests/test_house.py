@@ -274,9 +274,12 @@ NOT_METRICS = {
     "bootstrap_counts",  # the bootstrap's replicate counts, a tool behind bootstrap_ci
     "confusion_metric",  # declares a metric of confusion counts for metric_at_thresholds
     "merge_adjacent",  # merges PartialROC summaries (the summaries' monoid)
+    "get_scorer",  # scorers for model selection: they call registered metrics (test_scorers.py)
+    "make_scorer",
     "plot_det",  # plotting: Display-like views of registered curves
     "plot_gains",
     "plot_precision_recall",
+    "plot_reliability",  # draws reliability_diagram's registered query
     "plot_roc",
     # two computes (one pass, then the rows of its widest bins): no lazy result to run through
     # the registry's tests; tests/test_states.py holds it to the exact AUC on every layout

@@ -45,8 +45,9 @@ def stored_notebooks() -> list[Path]:
     return sorted(NOTEBOOKS.glob("*.ipynb"))
 
 
-def test_both_notebooks_are_stored():
-    assert [path.name for path in stored_notebooks()] == ["quickstart.ipynb", "real_model.ipynb"]
+def test_the_notebooks_are_stored():
+    names = [path.name for path in stored_notebooks()]
+    assert names == ["daily_states.ipynb", "quickstart.ipynb", "real_model.ipynb"]
 
 
 @pytest.mark.parametrize("path", stored_notebooks(), ids=lambda path: path.stem)

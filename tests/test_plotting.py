@@ -1,9 +1,10 @@
-"""plot_roc and plot_precision_recall: what is drawn is the package's curve and exact score."""
+"""The plots: what is drawn is the package's curve and exact score (ROC, PR, DET, gains, CORP)."""
 
 from __future__ import annotations
 
 import sys
 
+import dask
 import matplotlib
 import numpy as np
 import pytest
@@ -158,3 +159,130 @@ def test_plot_gains_draws_the_gains_and_lift_of_the_exact_table(models, tmp_path
     lazy = dask_auc.plot_gains(y, scores["weak"], compute=False)
     assert isinstance(lazy, dask_auc.LazyScore) and plt.get_fignums() == []
     assert _legend(lazy.compute()) == ["Classifier", "Baseline (random order)"]
+
+
+# -- the CORP reliability diagram --------------------------------------------------------------
+
+
+@pytest.fixture
+def probabilities():
+    """Tied probabilities (3 decimals) of a model that is a little overconfident, 7 chunks."""
+    rng = np.random.default_rng(3)
+    n = 30_000
+    proba = np.round(rng.beta(2, 5, n), 3)
+    y = (rng.random(n) < 0.1 + 0.8 * proba).astype(np.int64)
+    cuts = np.linspace(0, n, 8).astype(int)
+    return y, proba, dask_array(y, cuts), dask_array(proba, cuts)
+
+
+def _isotonic(y, proba):
+    """scikit-learn's isotonic fit at each distinct probability (ties pooled first)."""
+    from sklearn.isotonic import IsotonicRegression
+
+    scores, inverse = np.unique(proba, return_inverse=True)
+    total = np.bincount(inverse).astype(float)
+    share = np.bincount(inverse, weights=y) / total
+    return scores, IsotonicRegression().fit(scores, share, sample_weight=total).predict(scores)
+
+
+def test_plot_reliability_draws_the_isotonic_steps_and_the_decomposition(probabilities, tmp_path):
+    from metric_registry import decomposition_reference
+
+    y, proba, y_dask, proba_dask = probabilities
+    ax = dask_auc.plot_reliability(y_dask, proba_dask, name="m")
+    curve, diagonal = ax.get_lines()
+    x, fit = curve.get_xdata(), curve.get_ydata()
+    # each step flat over its scores: pairs (lowest, highest score) at one fitted value
+    assert np.all(fit[0::2] == fit[1::2]) and np.all(np.diff(x) >= 0)
+    scores, expected = _isotonic(y, proba)
+    assert x[0] == scores[0] and x[-1] == scores[-1]
+    np.testing.assert_allclose(np.interp(scores, x, fit), expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(diagonal.get_xydata(), [[0, 0], [1, 1]])
+    parts = decomposition_reference(y.astype(float), proba, None, "brier")
+    brier = metrics.brier_score_loss(y, proba)
+    assert _legend(ax) == [
+        f"m\nBrier {brier:.4f}: MCB {parts['miscalibration']:.4f}, "
+        f"DSC {parts['discrimination']:.4f}, UNC {parts['uncertainty']:.4f}",
+        "Perfectly calibrated",
+        "Score histogram",
+    ]
+    bars = ax.patches
+    assert len(bars) == 20 and max(bar.get_height() for bar in bars) == pytest.approx(0.2)
+    assert ax.get_xlabel() == "Predicted probability"
+    ax.figure.savefig(tmp_path / "reliability.png")
+
+
+def test_plot_reliability_histogram_is_the_scores_where_each_step_is_one_score():
+    """Exactly calibrated scores at the bins' centres: every score is its own step, so the
+    bars (from the steps' weights) are the scores' own histogram, scaled to 0.2."""
+    counts = np.array([50, 80, 120, 200, 300, 260, 150, 90, 40, 20])
+    proba = np.repeat((np.arange(10) + 0.5) / 10, counts)
+    y = np.concatenate([np.arange(c) < round(c * (k + 0.5) / 10) for k, c in enumerate(counts)])
+    # the shares are rounded to whole rows, still increasing: no step pools two scores
+    assert len(dask_auc.reliability_diagram(y.astype(int), proba).weight) == 10
+    ax = dask_auc.plot_reliability(y.astype(int), proba, bins=10)
+    heights = np.array([bar.get_height() for bar in ax.patches])
+    expected, _ = np.histogram(proba, bins=10, range=(0, 1))
+    np.testing.assert_allclose(heights, expected / expected.max() * 0.2, rtol=1e-12)
+    np.testing.assert_allclose([bar.get_x() for bar in ax.patches], np.arange(10) / 10, atol=1e-15)
+
+
+def test_plot_reliability_weighted_histogram_holds_every_row(probabilities):
+    """Steps spanning several bins are spread over them: the shares still add up to 1."""
+    from dask_auc._plot_reliability import step_histogram
+
+    y, proba, _, _ = probabilities
+    weight = np.random.default_rng(4).choice([0.0, 0.5, 2.0], size=len(y))
+    diagram = dask_auc.reliability_diagram(y, proba, sample_weight=weight)
+    edges, shares = step_histogram(diagram, 7)
+    assert len(edges) == 8 and shares.sum() == pytest.approx(1.0, rel=1e-12)
+    assert np.all(shares >= 0)
+    ax = dask_auc.plot_reliability(y, proba, sample_weight=weight, bins=7)
+    heights = [bar.get_height() for bar in ax.patches]
+    np.testing.assert_allclose(heights, shares / shares.max() * 0.2, rtol=1e-12)
+
+
+def test_plot_reliability_is_one_computation_and_lazy(probabilities):
+    y, proba, y_dask, proba_dask = probabilities
+    runs = []
+
+    def counting_get(graph, keys, **kwargs):
+        runs.append(keys)
+        return dask.get(graph, keys, **kwargs)
+
+    lazy = dask_auc.plot_reliability(y_dask, proba_dask, compute=False)
+    assert isinstance(lazy, dask_auc.LazyScore) and plt.get_fignums() == []
+    with dask.config.set(scheduler=counting_get):
+        ax = lazy.compute()
+    assert len(runs) == 1
+    assert _legend(ax)[0].startswith("Classifier\nBrier ")
+
+
+def test_plot_reliability_of_a_roc_names_its_positive_class(probabilities):
+    y, proba, _, _ = probabilities
+    labels = np.where(y == 1, "yes", "no")
+    curve = dask_auc.roc(labels, proba, pos_label="yes")
+    of_roc = dask_auc.plot_reliability(curve, name="m")
+    of_arrays = dask_auc.plot_reliability(y, proba, name="m")
+    assert _legend(of_roc) == _legend(of_arrays)
+    np.testing.assert_array_equal(
+        of_roc.get_lines()[0].get_xydata(), of_arrays.get_lines()[0].get_xydata()
+    )
+    assert of_roc.get_xlabel() == "Predicted probability (Positive label: yes)"
+
+
+def test_plot_reliability_refuses_what_it_cannot_draw(monkeypatch):
+    y, p = np.array([0, 1, 1]), np.array([0.2, 0.6, 0.9])
+    with pytest.raises(TypeError, match="draws one model"):
+        dask_auc.plot_reliability(y, {"a": p})
+    with pytest.raises(ValueError, match="do not pass y_proba"):
+        dask_auc.plot_reliability(dask_auc.roc(y, p), p)
+    with pytest.raises(TypeError, match="y_proba is required"):
+        dask_auc.plot_reliability(y)
+    with pytest.raises(dask_auc.InvalidParameterError, match="'bins' parameter of plot_reliab"):
+        dask_auc.plot_reliability(y, p, bins=0)
+    with pytest.raises(ValueError, match="y_prob contains values greater than 1"):
+        dask_auc.plot_reliability(y, p + 0.5)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r'pip install "dask-auc\[plot\]"'):
+        dask_auc.plot_reliability(y, p)

@@ -51,6 +51,7 @@ from ._roc import (
     roc,
     roc_auc_ci,
 )
+from ._scorers import get_scorer, make_scorer
 from ._states import AUCBounds, ROCState, roc_auc_bounds, roc_state
 from ._thresholds import (
     OperatingPoint,
@@ -60,7 +61,13 @@ from ._thresholds import (
     operating_point,
 )
 from ._top_k import top_k_accuracy_score
-from .plotting import plot_det, plot_gains, plot_precision_recall, plot_roc
+from .plotting import (
+    plot_det,
+    plot_gains,
+    plot_precision_recall,
+    plot_reliability,
+    plot_roc,
+)
 
 try:
     __version__ = version("dask-auc")
@@ -102,11 +109,13 @@ __all__ = [
     "delong_test",
     "det_curve",
     "gains_table",
+    "get_scorer",
     "grouped_roc_auc_score",
     "ks_statistic",
     "label_ranking_average_precision_score",
     "label_ranking_loss",
     "log_loss",
+    "make_scorer",
     "mannwhitneyu",
     "merge_adjacent",
     "metric_at_thresholds",
@@ -117,6 +126,7 @@ __all__ = [
     "plot_det",
     "plot_gains",
     "plot_precision_recall",
+    "plot_reliability",
     "plot_roc",
     "precision_recall_curve",
     "reliability_diagram",

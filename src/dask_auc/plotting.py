@@ -1,10 +1,11 @@
-"""ROC, precision-recall, DET and gains plots with matplotlib (the optional ``plot`` extra).
+"""ROC, precision-recall, DET, gains and reliability plots with matplotlib (the ``plot`` extra).
 
 Each model's curve is computed with ``max_points`` (2000 by default: a 1e8-row
 curve does not travel to the caller), and the score in the legend -- AUC or
 average precision -- is the exact one, from the same sort.  All models of a
 call are one graph, computed at once.  matplotlib is imported when a plot is
-drawn, not when :mod:`dask_auc` is.
+drawn, not when :mod:`dask_auc` is.  The CORP reliability diagram,
+:func:`plot_reliability`, is drawn by :mod:`dask_auc._plot_reliability`.
 """
 
 from __future__ import annotations
@@ -17,11 +18,22 @@ from typing import Any, cast
 
 import numpy as np
 
-from ._engine import LazyScore, lazy_of
+from ._engine import LazyScore
 from ._kernels.binary.curves import PRECISION_RECALL, ROC, CurveKind
 from ._params import AtLeast, Boolean, Label, Options, check_params
+from ._plot_drawing import PLOT_EXTRA_MESSAGE, axes, drawn, pyplot
+from ._plot_reliability import plot_reliability
 from ._roc import ROC as RocObject
 from ._roc import roc
+
+__all__ = [
+    "PLOT_EXTRA_MESSAGE",
+    "plot_det",
+    "plot_gains",
+    "plot_precision_recall",
+    "plot_reliability",
+    "plot_roc",
+]
 
 _PARAMETERS = {
     "max_points": AtLeast(2, why=" (a curve has two end points)"),
@@ -29,8 +41,6 @@ _PARAMETERS = {
     "compute": Boolean(),
     "pos_label": Label(),
 }
-
-PLOT_EXTRA_MESSAGE = 'plotting needs matplotlib: pip install "dask-auc[plot]"'
 
 
 def plot_roc(
@@ -158,7 +168,7 @@ def _plot(
         pos_label=pos_label,
     )
     max_points, pos_label = checked["max_points"], checked["pos_label"]
-    _pyplot()  # fail before any graph is built
+    pyplot()  # fail before any graph is built
     models = _models(y_true, y_score, name, pos_label, sample_weight)
     if pos_label is None:  # ROC objects given: the axes name their positive class
         pos_label = next(iter(models.values())).pos_label
@@ -167,13 +177,7 @@ def _plot(
         for source in models.values()
     ]
     draw = partial(_draw_curves, curve, list(models), ax, chance_level, pos_label)
-    return _drawn(f"plot_{curve.name}", lazies, draw, compute)
-
-
-def _drawn(name: str, lazies: list[LazyScore], draw: Any, compute: bool) -> Any:
-    """The plot ``name`` of the models' lazy results: drawn now, or a lazy result that draws."""
-    lazy = lazy_of(lazies, _PlotFinish(lazies, draw), name)
-    return lazy.compute() if compute else lazy
+    return drawn(f"plot_{curve.name}", lazies, draw, compute)
 
 
 def _models(
@@ -219,39 +223,11 @@ def _named_models(y_score: Any, name: str | None) -> dict[str, Any]:
     return {"Classifier" if name is None else name: y_score}
 
 
-def _pyplot() -> Any:
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as error:
-        raise ImportError(PLOT_EXTRA_MESSAGE) from error
-    return plt
-
-
-class _PlotFinish:
-    """The finalize step of a plot of several lazy results: finish each, then ``draw`` them."""
-
-    def __init__(self, lazies: list[LazyScore], draw: Any):
-        self.counts = [len(lazy.__dask_keys__()) for lazy in lazies]
-        self.lazies, self.draw = lazies, draw
-
-    def __call__(self, *parts: Any) -> Any:
-        finished, start = [], 0
-        for lazy, count in zip(self.lazies, self.counts, strict=True):
-            finished.append(lazy.finish(parts[start : start + count]))
-            start += count
-        return self.draw(*finished)
-
-
-def _axes(ax: Any) -> Any:
-    """``ax``, or the axes of a new square figure."""
-    return ax if ax is not None else _pyplot().subplots(figsize=(6, 6))[1]
-
-
 def _draw_curves(
     curve: CurveKind, names: list[str], ax: Any, chance_level: bool, pos_label: Any, *curves: Any
 ) -> Any:
     """ROC or precision-recall curves, each model's exact score in the legend."""
-    ax = _axes(ax)
+    ax = axes(ax)
     for model, ((first, second, _), score, _) in zip(names, curves, strict=True):
         if curve == ROC:
             ax.plot(first, second, label=f"{model} (AUC = {score:.3f})")
@@ -328,14 +304,14 @@ def plot_det(
         compute=compute,
         pos_label=pos_label,
     )
-    _pyplot()
+    pyplot()
     models = _models(y_true, y_score, name, checked["pos_label"], sample_weight)
     lazies = [
         cast(LazyScore, source.det_curve(max_points=checked["max_points"], compute=False))
         for source in models.values()
     ]
     draw = partial(_draw_det, list(models), ax, checked["pos_label"])
-    return _drawn("plot_det", lazies, draw, checked["compute"])
+    return drawn("plot_det", lazies, draw, checked["compute"])
 
 
 def _probit(rates: np.ndarray) -> np.ndarray:
@@ -348,7 +324,7 @@ def _probit(rates: np.ndarray) -> np.ndarray:
 
 
 def _draw_det(names: list[str], ax: Any, pos_label: Any, *curves: Any) -> Any:
-    ax = _axes(ax)
+    ax = axes(ax)
     for model, (fpr, fnr, _) in zip(names, curves, strict=True):
         ax.plot(_probit(fpr), _probit(fnr), label=model)
     suffix = "" if pos_label is None else f" (Positive label: {pos_label})"
@@ -426,18 +402,18 @@ def plot_gains(
         compute=compute,
         pos_label=pos_label,
     )
-    _pyplot()
+    pyplot()
     models = _models(y_true, y_score, name, checked["pos_label"], sample_weight)
     lazies = [
         cast(LazyScore, source.gains_table(n_bins=checked["n_bins"], compute=False))
         for source in models.values()
     ]
     draw = partial(_draw_gains, checked["kind"], list(models), ax, checked["baseline"])
-    return _drawn("plot_gains", lazies, draw, checked["compute"])
+    return drawn("plot_gains", lazies, draw, checked["compute"])
 
 
 def _draw_gains(kind: str, names: list[str], ax: Any, baseline: bool, *tables: Any) -> Any:
-    ax = _axes(ax)
+    ax = axes(ax)
     for model, table in zip(names, tables, strict=True):
         share = table["cumulative_data_fraction"].to_numpy()
         if kind == "gains":

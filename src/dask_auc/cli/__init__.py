@@ -5,7 +5,9 @@ This package is about the command line only: it parses the options
 finds the positive class (:mod:`.labels`), asks the library for the metrics
 (:mod:`.metrics`, all of them in one computation, so that the rows are read
 and sorted once) where the options say (:mod:`.cluster`) and prints them
-(:mod:`.report`).  It uses the library's public names.
+(:mod:`.report`).  ``--state-out`` adds the certified-AUC state of the rows
+to that computation and saves it; ``--states`` reports from saved states
+instead of data (:mod:`.states`).  It uses the library's public names.
 
 Exit status: 0 on success; 2 for a usage error (an unknown or malformed
 option, a ``--max-fpr`` outside ``(0, 1]``, an option that takes one value
@@ -13,7 +15,8 @@ given twice); 1 for a data error (a missing
 file, a missing column, a label column that is not binary or holds one class
 only, labels without a default positive class and no ``--pos-label``, a
 ``--pos-label`` the labels do not hold, NaN, infinite or text scores,
-unreadable files).  Errors are one line on stderr, ``dask-auc: error: ...``,
+unreadable files; with ``--states``, a missing or foreign state file, states
+that do not merge).  Errors are one line on stderr, ``dask-auc: error: ...``,
 never a traceback, also when the local cluster's worker processes hit them
 (:mod:`.errors`).  A closed stdout (``dask-auc ... | head -1``) ends the run
 with status 1 and no message, as Python's signal documentation advises.
@@ -43,6 +46,7 @@ from .labels import classes, lazy_counts, positive_last
 from .metrics import curves_figure, lazy_metrics
 from .parser import PROG, parse_args
 from .report import build_report, text_report
+from .states import lazy_state, saved_state, window_report, window_text, with_state_text
 
 __all__ = ["main"]
 
@@ -51,31 +55,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dask-auc`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     args = parse_args(argv)
     try:
-        with quiet_distributed_logs(), scheduler(args.scheduler, args.workers) as where:
-            report = _evaluate(args, where)
+        if args.states is not None:  # saved states only: no data, no cluster
+            report = window_report(args.states, args.window)
+        else:
+            with quiet_distributed_logs(), scheduler(args.scheduler, args.workers) as where:
+                report = _evaluate(args, where)
     except (ValueError, TypeError, KeyError, OSError, ImportError) as error:
         print(f"{PROG}: error: {explain(error, args)}", file=sys.stderr)
         return DATA_ERROR
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return INTERRUPTED
-    return _write(json.dumps(report, indent=2) if args.json else text_report(report))
+    if args.json:
+        return _write(json.dumps(report, indent=2))
+    if args.states is not None:
+        return _write(window_text(report))
+    return _write(with_state_text(text_report(report), report))
 
 
 def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     """Two computations: the label counts (a pass over the label column, which also
-    finds the positive class), then every metric in one graph."""
+    finds the positive class), then every metric (and ``--state-out``'s state) in one graph."""
     frame, kind = read_columns(args.paths, _columns(args))
     start = time.perf_counter()
     counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
     found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
     figure = curves_figure() if args.curve else None
     lazy = lazy_metrics(frame, args, positive=found[-1], figure=figure)
+    if args.state_out is not None:
+        lazy["state"] = lazy_state(frame, args, positive=found[-1])
     metrics = _compute(lazy, where, args.quiet)
     seconds = time.perf_counter() - start
     report = build_report(
         counts, metrics, found, args, kind, frame.npartitions, where.description, seconds
     )
+    if args.state_out is not None:
+        report["state"] = saved_state(metrics["state"], args.state_out)
     if args.per_group:
         metrics["grouped"].per_group.to_csv(args.per_group)
     if figure is not None:

@@ -4,7 +4,8 @@ Every number and plot of the one input comes from one :func:`dask_auc.roc`
 with the chosen positive class: one sort, whatever is asked.  The options
 choose the entries: ``--max-fpr`` a partial AUC, ``--threshold-at`` and
 ``--best`` operating points, ``--gains`` the gains table, ``--calibration``
-the calibration metrics, ``--by`` the grouped AUC, ``--curve`` the plots.
+the calibration metrics (and the CORP decomposition, a query of the same
+sort), ``--by`` the grouped AUC, ``--curve`` the plots.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def lazy_metrics(
         lazy["normalized_entropy"] = normalized_entropy(
             hit, score, sample_weight=weight, labels=both, compute=False
         )
+        # after the three above: probabilities outside [0, 1] keep their messages
+        lazy["reliability"] = curve.reliability(compute=False)
     if args.by is not None:
         hits = _unused_name(frame.columns, "positive")
         frame = frame.assign(**{hits: frame[args.label] == positive})

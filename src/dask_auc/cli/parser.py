@@ -1,5 +1,8 @@
 """The options of ``dask-auc`` and their usage errors (exit status 2, argparse's).
 
+The command has two modes: the metrics of data files (:func:`build_parser`),
+and, when ``--states`` is among the arguments, the certified AUC of saved
+states (:func:`build_states_parser`), which takes none of the data's options.
 Every option that takes one value refuses a second (argparse's ``store``
 would keep the last silently), and the values are checked as they are read:
 ``--max-fpr`` in ``(0, 1]``, ``--threshold-at NAME=X``, positive counts.
@@ -10,12 +13,15 @@ Examples
 True
 >>> _rate_target("fpr=0.01")
 ('fpr', 0.01)
+>>> parse_args(["--states", "day1.state", "day2.state", "--window", "2"]).window
+2
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,9 +32,12 @@ PROG = "dask-auc"
 RATES = ("fpr", "tpr", "precision", "recall")
 #: the criteria of ``--best``
 CRITERIA = ("youden", "f1", "closest_topleft")
+#: the option that switches to reporting from saved states (:mod:`.states`)
+STATES_OPTION = "--states"
 #: why an option refuses a second value, where there is more to say than the default
 ONCE_HINTS = {
-    "score": "models are evaluated one at a time for now; run dask-auc once per score column"
+    "score": "models are evaluated one at a time for now; run dask-auc once per score column",
+    "states": "give every file after one --states",
 }
 
 
@@ -46,7 +55,18 @@ class StoreOnce(argparse.Action):
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The options of ``argv`` (default ``sys.argv[1:]``); a usage error exits with status 2."""
+    """The options of ``argv`` (default ``sys.argv[1:]``); a usage error exits with status 2.
+
+    With ``--states``, the options of reporting from saved states
+    (:func:`build_states_parser`); ``args.states`` is None otherwise.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if _asks_for_states(argv):
+        parser = build_states_parser()
+        args = parser.parse_args(argv)
+        if not args.states:  # "*", not "+", so that `--states -h` is help, not an error
+            parser.error(f"argument {STATES_OPTION}: expected at least one argument")
+        return args
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.per_group and not args.by:
@@ -61,8 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Exact ROC AUC, partial AUC, average precision (and grouped AUC) "
         "of scored rows in Parquet or CSV files, computed in parallel with Dask.",
         epilog="Exit status: 0 success, 1 data error (missing file or column, labels "
-        "not binary or without --pos-label, NaN scores) or closed stdout, 2 usage error.",
+        "not binary or without --pos-label, NaN scores) or closed stdout, 2 usage error. "
+        f"Saved states: {PROG} {STATES_OPTION} FILE [FILE ...] [--window N] reports their "
+        f"certified AUC ({PROG} {STATES_OPTION} -h).",
     )
+    # the other mode's option: its namespace has the list of files instead
+    parser.set_defaults(states=None)
     # every option without an action of its own stores one value and refuses a second
     parser.register("action", None, StoreOnce)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
@@ -122,12 +146,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--calibration",
         action="store_true",
         help="also report log loss, Brier score and normalized entropy, the score read as "
-        "the positive class's probability (in [0, 1]); with --by also per group (their "
+        "the positive class's probability (in [0, 1]), and the CORP decomposition of the "
+        "Brier and log scores (MCB, DSC, UNC); with --by also per group (their "
         "quantiles, the --per-group table's columns) and the calibration sum(p) / sum(y)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument(
         "--curve", metavar="OUT.png", help="write the ROC and precision-recall curves"
+    )
+    parser.add_argument(
+        "--state-out",
+        metavar="OUT.state",
+        help="also write the certified-AUC state of the rows (dask_auc.ROCState, a small "
+        f"file: a day's, say) and report its bounds; {STATES_OPTION} reports any window "
+        "of such files",
     )
     parser.add_argument(
         "--scheduler",
@@ -146,6 +178,48 @@ def build_parser() -> argparse.ArgumentParser:
         "--quiet", action="store_true", help="no progress bar (shown only on a terminal)"
     )
     return parser
+
+
+def build_states_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``dask-auc --states``: no data, only saved state files."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        usage=f"%(prog)s {STATES_OPTION} FILE [FILE ...] [--window N] [--json]",
+        description="The certified ROC AUC (lower <= exact <= upper) of states saved by "
+        "--state-out or ROCState.save: of each state, and of their merge.",
+        epilog="Exit status: 0 success, 1 a missing or foreign file, states that do not "
+        "merge (other resolution or positive class) or one class only, 2 usage error.",
+    )
+    parser.register("action", None, StoreOnce)
+    parser.add_argument(
+        STATES_OPTION,
+        nargs="*",
+        required=True,
+        metavar="FILE",
+        help="state files, oldest first (a shell's glob sorts names: name them by date, "
+        "as 2024-05-01.state)",
+    )
+    parser.add_argument(
+        "--window",
+        type=_positive_int,
+        metavar="N",
+        help="merge only the last N files given (default: all of them); fewer given "
+        "are merged all, and the report says so",
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    # the data mode's columns, absent here: the error messages (.errors) name none
+    parser.set_defaults(label=None, score=None, weight=None)
+    return parser
+
+
+def _asks_for_states(argv: Sequence[str]) -> bool:
+    """Whether ``--states`` is an option of ``argv`` (before a ``--`` that ends the options)."""
+    for item in argv:
+        if item == "--":
+            return False
+        if item == STATES_OPTION or item.startswith(f"{STATES_OPTION}="):
+            return True
+    return False
 
 
 def _max_fpr(text: str) -> float:

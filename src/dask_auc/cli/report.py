@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from .. import GroupedAUC, OperatingPoint
+from .. import GroupedAUC, OperatingPoint, ReliabilityDiagram
 from .metrics import GROUP_CALIBRATION
 from .parser import PROG
 
@@ -92,6 +92,7 @@ def build_report(
     if args.calibration:
         for name in ("log_loss", "brier_score", "normalized_entropy"):
             report[name] = metrics[name]
+        report["reliability"] = _reliability_report(metrics["reliability"])
     if "gains" in metrics:
         table = metrics["gains"].reset_index()
         report["gains"] = [
@@ -110,6 +111,17 @@ def _point_report(name: str, point: OperatingPoint) -> dict[str, Any]:
     kind, _, target = name.partition(":")
     shown = f"best={target}" if kind == "best" else target
     return {"target": shown, **{field: plain(value) for field, value in point._asdict().items()}}
+
+
+def _reliability_report(diagram: ReliabilityDiagram) -> dict[str, Any]:
+    """The CORP decompositions (``score = miscalibration - discrimination + uncertainty``)."""
+    return {
+        "brier": {part: plain(value) for part, value in diagram.brier._asdict().items()},
+        "log_score": {part: plain(value) for part, value in diagram.log_score._asdict().items()},
+        "mean_score": plain(diagram.mean_score),
+        "mean_outcome": plain(diagram.mean_outcome),
+        "steps": len(diagram.recalibrated),
+    }
 
 
 def _quantiles(values: pd.Series) -> dict[str, float]:
@@ -170,6 +182,8 @@ def text_report(report: dict[str, Any]) -> str:
         rows.append(("log loss", f"{report['log_loss']:.10f}"))
         rows.append(("Brier score", f"{report['brier_score']:.10f}"))
         rows.append(("normalized entropy", f"{report['normalized_entropy']:.10f}"))
+    if "reliability" in report:
+        rows.extend(_reliability_lines(report["reliability"]))
     if "gauc" in report:
         rows.extend(_group_lines(report))
     rows.append(("time", f"{report['seconds']:.2f} s on {report['ran_on']}"))
@@ -201,6 +215,21 @@ def _group_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
         for name, quantiles in calibration["group_quantiles"].items():
             shown = "  ".join(f"{q} {value:.4f}" for q, value in quantiles.items())
             lines.append((f"  group {name.replace('_', ' ')}", shown))
+    return lines
+
+
+def _reliability_lines(reliability: dict[str, Any]) -> list[tuple[str, str]]:
+    """``CORP Brier score  0.1663601223 (MCB ..., DSC ..., UNC ...)``, and the log score's."""
+    lines = []
+    for key, name in (("brier", "CORP Brier score"), ("log_score", "CORP log score")):
+        parts = reliability[key]
+        lines.append(
+            (
+                name,
+                f"{parts['score']:.10f} (MCB {parts['miscalibration']:.10f}, "
+                f"DSC {parts['discrimination']:.10f}, UNC {parts['uncertainty']:.10f})",
+            )
+        )
     return lines
 
 

@@ -1,0 +1,207 @@
+"""The CORP reliability diagram against one AUC, the in-memory isotonic floor and model-diagnostics.
+
+Run it as a script::
+
+    python benchmarks/bench_reliability.py --rows 2e7 --repeats 3
+
+Every score kind (``--kinds``) is measured in a fresh Python process, which
+generates ``_data.py``'s rows (labels and a logistic model's probabilities,
+``tied``: rounded to 3 decimals; NumPy arrays wrapped in dask arrays of
+``--chunks`` chunks, threaded scheduler), compiles the numba loops on a few
+rows, then times ``--repeats`` runs of each row and reports their median,
+the peak RSS above the process's baseline (``_memory.py``) and the ratio to
+``roc_auc_score`` measured in the same process.
+
+Rows:
+
+* ``roc_auc_score`` -- one exact AUC (the unit);
+* ``reliability_diagram`` -- the diagram and both decompositions alone (its
+  own sort);
+* ``roc(): auc + reliability, one compute`` -- both from one
+  :func:`dask_auc.roc`, ``compute=False`` and one :func:`dask_auc.compute`:
+  what the diagram adds to a sort made anyway (issue 33: <= 1.10x one AUC;
+  alone, <= 1.3x);
+* ``IsotonicRegression, pooled ties (in-memory floor)`` -- ``np.unique`` of
+  the scores, each class counted per distinct score, scikit-learn's
+  ``IsotonicRegression`` fitted to the shares, the Brier decomposition from
+  the fit: one process, all rows in memory;
+* ``model-diagnostics decompose`` -- ``decompose(y, p,
+  scoring_function=SquaredError())`` (polars), if installed.
+
+Every row's Brier decomposition (score, MCB, DSC, UNC) is compared with
+``reliability_diagram``'s, and the AUCs with ``roc_auc_score``'s: ``same
+answer`` is ``yes`` within 1e-12 of the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from _data import KINDS  # noqa: E402
+
+_TAG = "@@bench-reliability "
+TOLERANCE = 1e-12
+ROWS = (
+    "roc_auc_score",
+    "reliability_diagram",
+    "roc(): auc + reliability, one compute",
+    "IsotonicRegression, pooled ties (in-memory floor)",
+    "model-diagnostics decompose",
+)
+PARTS = ("score", "miscalibration", "discrimination", "uncertainty")
+
+
+def isotonic_floor(y: Any, p: Any) -> dict[str, float]:
+    """The Brier decomposition from scikit-learn's isotonic fit of the pooled ties."""
+    import numpy as np
+    from sklearn.isotonic import IsotonicRegression
+
+    scores, inverse = np.unique(p, return_inverse=True)
+    total = np.bincount(inverse).astype(float)
+    pos = np.bincount(inverse, weights=y)
+    fit = IsotonicRegression().fit(scores, pos / total, sample_weight=total).predict(scores)
+    n, rate = len(y), pos.sum() / len(y)
+    score = float(np.mean((p - y) ** 2))
+    fitted = float(np.sum(pos * (1 - fit) ** 2 + (total - pos) * fit**2) / n)
+    uncertainty = rate * (1 - rate)
+    return dict(zip(PARTS, (score, score - fitted, uncertainty - fitted, uncertainty), strict=True))
+
+
+def model_diagnostics_decompose(y: Any, p: Any) -> dict[str, float]:
+    from model_diagnostics.scoring import SquaredError, decompose
+
+    table = decompose(y, p, scoring_function=SquaredError())
+    return {part: float(table[part][0]) for part in PARTS}
+
+
+def measure(args: argparse.Namespace, kind: str) -> dict[str, Any]:
+    """One process: each row's median time, peak memory and answer."""
+    import importlib
+    import importlib.util
+
+    import _memory
+    import dask
+    import dask.array as da
+    from _data import generate
+    from bench_many import timed
+
+    import dask_auc
+
+    dask.config.set(scheduler="threads")
+    label, proba = generate(args.rows, kind)
+    size = -(-args.rows // args.chunks)
+    y, p = da.from_array(label, chunks=size), da.from_array(proba, chunks=size)
+    # compile the numba loops on a few rows and import the peers: not what the rows measure
+    dask_auc.compute(*_both(dask_auc.roc(label[:10_000], proba[:10_000])))
+    peers = ["sklearn.isotonic", "model_diagnostics.scoring"]
+    for module in [m for m in peers if importlib.util.find_spec(m.partition(".")[0])]:
+        importlib.import_module(module)
+    out: dict[str, Any] = {}
+
+    def run(name: str, func) -> None:
+        _memory.start()
+        seconds, answer = timed(func, args.repeats)
+        out[name] = {"seconds": seconds, "memory": _memory.stop()["peak"], **answer}
+
+    def brier(diagram: Any) -> dict[str, float]:
+        return {"brier": dict(zip(PARTS, map(float, diagram.brier), strict=True))}
+
+    run(ROWS[0], lambda: {"auc": dask_auc.roc_auc_score(y, p)})
+    run(ROWS[1], lambda: brier(dask_auc.reliability_diagram(y, p)))
+
+    def together() -> dict[str, Any]:
+        auc, diagram = dask_auc.compute(*_both(dask_auc.roc(y, p)))
+        return {"auc": auc, **brier(diagram)}
+
+    run(ROWS[2], together)
+    run(ROWS[3], lambda: {"brier": isotonic_floor(label, proba)})
+    if importlib.util.find_spec("model_diagnostics") is not None:
+        run(ROWS[4], lambda: {"brier": model_diagnostics_decompose(label, proba)})
+    return out
+
+
+def _both(curve: Any) -> tuple[Any, Any]:
+    return curve.auc(compute=False), curve.reliability(compute=False)
+
+
+def same_answer(entry: dict[str, Any], result: dict[str, Any]) -> str:
+    """``yes (Δ ...)`` when the row's answers are within 1e-12 of the references'."""
+    deltas = []
+    if "auc" in entry:
+        deltas.append(abs(entry["auc"] - result[ROWS[0]]["auc"]))
+    if "brier" in entry:
+        want = result[ROWS[1]]["brier"]
+        scale = max(abs(want["score"]), abs(want["uncertainty"]), 1e-300)
+        deltas += [abs(entry["brier"][part] - want[part]) / scale for part in PARTS]
+    delta = max(deltas)
+    return f"{'yes' if delta <= TOLERANCE else 'NO'} (Δ {delta:.1e})"
+
+
+def table(result: dict[str, Any], rows: int) -> str:
+    lines = [
+        "| measurement | seconds (median) | x roc_auc_score | peak MiB | bytes/row | same answer |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    unit = result[ROWS[0]]["seconds"]
+    for name in ROWS:
+        if name not in result:
+            lines.append(f"| {name} | - | - | - | - | not installed |")
+            continue
+        entry = result[name]
+        lines.append(
+            f"| {name} | {entry['seconds']:.3f} | {entry['seconds'] / unit:.2f}x | "
+            f"{entry['memory'] / 2**20:,.0f} | {entry['memory'] / rows:.1f} | "
+            f"{same_answer(entry, result)} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--rows", type=lambda t: int(float(t)), default=int(2e7))
+    parser.add_argument("--chunks", type=int, default=16, help="dask chunks of the arrays")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per row")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"of {', '.join(KINDS)}")
+    parser.add_argument("--measure", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.repeats < 1 or args.rows < 2:
+        raise SystemExit("--repeats must be >= 1 and --rows >= 2")
+    from bench_many import measured_in_child
+
+    if args.measure:
+        print(_TAG + json.dumps(measure(args, args.measure)), flush=True)
+        return 0
+    passed = argv if argv is not None else sys.argv[1:]
+    print(f"$ python {shlex.join(['benchmarks/bench_reliability.py', *passed])}")
+    print(
+        f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores; "
+        "issue 33's bars: reliability_diagram alone <= 1.30x roc_auc_score, "
+        "with the AUC from one roc() <= 1.10x"
+    )
+    for kind in args.kinds.split(","):
+        if kind not in KINDS:
+            raise SystemExit(f"unknown kind {kind!r}; choose among {', '.join(KINDS)}")
+        command = [sys.executable, __file__, *passed, "--measure", kind]
+        result = measured_in_child(command, _TAG)
+        if result is None:
+            return 1
+        print(f"\n{kind} scores\n")
+        print(table(result, args.rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
