@@ -133,7 +133,10 @@ def test_probabilities_outside_the_unit_interval_keep_their_message(rows, tmp_pa
 
 def test_bench_reliability_prints_every_row_with_the_same_answers():
     done = subprocess.run(
-        [sys.executable, BENCHMARKS / "bench_reliability.py", "--rows", "2e4", "--repeats", "1"],
+        # one kind: the smoke run checks that every row runs and agrees (each row is a
+        # process of its own), not the kinds, which the same code draws
+        [sys.executable, BENCHMARKS / "bench_reliability.py", "--rows", "2e4", "--repeats", "1"]
+        + ["--kinds", "tied"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -141,8 +144,7 @@ def test_bench_reliability_prints_every_row_with_the_same_answers():
     )
     assert done.returncode == 0, done.stderr
     text = done.stdout
-    for kind in ("continuous", "tied"):
-        assert f"{kind} scores" in text
+    assert "tied scores" in text
     for row in (
         "roc_auc_score",
         "reliability_diagram",
@@ -151,5 +153,5 @@ def test_bench_reliability_prints_every_row_with_the_same_answers():
         "model-diagnostics decompose",
     ):
         found = [line for line in text.splitlines() if line.startswith(f"| {row} |")]
-        assert len(found) == 2, (row, text)
+        assert len(found) == 1, (row, text)  # the one kind asked
         assert all("| yes (Δ" in line for line in found), found

@@ -238,14 +238,10 @@ def roc_state(
     >>> (day1 + day2).auc()
     AUCBounds(lower=0.5, estimate=0.5, upper=0.5, exact=True)
     """
-    checked = check_params(
-        "roc_state",
-        {k: _PARAMETERS[k] for k in ("pos_label", "resolution", "compute", "split_every")},
-        pos_label=pos_label,
-        resolution=resolution,
-        compute=compute,
+    checked = _checked(
+        "roc_state", pos_label=pos_label, resolution=resolution, compute=compute,
         split_every=split_every,
-    )
+    )  # fmt: skip
     lazy = lazy_of([_state_key(y_true, y_score, sample_weight, checked)], ROCState, "roc_state")
     return lazy.compute() if checked["compute"] else lazy
 
@@ -294,14 +290,10 @@ def roc_auc_bounds(
     >>> exact.lower == dask_auc.roc_auc_score(y, s)
     True
     """
-    checked = check_params(
-        "roc_auc_bounds",
-        {k: _PARAMETERS[k] for k in ("max_width", "pos_label", "resolution", "split_every")},
-        max_width=max_width,
-        pos_label=pos_label,
-        resolution=resolution,
+    checked = _checked(
+        "roc_auc_bounds", max_width=max_width, pos_label=pos_label, resolution=resolution,
         split_every=split_every,
-    )
+    )  # fmt: skip
     state = ROCState(
         lazy_of([_state_key(y_true, y_score, sample_weight, checked)], _bins_of, "roc_state")
         .compute()
@@ -334,6 +326,11 @@ def _state_key(y_true: Any, y_score: Any, sample_weight: Any, checked: dict[str,
         level = [gather(merge_states, run) for run in runs]
         if len(level) == 1:
             return level[0]
+
+
+def _checked(name: str, **values: Any) -> dict[str, Any]:
+    """``values`` checked against their constraints, in the order given; messages name ``name``."""
+    return check_params(name, {k: _PARAMETERS[k] for k in values}, **values)
 
 
 def _bins_of(bins: StateBins) -> StateBins:

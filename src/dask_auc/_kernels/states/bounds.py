@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from ..core.footprint import SizedByArrays
 from .bins import KEY_BITS, StateBins, group_starts, score_keys, shifted
 
 
 @dataclass(frozen=True)
-class PairCounts:
+class PairCounts(SizedByArrays):
     """The doubled pair counts of a state: known, and unknown per bin; ``P * N``."""
 
     known: Any  # ordered pairs between bins (2 each) and the ties of single-score bins
