@@ -110,7 +110,7 @@ class ROC:
         self._sort = CurveSort(blocks, pos_label, replicates)
 
     def curve(self, curve: CurveKind, **options: Any) -> LazyScore:
-        """The lazy curve of ``curve`` kind, for the plots (:func:`.queries.curve_query`).
+        """The lazy curve of ``curve`` kind, for the plots (``queries.curve_query``).
 
         ``options``: ``drop_intermediate``, ``max_points``, ``with_score``
         (then its ``compute()`` returns ``(arrays, score, prevalence)``: a thinned
