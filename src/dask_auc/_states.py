@@ -26,6 +26,7 @@ from ._engine import LazyScore, gather, lazy_of, map_blocks, prepared_blocks, sp
 from ._kernels.core.validation import defined_or_warn
 from ._kernels.states.bins import StateBins, block_state, merge_states, scaled
 from ._kernels.states.bounds import (
+    PairCounts,
     auc_bounds,
     chosen_bins,
     curve_points,
@@ -112,7 +113,7 @@ class ROCState:
         >>> state.auc()
         AUCBounds(lower=0.75, estimate=0.75, upper=0.75, exact=True)
         """
-        return self._bounds(0, None)
+        return self._bounds(pair_counts(self._bins))
 
     def roc_curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``fpr, tpr, thresholds`` at the bins' lowest scores: exact points of the ROC curve.
@@ -184,8 +185,8 @@ class ROCState:
             f"{kind}, resolution={b.max_bins})"
         )
 
-    def _bounds(self, resolved: Any, unresolved: Any) -> AUCBounds:
-        counts = pair_counts(self._bins)
+    def _bounds(self, counts: PairCounts, resolved: Any = 0, unresolved: Any = None) -> AUCBounds:
+        """The bounds from ``counts`` (the state's), with a refinement's exact pairs if any."""
         b = self._bins
         n_classes = 2 if b.pos_label is not None else len(b.classes)
         if not defined_or_warn(n_classes, float(b.pos.sum()), float(b.neg.sum())):
@@ -300,16 +301,16 @@ def roc_auc_bounds(
     bins = state._bins
     counts = pair_counts(bins)
     if not counts.pairs or not counts.unknown.any():
-        return state._bounds(0, None)
+        return state._bounds(counts)
     chosen = chosen_bins(counts, bins, checked["max_width"])
     if len(chosen) == 0:
-        return state._bounds(0, None)
+        return state._bounds(counts)
     rows = prepared_blocks(y_true, y_score, sample_weight, prepare=_rows, names=_NAMES)
     select = partial(selected_rows, bins=chosen, bits=bins.bits, pos_label=bins.pos_label)
     parts = map_blocks(_selected, rows, select)
     resolved = gather(within_bin_pairs, parts, bins.bits, counts.exact).compute()
     unresolved = np.where(np.isin(bins.bins, chosen), 0, counts.unknown)
-    return state._bounds(resolved, unresolved)
+    return state._bounds(counts, resolved, unresolved)
 
 
 _NAMES = ("y_true", "y_score", "sample_weight")

@@ -125,7 +125,7 @@ class RocReplicates:
             return replicate_sort(*self.inputs, groups, self.pos_label)
         if self.sorted is None:
             rows = self.kept if self.persisted else replicate_rows(*self.inputs)
-            self.sorted = ReplicateSort(rows, self.inputs[2] is not None, False, self.pos_label)
+            self.sorted = ReplicateSort(rows, self.weighted, False, self.pos_label)
         if self.persisted and not self.sorted.persisted:
             self.sorted.persist()
             self.kept = None  # the kept sort holds them now
