@@ -25,6 +25,7 @@ from .._kernels.replicates.queries import ReplicateQuery
 from .._kernels.replicates.scan import ReplicateScan
 from .._kernels.sort.labels import LabelChoice
 from .._kernels.sort.plan import ZERO_WEIGHTS_MESSAGE
+from .queries import one_range
 from .results import BootstrapInterval, BootstrapTest
 
 
@@ -40,13 +41,10 @@ def replicate_auc(name: str, given: dict[str, Any]) -> tuple[ReplicateQuery | No
 
 def replicate_partial(name: str, given: dict[str, Any]) -> tuple[ReplicateQuery, Any]:
     """The partial AUC over ``fpr_range`` or ``tpr_range``, standardised or not."""
-    fpr_range, tpr_range = given.get("fpr_range"), given.get("tpr_range")
-    if (fpr_range is None) == (tpr_range is None):
-        raise ValueError(
-            f"{name}: metric='partial_auc' needs exactly one of fpr_range and tpr_range"
-        )
-    swap = tpr_range is not None
-    bounds: tuple[float, float] = tpr_range if swap else fpr_range  # type: ignore[assignment]
+    # the one-range rule of partial_roc_auc_score, worded for the bootstrap's metric
+    bounds, swap = one_range(
+        f"{name}: metric='partial_auc'", given.get("fpr_range"), given.get("tpr_range")
+    )
     standardized = given.get("standardized", True)
     finish = partial(_partial, bounds=bounds, swap=swap, standardized=standardized)
     return ReplicateQuery("partial", bounds=bounds, swap=swap), finish
