@@ -24,8 +24,12 @@ a result.  Nothing here imports dask.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import importlib.util
+import os
+import tempfile
 import threading
 import time
 import timeit
@@ -97,6 +101,7 @@ class _Family:
         if stats is not None and sum(stats.cache_hits.values()):
             _cache_warm.set()
             self.due = min(self.due, _clock() - self.started + self.warm)
+            _release_compiler(self.name)  # the cache is filled: others may load at once
 
     def importable(self) -> bool:
         """Whether its stages' loops import (numba found but broken: the NumPy paths only)."""
@@ -176,14 +181,64 @@ def compile_now(timeout: float | None = None) -> bool:
 
 
 def _run(family: _Family) -> None:
-    """The compile thread: the family's loops run once on tiny inputs (numba compiles them)."""
+    """The compile thread: the family's loops run once on tiny inputs (numba compiles them).
+
+    One process of the machine compiles a family at a time (:func:`_one_compiler`): the
+    others wait, on their NumPy paths, then load the loops from numba's disk cache.
+    """
     _warming.active = True
     try:
         if family.importable():
-            family.compile_all(family)
+            with _one_compiler(family.name):
+                family.compile_all(family)
     finally:
         _warming.active = False
         family.ready.set()
+
+
+#: lock files held by this process's compile threads, by family (:func:`_one_compiler`)
+_compilers: dict[str, int] = {}
+
+
+@contextlib.contextmanager
+def _one_compiler(name: str) -> Any:
+    """Compile a family as the only process of this machine (and installation) compiling it.
+
+    A fresh installation (or a new CPU setting) leaves numba's disk cache empty; the
+    processes that start then -- a ``LocalCluster``'s workers, a test run's -- would
+    each compile every loop (~30 s of CPU a process for the sort's family).  Behind a
+    lock file, the first compiles and writes the cache, and each of the others then
+    finds it there (~3 s).  A process whose first loop came from the cache lets the
+    lock go at once (:meth:`_Family.loaded`): loading is not serialized.  The operating
+    system releases the lock of a process that dies.  Where locking is unavailable (no
+    ``fcntl``, an unwritable temporary directory), each process compiles on its own.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows: no lock, each process compiles
+        yield
+        return
+    # one lock per installation (its path) and family: other checkouts do not wait
+    here = hashlib.sha256(os.path.dirname(os.path.abspath(__file__)).encode()).hexdigest()
+    path = os.path.join(tempfile.gettempdir(), f"{name}-{here[:16]}.lock")
+    try:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        yield
+        return
+    _compilers[name] = handle
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        _release_compiler(name)
+
+
+def _release_compiler(name: str) -> None:
+    """Let another process compile (or load) the family: close the lock file, if held."""
+    handle = _compilers.pop(name, None)
+    if handle is not None:
+        os.close(handle)  # releases the lock
 
 
 def _compile(family: _Family) -> None:

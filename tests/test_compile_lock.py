@@ -1,0 +1,86 @@
+"""One process of a machine compiles a family of numba loops at a time (the lock file).
+
+A fresh installation leaves numba's disk cache empty, and every process that starts then
+(a ``LocalCluster``'s workers, a test run's) would compile every loop itself: behind the
+lock the first compiles and writes the cache, the others load it.  A process whose first
+loop came from the cache lets the lock go at once, so that loading is not serialized.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from dask_auc._kernels.sort import compiled
+
+
+def _lock_path(name: str) -> str:
+    return next(
+        os.path.join(tempfile.gettempdir(), entry)
+        for entry in os.listdir(tempfile.gettempdir())
+        if entry.startswith(f"{name}-") and entry.endswith(".lock")
+    )
+
+
+def _free(path: str) -> bool:
+    """Whether another open file description can take the lock now."""
+    handle = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(handle)
+    return True
+
+
+@pytest.fixture
+def family_name(request):
+    name = f"dask-auc-test-lock-{os.getpid()}-{request.node.name[-12:]}"
+    yield name
+    for entry in os.listdir(tempfile.gettempdir()):
+        if entry.startswith(f"{name}-"):
+            os.remove(os.path.join(tempfile.gettempdir(), entry))
+
+
+def test_a_second_compiler_waits_for_the_first(family_name) -> None:
+    inside, leave, order = threading.Event(), threading.Event(), []
+
+    def first() -> None:
+        with compiled._one_compiler(family_name):
+            order.append("first in")
+            inside.set()
+            leave.wait(10)
+            order.append("first out")
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert inside.wait(10)
+    path = _lock_path(family_name)
+    assert not _free(path)  # another process (file description) would wait here
+    leave.set()
+    thread.join(10)
+    assert order == ["first in", "first out"]
+    assert _free(path)
+    assert family_name not in compiled._compilers
+
+
+def test_a_loop_from_the_cache_lets_the_lock_go_at_once(family_name) -> None:
+    family = compiled._Family(family_name, ("sort",), lambda f: None, 20.0, 2.0, 0.0)
+    from_cache = SimpleNamespace(stats=SimpleNamespace(cache_hits={("float64",): 1}))
+    compiled_now = SimpleNamespace(stats=SimpleNamespace(cache_hits={}))
+    warm_before = compiled._cache_warm.is_set()  # loaded() sets it: this process's state
+    with compiled._one_compiler(family_name):
+        path = _lock_path(family_name)
+        family.loaded(compiled_now)  # compiled, not loaded: the cache was empty, keep it
+        assert not _free(path)
+        family.loaded(from_cache)
+        assert _free(path)
+    assert family_name not in compiled._compilers
+    if not warm_before:
+        compiled._cache_warm.clear()
