@@ -5,12 +5,33 @@
 # from docs/api.rst fails the build.  The docstrings' doctests run in the test suite
 # (pytest --doctest-modules), not here; the notebooks are executed by the build (myst-nb) and
 # rendered with their outputs.
-# About 40 s from a fresh venv (the install), 40 s for the build (the notebooks run), on 2 cores.
+# About 40 s from a fresh venv for the install (none when README's command installed the
+# extra), 40-90 s for the build (the notebooks run), on 2 cores.
 # Usage: bash .ci/docs.sh [PYTHON]   (default python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${1:-python3}
-"$python" -m pip install -q --no-compile -e ".[docs]"
+# the `docs` extra, unless every one of its requirements is already met (README's test
+# command installs it with the `test` extra, in one resolve)
+if ! "$python" - <<'PY'
+import importlib.metadata as metadata
+import re
+import sys
+
+from packaging.requirements import Requirement
+
+with open("pyproject.toml") as project:
+    block = re.search(r"^docs = \[(.*?)^\]", project.read(), re.MULTILINE | re.DOTALL)
+requirements = [Requirement(r) for r in re.findall(r'"([^"]+)"', block.group(1))]
+try:
+    met = all(r.specifier.contains(metadata.version(r.name), prereleases=True) for r in requirements)
+except metadata.PackageNotFoundError:
+    met = False
+sys.exit(0 if met else 1)
+PY
+then
+    "$python" -m pip install -q --no-compile -e ".[docs]"
+fi
 rm -rf docs/_build docs/generated   # a clean build: stale stubs could hide a warning
 # the notebooks run during the build, on few rows, drawing off screen; scikit-learn's OpenMP
 # threads would spin against the notebooks' local cluster on a small machine
