@@ -215,3 +215,134 @@ def dask_auc_threads():
     import dask
 
     return dask.config.set(scheduler="threads")
+
+
+# -- partial AUC and KS from a state (exact rational references) ---------------------------
+
+
+def exact_groups(y, s, w) -> list[tuple[int, int]]:
+    """(negative weight, positive weight) of each distinct score, from the top score down."""
+    groups = []
+    for score in sorted(set(s.tolist()), reverse=True):
+        at = s == score
+        groups.append((int(w[at & (y != 1)].sum()), int(w[at & (y == 1)].sum())))
+    return groups
+
+
+def exact_partial(groups, max_fpr: float) -> Fraction:
+    """The raw area under the curve over fpr in [0, max_fpr]: straight segments in tie groups."""
+    total_x, total_y = sum(g[0] for g in groups), sum(g[1] for g in groups)
+    target, x, height, area = Fraction(max_fpr) * total_x, 0, 0, Fraction(0)
+    for gx, gy in groups:
+        if x + gx <= target:
+            area += Fraction(gx * (2 * height + gy), 2)
+        else:
+            used = target - x
+            area += used * (height + Fraction(gy, 2 * gx) * used)
+            break
+        x, height = x + gx, height + gy
+    return area / (total_x * total_y)
+
+
+def mcclish_exact(area: Fraction, max_fpr: float) -> Fraction:
+    m = Fraction(max_fpr)
+    return (1 + (area - m * m / 2) / (m - m * m / 2)) / 2
+
+
+def exact_ks(groups) -> Fraction:
+    total_x, total_y = sum(g[0] for g in groups), sum(g[1] for g in groups)
+    x = height = best = 0
+    for gx, gy in groups:
+        x, height = x + gx, height + gy
+        best = max(best, abs(height * total_x - x * total_y))
+    return Fraction(best, total_x * total_y)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.data(),
+    resolution=st.integers(1, 10),
+    weighting=st.sampled_from(["none", "zeros", "extreme"]),
+    max_fpr=st.one_of(
+        st.sampled_from([1e-9, 0.1, 0.25, 0.5, 0.75, 1 - 1e-12]), st.floats(0.01, 0.99)
+    ),
+)
+def test_partial_auc_and_ks_bounds_hold_the_exact_values(data, resolution, weighting, max_fpr):
+    y, s = data.draw(rows())
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    w = np.ones(len(y), np.int64)
+    if weighting == "zeros":  # may leave one class without weight
+        w = rng.choice([0, 1, 3], len(y))
+    elif weighting == "extreme":
+        w = rng.choice([1, 10**9], len(y))
+    weights = None if weighting == "none" else w.astype(np.float64)
+    cuts = cuts_of(data.draw, len(y))
+    states = [
+        block_state(y[a:b], s[a:b], None if weights is None else weights[a:b], max_bins=resolution)
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    random.Random(data.draw(st.integers(0, 1000))).shuffle(states)
+    state = dask_auc.ROCState(merge_states(states))
+    groups = exact_groups(y, s, w)
+    if not all(sum(g[c] for g in groups) for c in (0, 1)):  # one class: undefined
+        with pytest.warns(dask_auc.UndefinedMetricWarning):
+            assert np.isnan(state.auc(max_fpr=max_fpr).lower)
+        with pytest.warns(dask_auc.UndefinedMetricWarning):
+            assert state.ks().threshold is None
+        return
+    partial = state.auc(max_fpr=max_fpr)
+    area = exact_partial(groups, max_fpr)
+    assert partial.lower <= partial.estimate <= partial.upper
+    if partial.exact:  # roc_auc_score's formula on the exact area, to the last bit
+        m = max_fpr
+        value = 0.5 * (1 + (float(area) - 0.5 * m**2) / (m - 0.5 * m**2))
+        assert partial.lower == partial.upper == value
+    else:
+        assert Fraction(partial.lower) <= mcclish_exact(area, max_fpr) <= Fraction(partial.upper)
+    reference = skm.roc_auc_score(y, s, sample_weight=weights, max_fpr=max_fpr)
+    assert partial.lower - 1e-12 <= reference <= partial.upper + 1e-12
+    ks, exact = state.ks(), exact_ks(groups)
+    if ks.exact:
+        assert ks.lower == ks.upper == float(exact)
+    else:
+        assert Fraction(ks.lower) <= exact <= Fraction(ks.upper)
+    if state.n_bins == len(groups):  # one bin per score: every bound is the exact value
+        assert partial.exact and ks.exact
+
+
+def test_exact_states_give_the_exact_functions_partial_auc_and_ks_bit_for_bit():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 3000)
+    s = np.round(np.clip(0.2 * y + rng.beta(2, 5, 3000), 0, 1), 3)  # <= 1001 scores: exact
+    y_d, s_d = da.from_array(y, chunks=700), da.from_array(s, chunks=700)
+    state = dask_auc.roc_state(y_d, s_d)
+    for max_fpr in (0.001, 0.05, 1 / 3, 0.5, 0.9):
+        bounds = state.auc(max_fpr=max_fpr)
+        expected = dask_auc.roc_auc_score(y_d, s_d, max_fpr=max_fpr)
+        assert bounds == (expected, expected, expected, True)
+        assert expected == pytest.approx(skm.roc_auc_score(y, s, max_fpr=max_fpr), abs=1e-14)
+    assert state.auc(max_fpr=1.0) == state.auc()
+    ks, statistic = state.ks(), dask_auc.ks_statistic(y_d, s_d)
+    assert (ks.lower, ks.upper, ks.exact, ks.threshold) == (*statistic[:1] * 2, True, statistic[1])
+    coarse = dask_auc.roc_state(y_d, s_d, resolution=16)  # several scores a bin: bounds only
+    assert not coarse.ks().exact and coarse.ks().lower <= ks.lower <= coarse.ks().upper
+    with pytest.raises(ValueError, match="max_fpr"):
+        state.auc(max_fpr=0)
+
+
+def test_compiled_bins_equal_the_numpy_bins():
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    from dask_auc._kernels.states.bins import binned_rows
+
+    rng = np.random.default_rng(6)
+    for n, resolution in ((0, 3), (1, 1), (500, 1), (500, 7), (3000, 64), (3000, 10**6)):
+        s = np.concatenate([rng.normal(size=n // 2), rng.integers(-3, 4, n - n // 2) / 2])
+        s[::7] = -0.0
+        positive = rng.random(n) < 0.4
+        for weights in (None, rng.choice([0.5, 1e-300, 1e300, 3.25], n)):
+            numpy = binned_rows(s, positive, weights, max_bins=resolution)
+            hashed = binned_rows(s, positive, weights, max_bins=resolution, loops=compiled)
+            assert numpy[0] == hashed[0]
+            for a, b in zip(numpy[1:], hashed[1:], strict=True):
+                assert a.dtype == b.dtype
+                np.testing.assert_array_equal(a, b)

@@ -52,7 +52,7 @@ from ._roc import (
     roc_auc_ci,
 )
 from ._scorers import get_scorer, make_scorer
-from ._states import AUCBounds, ROCState, roc_auc_bounds, roc_state
+from ._states import AUCBounds, KSBounds, ROCState, roc_auc_bounds, roc_state
 from ._thresholds import (
     OperatingPoint,
     confusion_matrix_at_thresholds,
@@ -83,6 +83,7 @@ __all__ = [
     "DeLongTest",
     "GroupedAUC",
     "InvalidParameterError",
+    "KSBounds",
     "KSStatistic",
     "LazyScore",
     "MannwhitneyuResult",

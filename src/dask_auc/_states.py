@@ -16,6 +16,7 @@ bounds are wider than asked.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -23,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._engine import LazyScore, gather, lazy_of, map_blocks, prepared_blocks, split_every_default
+from ._kernels.binary.partial import mcclish
 from ._kernels.core.validation import defined_or_warn
 from ._kernels.states.bins import StateBins, block_state, merge_states, scaled
 from ._kernels.states.bounds import (
@@ -31,18 +33,25 @@ from ._kernels.states.bounds import (
     chosen_bins,
     curve_points,
     pair_counts,
+    rounded,
     selected_rows,
     within_bin_pairs,
 )
+from ._kernels.states.queries import corners, ks_gaps, partial_area
 from ._params import AtLeast, Boolean, Interval, Label, check_params
 
-__all__ = ["AUCBounds", "ROCState", "roc_auc_bounds", "roc_state"]
+__all__ = ["AUCBounds", "KSBounds", "ROCState", "roc_auc_bounds", "roc_state"]
 
 #: a state of at most 2**18 bins is at most 10 MiB; on continuous scores it certifies
 #: the AUC to a few 1e-6 (benchmarks/bench_states.py)
 DEFAULT_RESOLUTION = 1 << 18
 _FORMAT, _VERSION = "dask-auc ROCState", 1
+#: the non-exact partial-AUC bounds are widened by this much beyond the exact rationals: it
+#: covers the rounding of McClish's formula in floats (at most ~6 * 2**-53 for a partial area
+#: in [0, max_fpr]), so that they contain roc_auc_score(max_fpr=)'s float too
+_MCCLISH_MARGIN = Fraction(1, 1 << 50)
 _PARAMETERS = {
+    "max_fpr": Interval(0, 1, closed="right", none=True),
     "pos_label": Label(),
     "resolution": AtLeast(1, none=False),
     "compute": Boolean(),
@@ -74,6 +83,27 @@ class AUCBounds(NamedTuple):
         return self.upper - self.lower
 
 
+class KSBounds(NamedTuple):
+    """The Kolmogorov-Smirnov statistic certified by a state: ``lower <= exact KS <= upper``.
+
+    ``lower`` is the largest ``|tpr - fpr|`` at the bins' corners (exact
+    points of the curve), reached at ``threshold`` (a bin's lowest score;
+    the highest of equal gaps); ``exact`` is True when no bin can hide a
+    larger gap, and then ``lower == upper`` is :func:`dask_auc.ks_statistic`'s
+    statistic.
+    """
+
+    lower: float
+    upper: float
+    exact: bool
+    threshold: Any
+
+    @property
+    def width(self) -> float:
+        """``upper - lower``."""
+        return self.upper - self.lower
+
+
 class ROCState:
     """A mergeable summary of a binary input from which the AUC is certified.
 
@@ -101,19 +131,71 @@ class ROCState:
             raise ValueError(f"scale needs a non-negative number, got {factor!r}")
         return ROCState(scaled(self._bins, float(factor)))
 
-    def auc(self) -> AUCBounds:
+    def auc(self, max_fpr: float | None = None) -> AUCBounds:
         """The certified AUC: ``AUCBounds(lower, estimate, upper, exact)``.
 
-        NaNs with an :class:`~dask_auc.UndefinedMetricWarning` when a class is missing.
+        With ``max_fpr``, scikit-learn's McClish-standardised partial AUC over
+        ``0 <= fpr <= max_fpr`` (as :func:`dask_auc.roc_auc_score`'s
+        ``max_fpr``): only the bins left of ``max_fpr`` -- and the one it cuts
+        -- count, and ``exact`` when none of them holds several scores (then
+        ``roc_auc_score``'s value, bit for bit unweighted).  NaNs with an
+        :class:`~dask_auc.UndefinedMetricWarning` when a class is missing.
 
         Examples
         --------
         >>> import numpy as np, dask_auc
-        >>> state = dask_auc.roc_state(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
+        >>> y, s = np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8])
+        >>> state = dask_auc.roc_state(y, s)
         >>> state.auc()
         AUCBounds(lower=0.75, estimate=0.75, upper=0.75, exact=True)
+        >>> state.auc(max_fpr=0.5).lower == dask_auc.roc_auc_score(y, s, max_fpr=0.5)
+        True
         """
-        return self._bounds(pair_counts(self._bins))
+        max_fpr = _checked("ROCState.auc", max_fpr=max_fpr)["max_fpr"]
+        if max_fpr is None or max_fpr == 1.0:
+            return self._bounds(pair_counts(self._bins))
+        if not self._defined():
+            nan = float("nan")
+            return AUCBounds(nan, nan, nan, False)
+        area = partial_area(corners(self._bins), max_fpr)
+        if area.lower == area.upper:  # roc_auc_score's formula on the exact area
+            value = mcclish(area.lower, max_fpr)
+            return AUCBounds(value, value, value, True)
+        lower = rounded(_standardised(area.lower, max_fpr) - _MCCLISH_MARGIN, down=True)
+        upper = rounded(_standardised(area.upper, max_fpr) + _MCCLISH_MARGIN, down=False)
+        estimate = min(max(mcclish(area.estimate, max_fpr), lower), upper)
+        return AUCBounds(lower, estimate, upper, False)
+
+    def ks(self) -> KSBounds:
+        """The certified Kolmogorov-Smirnov statistic: ``KSBounds(lower, upper, exact, threshold)``.
+
+        The largest ``|tpr - fpr|`` over the curve's points (as
+        :func:`dask_auc.ks_statistic`): at least the largest at the bins'
+        corners, at most what a bin of several scores could hide.  NaNs (and
+        threshold None) with an :class:`~dask_auc.UndefinedMetricWarning` when
+        a class is missing.
+
+        Examples
+        --------
+        >>> import numpy as np, dask_auc
+        >>> y, s = np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8])
+        >>> dask_auc.roc_state(y, s).ks()
+        KSBounds(lower=0.5, upper=0.5, exact=True, threshold=0.8)
+        >>> dask_auc.ks_statistic(y, s)
+        KSStatistic(statistic=0.5, threshold=0.8)
+        """
+        if not self._defined():
+            nan = float("nan")
+            return KSBounds(nan, nan, False, None)
+        c = corners(self._bins)
+        gaps = ks_gaps(c)
+        whole = c.total_pos * c.total_neg
+        if gaps.lower == gaps.upper:
+            value = float(Fraction(gaps.lower, whole))
+            return KSBounds(value, value, True, gaps.threshold)
+        lower = rounded(Fraction(gaps.lower, whole), down=True)
+        upper = rounded(Fraction(gaps.upper, whole), down=False)
+        return KSBounds(lower, upper, False, gaps.threshold)
 
     def roc_curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``fpr, tpr, thresholds`` at the bins' lowest scores: exact points of the ROC curve.
@@ -187,12 +269,16 @@ class ROCState:
 
     def _bounds(self, counts: PairCounts, resolved: Any = 0, unresolved: Any = None) -> AUCBounds:
         """The bounds from ``counts`` (the state's), with a refinement's exact pairs if any."""
-        b = self._bins
-        n_classes = 2 if b.pos_label is not None else len(b.classes)
-        if not defined_or_warn(n_classes, float(b.pos.sum()), float(b.neg.sum())):
+        if not self._defined():
             nan = float("nan")
             return AUCBounds(nan, nan, nan, False)
         return AUCBounds(*auc_bounds(counts, resolved, unresolved))
+
+    def _defined(self) -> bool:
+        """Both classes have rows (or weight); else warn (the curve is undefined)."""
+        b = self._bins
+        n_classes = 2 if b.pos_label is not None else len(b.classes)
+        return defined_or_warn(n_classes, float(b.pos.sum()), float(b.neg.sum()))
 
 
 def roc_state(
@@ -344,6 +430,13 @@ def _rows(label: Any, score: Any, weight: Any = None, *, names: Any = None) -> t
 
 def _selected(block: tuple, select: Any) -> tuple:
     return select(*block)
+
+
+def _standardised(area: Fraction, max_fpr: float) -> Fraction:
+    """McClish's standardisation (scikit-learn's ``max_fpr``), exactly: increasing in ``area``."""
+    m = Fraction(max_fpr)
+    least = m * m / 2
+    return (1 + (area - least) / (m - least)) / 2
 
 
 def _plain(value: Any) -> Any:

@@ -30,6 +30,7 @@ from ..core.validation import (
     distinct_labels,
     to_numpy,
 )
+from ..sort.compiled import usable
 
 KEY_BITS = 64
 _SIGN = np.uint64(1 << 63)
@@ -84,10 +85,13 @@ def block_state(
     max_bins: int,
     pos_label: Any = None,
     names: tuple[str, ...] = ("y_true", "y_score", "sample_weight"),
+    compiled: bool = True,
 ) -> StateBins:
-    """Validate one block (scikit-learn's messages) and reduce it to its state.
+    """Validate one block (scikit-learn's messages) and reduce it to its state, without a sort.
 
-    Rows of weight zero are left out, as they count for nothing.
+    Rows of weight zero are left out, as they count for nothing.  The bins
+    are made by :func:`binned_rows`: compiled (numba's hash, ``compiled`` and
+    numba installed) or by NumPy, the same bits either way.
 
     Examples
     --------
@@ -115,30 +119,18 @@ def block_state(
             labels[kept],
             scores[kept],
             positive[kept],
-            weights[kept],
+            weights[kept].astype(np.float64),
         )
-    keys = score_keys(scores)
-    order = np.argsort(keys, kind="stable")
-    keys, scores, positive = keys[order], scores[order].astype(np.float64), positive[order]
-    bits = fitting_bits(keys, KEY_BITS, max_bins)
-    bins = shifted(keys, KEY_BITS - bits)
-    starts = group_starts(bins)
-    if weights is None:
-        rows = np.diff(np.append(starts, len(bins))).astype(np.int64)
-        pos = np.add.reduceat(positive.astype(np.int64), starts) if len(bins) else rows
-        neg = rows - pos
-    else:
-        w = weights[order].astype(np.float64)
-        pos = _sums(np.where(positive, w, 0.0), starts)
-        neg = _sums(np.where(positive, 0.0, w), starts)
-    ends = np.append(starts[1:], len(bins)) - 1 if len(bins) else starts
+    bits, bins, pos, neg, low, high = binned_rows(
+        scores, positive, weights, max_bins=max_bins, loops=_loops(compiled, len(scores))
+    )
     return StateBins(
         bits=bits,
-        bins=bins[starts],
+        bins=bins,
         pos=pos,
         neg=neg,
-        low=scores[starts],
-        high=scores[ends],
+        low=low,
+        high=high,
         max_bins=max_bins,
         pos_label=pos_label,
         classes=classes if pos_label is None else (),
@@ -221,15 +213,27 @@ def scaled(state: StateBins, factor: float) -> StateBins:
 
 
 def fitting_bits(sorted_keys: np.ndarray, bits: int, max_bins: int) -> int:
-    """The most bits (at most ``bits``) whose prefixes of ``sorted_keys`` are ``<= max_bins``."""
-    low, high = 0, bits
-    while low < high:
-        middle = (low + high + 1) // 2
-        if _distinct(shifted(sorted_keys, bits - middle)) <= max_bins:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    """The most bits (at most ``bits``) whose prefixes of ``sorted_keys`` are ``<= max_bins``.
+
+    ``sorted_keys`` hold ``bits``-bit prefixes, ascending.  Two neighbours
+    part at ``level`` bits when their xor is longer than ``bits - level``
+    bits, so one histogram of those lengths counts the prefixes at every
+    level (the compiled loop counts them so too).
+
+    Examples
+    --------
+    >>> keys = np.array([0b0001, 0b0011, 0b1000, 0b1001], np.uint64)
+    >>> [fitting_bits(keys, 4, m) for m in (1, 2, 3, 4)]
+    [0, 2, 3, 4]
+    """
+    if len(sorted_keys) <= max_bins:
+        return bits
+    lengths = np.bincount(_bit_lengths(sorted_keys[1:] ^ sorted_keys[:-1]), minlength=bits + 2)
+    longer = np.cumsum(lengths[::-1])[::-1]  # longer[j]: neighbours whose xor is >= j bits long
+    for level in range(bits - 1, -1, -1):  # the prefixes at ``level`` bits
+        if 1 + longer[bits - level + 1] <= max_bins:
+            return level
+    return 0
 
 
 def shifted(keys: np.ndarray, drop: int) -> np.ndarray:
@@ -246,12 +250,126 @@ def group_starts(sorted_values: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1])
 
 
-def _distinct(sorted_values: np.ndarray) -> int:
-    return len(group_starts(sorted_values))
+def binned_rows(
+    scores: np.ndarray,
+    positive: np.ndarray,
+    weights: np.ndarray | None,
+    *,
+    max_bins: int,
+    loops: Any = None,
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(bits, bins, pos, neg, low, high)`` of the rows: the most bits that fit ``max_bins``.
+
+    ``loops``: the compiled module (:mod:`._numba`, a hash of the rows, no
+    sort); None: NumPy (one sort of the keys, :func:`numpy.unique`).  The
+    same bins, counts and scores either way; weights are added per bin in
+    row order by both (``np.bincount``'s order), so weighted sums agree bit
+    for bit too.
+
+    Examples
+    --------
+    >>> bits, bins, pos, neg, low, high = binned_rows(
+    ...     np.array([0.5, 0.25, 0.5, 2.0]), np.array([True, False, False, True]), None,
+    ...     max_bins=2)
+    >>> bits, pos.tolist(), neg.tolist(), low.tolist(), high.tolist()
+    (10, [1, 1], [2, 0], [0.25, 2.0], [0.5, 2.0])
+    """  # fmt: skip
+    keys = score_keys(scores)
+    positive = np.ascontiguousarray(positive, dtype=np.bool_)
+    if loops is not None:
+        return _hashed(loops, keys, positive, weights, max_bins)
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    bits = fitting_bits(distinct, KEY_BITS, max_bins)
+    prefixes = shifted(distinct, KEY_BITS - bits)
+    starts = group_starts(prefixes)
+    size = len(starts)
+    first = np.zeros(len(distinct), np.intp)
+    first[starts[1:]] = 1
+    row_bins = np.cumsum(first)[inverse.reshape(-1)]  # each row's bin
+    if weights is None:
+        pos = np.bincount(row_bins[positive], minlength=size).astype(np.int64)
+        neg = np.bincount(row_bins[~positive], minlength=size).astype(np.int64)
+    else:
+        # (float64 also where one class has no row: bincount of nothing gives int64)
+        pos = np.bincount(row_bins[positive], weights[positive], size).astype(np.float64)
+        neg = np.bincount(row_bins[~positive], weights[~positive], size).astype(np.float64)
+    ends = np.append(starts[1:], len(distinct)) - 1 if size else starts
+    low, high = key_scores(distinct[starts]), key_scores(distinct[ends])
+    return bits, prefixes[starts], pos, neg, low, high
 
 
-def _sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    return np.add.reduceat(values, starts) if len(values) else np.zeros(0, values.dtype)
+def _hashed(
+    loops: Any, keys: np.ndarray, positive: np.ndarray, weights: np.ndarray | None, max_bins: int
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`binned_rows` by the compiled hash table of bins (:mod:`._numba`): no sort of rows.
+
+    The table starts with whole keys and holds up to ``1.25 * max_bins``
+    bins.  When the rows read make more, it drops to the most bits at which
+    the bins read make at most ``max_bins`` (:func:`fitting_bits` of the
+    table's bins, sorted: a sort of bins, not rows) and goes on; the last
+    drop, to ``max_bins``, is made once at the end.  A level is dropped only
+    when rows of the block make too many bins there, so the bits it ends with
+    are the most that fit the whole block: the NumPy path's.  The headroom
+    above ``max_bins`` makes drops rare (about one per doubling of the rows
+    on continuous scores).
+    """
+    flags = positive.view(np.uint8)
+    limit = min(max_bins + max_bins // 4, len(keys))
+    table_bits = 2
+    while (1 << table_bits) * 3 < 4 * (limit + 1):
+        table_bits += 1
+    cells = np.zeros((1 << table_bits, 5), np.uint64)
+    start = count = shift = 0
+    while True:
+        start, count = loops.inserted_rows(
+            keys, flags, start, cells, table_bits, shift, count, limit
+        )
+        if count <= (limit if start < len(keys) else max_bins):
+            if start == len(keys):
+                break
+            continue  # (not reached: the loop stops early only past the limit)
+        _, found = loops.occupied(cells)
+        bits = KEY_BITS - shift
+        new_bits = fitting_bits(np.sort(found[:, 0]), bits, max_bins)
+        count = loops.rebinned(cells, found, bits - new_bits, table_bits)
+        shift = KEY_BITS - new_bits
+    slots, found = loops.occupied(cells)
+    order = np.argsort(found[:, 0])  # the bins (at most max_bins), not the rows
+    found = found[order]
+    pos, neg = found[:, 1].astype(np.int64), found[:, 2].astype(np.int64)
+    if weights is not None:
+        sums = loops.weight_sums(keys, flags, weights, shift, cells, table_bits)[slots[order]]
+        pos, neg = sums[:, 0].copy(), sums[:, 1].copy()
+    return (
+        KEY_BITS - shift,
+        found[:, 0].copy(),
+        pos,
+        neg,
+        key_scores(found[:, 3]),
+        key_scores(found[:, 4]),
+    )
+
+
+def key_scores(keys: np.ndarray) -> np.ndarray:
+    """The scores of keys (:func:`score_keys` inverted; ``0.0`` for ``-0.0``'s key)."""
+    bits = np.where((keys & _SIGN) != 0, keys ^ _SIGN, ~keys)
+    return bits.view(np.float64)
+
+
+def _bit_lengths(values: np.ndarray) -> np.ndarray:
+    """Each uint64's bit length (0 for 0), exactly: six halving steps, no float rounding."""
+    values = values.copy()
+    lengths = np.zeros(len(values), np.intp)
+    for step in (32, 16, 8, 4, 2, 1):
+        long = (values >> np.uint64(step)) != 0
+        lengths[long] += step
+        values[long] >>= np.uint64(step)
+    return lengths + (values != 0)
+
+
+def _loops(compiled: bool, rows: int) -> Any:
+    """The compiled loops if ``compiled`` and ready (:func:`~..sort.compiled.usable`), or None."""
+    return usable(compiled, "states", np.zeros(0, np.uint64), work=rows)
 
 
 def _coarsened(state: StateBins, bits: int) -> StateBins:

@@ -84,9 +84,9 @@ def auc_bounds(counts: PairCounts, resolved: Any = 0, unresolved: Any = None) ->
     if counts.exact:
         whole = 2 * counts.pairs
         return (
-            _rounded(Fraction(low2, whole), down=True),
+            rounded(Fraction(low2, whole), down=True),
             float(Fraction(low2 + unknown, whole)),
-            _rounded(Fraction(low2 + 2 * unknown, whole), down=False),
+            rounded(Fraction(low2 + 2 * unknown, whole), down=False),
             unknown == 0,
         )
     whole = 2 * counts.pairs
@@ -166,7 +166,7 @@ def _total(values: np.ndarray, exact: bool) -> Any:
     return math.fsum(values.tolist())
 
 
-def _rounded(value: Fraction, *, down: bool) -> float:
+def rounded(value: Fraction, *, down: bool) -> float:
     """``value`` as a float rounded toward minus (``down``) or plus infinity."""
     result = float(value)
     if down and Fraction(result) > value:
