@@ -260,10 +260,15 @@ def _compile_main(family: _Family) -> None:
     _calibrate()
 
 
-#: the sort's and curves' loops (and the tie-hash calibration): no task waits for them, as
+#: the sort's, curves', groups' and states' loops (and the tie-hash calibration): no task waits
 #: they save one at most ~1 s (a 128 MiB bucket) and compile for ~20 s cold (issue 29)
 _MAIN = _Family(
-    "dask-auc-numba", ("sort", "binary", "groups"), _compile_main, cold=20.0, warm=2.0, saved=0.0
+    "dask-auc-numba",
+    ("sort", "binary", "groups", "states"),
+    _compile_main,
+    cold=20.0,
+    warm=2.0,
+    saved=0.0,
 )
 #: the bootstrap's loops, compiled apart on a process's first bootstrap (the other metrics'
 #: first call does not pay for them): ~6 s cold, ~0.1 s from the cache on 2 busy cores
