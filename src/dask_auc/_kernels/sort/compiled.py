@@ -260,8 +260,9 @@ def _compile_main(family: _Family) -> None:
     _calibrate()
 
 
-#: the sort's, curves', groups' and states' loops (and the tie-hash calibration): no task waits
-#: they save one at most ~1 s (a 128 MiB bucket) and compile for ~20 s cold (issue 29)
+#: the sort's, curves', groups' and states' loops (and the tie-hash calibration): no task
+#: waits for them, as they save one at most ~1 s (a 128 MiB bucket) and compile for ~20 s
+#: cold (issue 29)
 _MAIN = _Family(
     "dask-auc-numba",
     ("sort", "binary", "groups", "states"),
