@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ._docstrings import shared_docs
-from ._engine import LazyScore, gather, lazy_of, prepared_blocks, split_every_default
+from ._engine import LazyScore, lazy_of, merge_tree, prepared_blocks
 from ._kernels.core.calibration import (
     BRIER_NEG,
     BRIER_POS,
@@ -236,7 +236,7 @@ def _calibration_score(
             "Multiclass probabilities are not supported: pass the positive class's column."
         )
     blocks = prepared_blocks(y_true, y_proba, sample_weight, prepare=calibration_sums, names=_NAMES)
-    total = _ordered_sum(list(blocks), checked["split_every"])
+    total = merge_tree(merge_calibration_sums, blocks, checked["split_every"])
     lazy = lazy_of([total], _Checked(finalize, below), name)
     return lazy.compute() if checked["compute"] else lazy
 
@@ -247,17 +247,6 @@ def _is_two_dimensional(y_proba: Any) -> bool:
         shape = np.shape(y_proba)
     columns = shape[1] if len(shape) == 2 else None
     return len(shape) > 2 or (columns is not None and columns != 1)
-
-
-def _ordered_sum(parts: list[Any], split_every: int | None) -> Any:
-    """A tree of merges of consecutive blocks' sums (exact: any tree gives the same sums)."""
-    fan_in = split_every or split_every_default()
-    level = parts
-    while True:
-        runs = [level[i : i + fan_in] for i in range(0, max(len(level), 1), fan_in)]
-        level = [gather(merge_calibration_sums, run) for run in runs]
-        if len(level) == 1:
-            return level[0]
 
 
 def _given_labels(labels: Any) -> tuple[Any, ...] | None:

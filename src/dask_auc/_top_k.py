@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from ._docstrings import shared_docs
-from ._engine import LazyScore, gather, lazy_of, map_blocks, prepared_blocks
+from ._engine import LazyScore, gather, lazy_of, map_blocks, merge_tree, prepared_blocks
 from ._kernels.core.summary import as_float
 from ._kernels.core.validation import warn_undefined
-from ._kernels.per_row.row_sums import RowSums, weighted_mean
+from ._kernels.per_row.row_sums import RowSums, merge_row_sums, weighted_mean
 from ._kernels.per_row.top_k import (
     TopKPlan,
     binary_threshold_index,
@@ -24,7 +24,7 @@ from ._kernels.per_row.top_k import (
     top_k_sums,
 )
 from ._params import Boolean, Satisfies, check_params
-from ._per_row import ROW_PARAMETERS, IntegerAtLeast, dimensions, ordered_sum
+from ._per_row import ROW_PARAMETERS, IntegerAtLeast, dimensions
 
 
 def _array_like_or_none(value: Any) -> bool:
@@ -120,7 +120,8 @@ def top_k_accuracy_score(
     )
     given = None if labels is None else np.asarray(labels)
     plan = gather(plan_top_k, map_blocks(top_k_meta, blocks), labels=given, score_shape=score_shape)
-    total = ordered_sum(map_blocks(top_k_sums, blocks, plan, k), checked["split_every"])
+    sums = map_blocks(top_k_sums, blocks, plan, k)
+    total = merge_tree(merge_row_sums, sums, checked["split_every"])
     finalize = _TopKFinish(k, checked["normalize"], sample_weight is not None)
     lazy = lazy_of([plan, total], finalize, name)
     return lazy.compute() if checked["compute"] else lazy

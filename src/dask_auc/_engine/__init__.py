@@ -6,7 +6,7 @@ never from its modules.
 
 from .arrays import MIN_ROWS_PER_BLOCK
 from .blocks import Blocks, sizes_of
-from .blockwise import gather, lazy_of, map_blocks, map_indexed_blocks, zip_blocks
+from .blockwise import gather, lazy_of, map_blocks, map_indexed_blocks, merge_tree, zip_blocks
 from .config import compiled_kernels, split_every_default
 from .frames import hashed_blocks, map_frame
 from .hashed import HashedGraph
@@ -29,6 +29,7 @@ __all__ = [
     "map_blocks",
     "map_frame",
     "map_indexed_blocks",
+    "merge_tree",
     "only_column",
     "prepared_blocks",
     "score_column_count",
