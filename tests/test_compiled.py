@@ -338,13 +338,13 @@ def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) ->
 
 
 def _replicate_inputs(rows: int = 8, replicates: int = 3):
-    """A tiny bucket for the compiled replicate walk: scores, row keys, replicate keys."""
+    """A tiny bucket for the compiled replicate walk (its one argument, a ``Walk``)."""
     from dask_auc._kernels.replicates.counts import POISSON_THRESHOLDS
 
     scores = np.arange(rows, dtype=np.float64)
     keys = np.arange(rows, dtype=np.uint64)
     replicate_keys = np.arange(1, replicates + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    return scores, keys, scores, keys, replicate_keys, POISSON_THRESHOLDS
+    return (walks.Walk(scores, keys, scores, keys, replicate_keys, POISSON_THRESHOLDS),)
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import LazyScore, gather, lazy_of, prepared_blocks, split_every_default
+from ._docstrings import shared_docs
+from ._engine import LazyScore, lazy_of, merge_tree, prepared_blocks
 from ._kernels.core.calibration import (
     BRIER_NEG,
     BRIER_POS,
@@ -35,19 +36,22 @@ from ._kernels.core.calibration import (
 )
 from ._kernels.core.summary import as_float
 from ._kernels.core.validation import check_aligned, warn, warn_undefined
-from ._params import AtLeast, Boolean, Constraint, Label, check_params
+from ._params import Boolean, Label, Satisfies, check_params
+from ._per_row import ROW_PARAMETERS
 
 _NAMES = ("y_true", "y_proba", "sample_weight")
-_COMMON = {"compute": Boolean(), "split_every": AtLeast(2)}
 
 
-class _ScaleByHalf(Constraint):
-    description = "an instance of 'bool', an instance of 'numpy.bool' or a str among {'auto'}"
-
-    def accepts(self, value: Any) -> bool:
-        return isinstance(value, (bool, np.bool_)) or (isinstance(value, str) and value == "auto")
+def _bool_or_auto(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_)) or (isinstance(value, str) and value == "auto")
 
 
+_SCALE_BY_HALF = Satisfies(
+    "an instance of 'bool', an instance of 'numpy.bool' or a str among {'auto'}", _bool_or_auto
+)
+
+
+@shared_docs
 def log_loss(
     y_true: Any,
     y_proba: Any,
@@ -78,11 +82,7 @@ def log_loss(
         Finite, non-negative row weights, not all zero.
     labels : array-like, optional
         The two classes, when ``y_true`` may hold only one of them.
-    compute : bool, default=True
-        If False, return a :class:`~dask_auc.LazyScore`.
-    split_every : int >= 2, optional
-        Fan-in of the tree that adds up the blocks' sums (default:
-        ``dask-auc.split-every``).  The result does not depend on it.
+    %(compute_split_every)s
 
     Returns
     -------
@@ -98,7 +98,7 @@ def log_loss(
     """
     checked = check_params(
         "log_loss",
-        {"normalize": Boolean(), **_COMMON},
+        {"normalize": Boolean(), **ROW_PARAMETERS},
         normalize=normalize,
         compute=compute,
         split_every=split_every,
@@ -161,7 +161,7 @@ def brier_score_loss(
     """
     checked = check_params(
         "brier_score_loss",
-        {"pos_label": Label(), "scale_by_half": _ScaleByHalf(), **_COMMON},
+        {"pos_label": Label(), "scale_by_half": _SCALE_BY_HALF, **ROW_PARAMETERS},
         pos_label=pos_label,
         scale_by_half=scale_by_half,
         compute=compute,
@@ -208,7 +208,9 @@ def normalized_entropy(
     >>> dask_auc.normalized_entropy(y, p)  # the base rate itself: no information
     1.0
     """
-    checked = check_params("normalized_entropy", _COMMON, compute=compute, split_every=split_every)
+    checked = check_params(
+        "normalized_entropy", ROW_PARAMETERS, compute=compute, split_every=split_every
+    )
     finalize = _EntropyFinish(_given_labels(labels))
     return _calibration_score(
         "normalized_entropy", y_true, y_proba, sample_weight, finalize, checked, "lower"
@@ -234,7 +236,7 @@ def _calibration_score(
             "Multiclass probabilities are not supported: pass the positive class's column."
         )
     blocks = prepared_blocks(y_true, y_proba, sample_weight, prepare=calibration_sums, names=_NAMES)
-    total = _ordered_sum(list(blocks), checked["split_every"])
+    total = merge_tree(merge_calibration_sums, blocks, checked["split_every"])
     lazy = lazy_of([total], _Checked(finalize, below), name)
     return lazy.compute() if checked["compute"] else lazy
 
@@ -245,17 +247,6 @@ def _is_two_dimensional(y_proba: Any) -> bool:
         shape = np.shape(y_proba)
     columns = shape[1] if len(shape) == 2 else None
     return len(shape) > 2 or (columns is not None and columns != 1)
-
-
-def _ordered_sum(parts: list[Any], split_every: int | None) -> Any:
-    """A tree of merges of consecutive blocks' sums (exact: any tree gives the same sums)."""
-    fan_in = split_every or split_every_default()
-    level = parts
-    while True:
-        runs = [level[i : i + fan_in] for i in range(0, max(len(level), 1), fan_in)]
-        level = [gather(merge_calibration_sums, run) for run in runs]
-        if len(level) == 1:
-            return level[0]
 
 
 def _given_labels(labels: Any) -> tuple[Any, ...] | None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ._docstrings import shared_docs
 from ._engine import LazyScore
 from ._kernels.per_row.ranking_target import COVERAGE_ERROR, DCG, LRAP, NDCG, RANKING_LOSS
 from ._params import Boolean, Interval
@@ -25,6 +26,7 @@ _DCG_PARAMETERS = {
 }
 
 
+@shared_docs
 def coverage_error(
     y_true: Any,
     y_score: Any,
@@ -49,10 +51,7 @@ def coverage_error(
         (two dask DataFrames: partition by partition, of equal lengths).
     sample_weight : 1-D dask Array or Series, ndarray, ..., optional
         Non-negative row weights.
-    compute : bool, default=True
-        If False, return a :class:`~dask_auc.LazyScore`.
-    split_every : int >= 2, optional
-        Fan-in of the tree that adds up the blocks' sums; no effect on the result.
+    %(compute_split_every)s
 
     Returns
     -------

@@ -54,25 +54,19 @@ from ._kernels.binary.confusion_metrics import (
     evaluate,
 )
 from ._kernels.core.validation import warn_undefined
-from ._params import Boolean, Constraint, check_params
+from ._params import Boolean, Satisfies, check_params
 from ._roc import roc
 
 
-class _Callable(Constraint):
-    description = "a callable"
-
-    def accepts(self, value: Any) -> bool:
-        return callable(value)
+def _dict_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, dict)
 
 
-class _DictOrNone(Constraint):
-    description = "an instance of 'dict' or None"
-
-    def accepts(self, value: Any) -> bool:
-        return value is None or isinstance(value, dict)
-
-
-_PARAMETERS = {"metric_func": _Callable(), "metric_params": _DictOrNone(), "compute": Boolean()}
+_PARAMETERS = {
+    "metric_func": Satisfies("a callable", callable),
+    "metric_params": Satisfies("an instance of 'dict' or None", _dict_or_none),
+    "compute": Boolean(),
+}
 
 
 class ConfusionMetric:

@@ -16,7 +16,7 @@ Examples
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,6 +214,20 @@ class Column(Constraint):
         if not self.several or value is None:
             return value
         return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+class Satisfies(Constraint):
+    """Any value ``test`` accepts (a type check of scikit-learn's); ``description`` names them.
+
+    >>> Satisfies("a callable", callable).accepts(len)
+    True
+    """
+
+    def __init__(self, description: str, test: Callable[[Any], bool]):
+        self.description, self.test = description, test
+
+    def accepts(self, value: Any) -> bool:
+        return self.test(value)
 
 
 def _one_name(value: Any) -> bool:

@@ -10,15 +10,15 @@
     sums -> an ordered tree of merges (``split_every`` at a time) -> the value
 
 built from the engine's :func:`~dask_auc._engine.prepared_blocks`,
-:func:`~dask_auc._engine.map_blocks`, :func:`~dask_auc._engine.gather` and
-:func:`~dask_auc._engine.lazy_of`.  Rows pair by position as everywhere in
-dask-auc; a 2-D ``y_true`` and ``y_score`` are joined side by side first, as
-for multilabel ROC AUC.  The kernels (:mod:`dask_auc._kernels.per_row`)
-compute each row's value from that row alone and sum the values *exactly*
-(integers in units of ``2**-1126``), so the result is the same bits for any
-partitioning, row order or tree, weighted or not; it differs from
-scikit-learn's float sums by a few ulps of the sum (scikit-learn's own
-rounding), and per-row values equal scikit-learn's to the bit except where
+:func:`~dask_auc._engine.map_blocks`, :func:`~dask_auc._engine.gather`,
+:func:`~dask_auc._engine.merge_tree` and :func:`~dask_auc._engine.lazy_of`.  Rows
+pair by position as everywhere in dask-auc; a 2-D ``y_true`` and ``y_score`` are
+joined side by side first, as for multilabel ROC AUC.  The kernels
+(:mod:`dask_auc._kernels.per_row`) compute each row's value from that row alone
+and sum the values *exactly* (integers in units of ``2**-1126``), so the result
+is the same bits for any partitioning, row order or tree, weighted or not; it
+differs from scikit-learn's float sums by a few ulps of the sum (scikit-learn's
+own rounding), and per-row values equal scikit-learn's to the bit except where
 scikit-learn sums eight or more terms of a row pairwise (LRAP's ratios, DCG's
 tie groups) or with BLAS (DCG's dot product).
 
@@ -54,9 +54,9 @@ from ._engine import (
     gather,
     lazy_of,
     map_blocks,
+    merge_tree,
     prepared_blocks,
     side_by_side,
-    split_every_default,
 )
 from ._kernels.core.summary import as_float
 from ._kernels.core.validation import check_declared_score_dtype
@@ -148,21 +148,10 @@ def sample_metric(
     if metric in (DCG, NDCG):  # here, not in a task: log_base=1 warns in the caller
         discount = discounts(n_columns or 1, k, log_base)
     sums = map_blocks(ranking_sums, blocks, plan, metric, discount, ignore_ties)
-    total = ordered_sum(sums, split_every)
+    total = merge_tree(merge_row_sums, sums, split_every)
     finalize = MeanFinish(metric, sample_weight is not None)
     lazy = lazy_of([plan, total], finalize, metric)
     return lazy.compute() if compute else lazy
-
-
-def ordered_sum(parts: list, split_every: int | None) -> Any:
-    """A tree of merges of consecutive parts, ``split_every`` at a time (exact: any tree)."""
-    fan_in = split_every or split_every_default()
-    level = list(parts)
-    while True:
-        runs = [level[i : i + fan_in] for i in range(0, max(len(level), 1), fan_in)]
-        level = [gather(merge_row_sums, run) for run in runs]
-        if len(level) == 1:
-            return level[0]
 
 
 def dimensions(x: Any) -> tuple[int, int | None]:

@@ -16,11 +16,11 @@ from typing import Any, cast
 
 import numpy as np
 
+from ._docstrings import shared_docs
 from ._engine import LazyScore
 from ._params import AtLeast, Boolean, check_params
-from ._plot_drawing import axes, drawn, pyplot
+from ._plot_drawing import axes, drawn, given_roc, pyplot
 from ._reliability import reliability_diagram
-from ._roc import ROC as RocObject
 from ._roc import ReliabilityDiagram
 
 _PARAMETERS = {"bins": AtLeast(1, none=False), "compute": Boolean()}
@@ -29,6 +29,7 @@ _PARAMETERS = {"bins": AtLeast(1, none=False), "compute": Boolean()}
 _HISTOGRAM_HEIGHT = 0.2
 
 
+@shared_docs
 def plot_reliability(
     y_true: Any,
     y_proba: Any = None,
@@ -73,15 +74,7 @@ def plot_reliability(
         If False, return a :class:`~dask_auc.LazyScore` whose ``compute()``
         draws and returns the Axes.
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np, dask_auc
+    %(plot_returns)s
     >>> y = np.array([0, 0, 1, 0, 1, 1])
     >>> p = np.array([0.1, 0.3, 0.3, 0.6, 0.7, 0.9])
     >>> ax = dask_auc.plot_reliability(y, p, name="m")
@@ -107,16 +100,9 @@ def plot_reliability(
             "call it once per model, with the same ax"
         )
     pos_label = None
-    if isinstance(y_true, RocObject):
-        if y_proba is not None or sample_weight is not None:
-            raise ValueError(
-                "y_true is a ROC object (made by dask_auc.roc, which holds the scores "
-                "and sample_weight): do not pass y_proba or sample_weight"
-            )
+    if given_roc(y_true, {"y_proba": y_proba, "sample_weight": sample_weight}):
         lazy = cast(LazyScore, y_true.reliability(compute=False))
         pos_label = y_true.pos_label
-    elif y_proba is None:
-        raise TypeError("y_proba is required unless y_true is a ROC object (dask_auc.roc)")
     else:
         lazy = cast(
             LazyScore,

@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import LazyScore, gather, lazy_of, map_blocks, prepared_blocks
+from ._docstrings import shared_docs
+from ._engine import LazyScore, gather, lazy_of, map_blocks, merge_tree, prepared_blocks
 from ._kernels.core.summary import as_float
 from ._kernels.core.validation import warn_undefined
-from ._kernels.per_row.row_sums import RowSums, weighted_mean
+from ._kernels.per_row.row_sums import RowSums, merge_row_sums, weighted_mean
 from ._kernels.per_row.top_k import (
     TopKPlan,
     binary_threshold_index,
@@ -22,30 +23,27 @@ from ._kernels.per_row.top_k import (
     top_k_meta,
     top_k_sums,
 )
-from ._params import Boolean, Constraint, check_params
-from ._per_row import ROW_PARAMETERS, IntegerAtLeast, dimensions, ordered_sum
+from ._params import Boolean, Satisfies, check_params
+from ._per_row import ROW_PARAMETERS, IntegerAtLeast, dimensions
 
 
-class _ArrayLike(Constraint):
+def _array_like_or_none(value: Any) -> bool:
     """An array-like (not a string or a scalar), or None."""
-
-    description = "an array-like or None"
-
-    def accepts(self, value: Any) -> bool:
-        if value is None:
-            return True
-        shaped = hasattr(value, "__len__") or hasattr(value, "shape") or hasattr(value, "__array__")
-        return shaped and not np.isscalar(value)
+    if value is None:
+        return True
+    shaped = hasattr(value, "__len__") or hasattr(value, "shape") or hasattr(value, "__array__")
+    return shaped and not np.isscalar(value)
 
 
 _TOP_K_PARAMETERS = {
     "k": IntegerAtLeast(1, none=False),
     "normalize": Boolean(),
-    "labels": _ArrayLike(),
+    "labels": Satisfies("an array-like or None", _array_like_or_none),
     **ROW_PARAMETERS,
 }
 
 
+@shared_docs
 def top_k_accuracy_score(
     y_true: Any,
     y_score: Any,
@@ -82,11 +80,7 @@ def top_k_accuracy_score(
     labels : array-like, optional
         All classes, sorted, one per score column; needed when ``y_true``
         lacks some.
-    compute : bool, default=True
-        If False, return a :class:`~dask_auc.LazyScore`.
-    split_every : int >= 2, optional
-        Fan-in of the tree that adds up the blocks' sums (default:
-        ``dask-auc.split-every``).  The result does not depend on it.
+    %(compute_split_every)s
 
     Returns
     -------
@@ -126,7 +120,8 @@ def top_k_accuracy_score(
     )
     given = None if labels is None else np.asarray(labels)
     plan = gather(plan_top_k, map_blocks(top_k_meta, blocks), labels=given, score_shape=score_shape)
-    total = ordered_sum(map_blocks(top_k_sums, blocks, plan, k), checked["split_every"])
+    sums = map_blocks(top_k_sums, blocks, plan, k)
+    total = merge_tree(merge_row_sums, sums, checked["split_every"])
     finalize = _TopKFinish(k, checked["normalize"], sample_weight is not None)
     lazy = lazy_of([plan, total], finalize, name)
     return lazy.compute() if checked["compute"] else lazy

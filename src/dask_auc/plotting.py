@@ -11,17 +11,18 @@ drawn, not when :mod:`dask_auc` is.  The CORP reliability diagram,
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from statistics import NormalDist
 from typing import Any, cast
 
 import numpy as np
 
+from ._docstrings import fill, shared_docs
 from ._engine import LazyScore
 from ._kernels.binary.curves import PRECISION_RECALL, ROC, CurveKind
 from ._params import AtLeast, Boolean, Label, Options, check_params
-from ._plot_drawing import PLOT_EXTRA_MESSAGE, axes, drawn, pyplot
+from ._plot_drawing import PLOT_EXTRA_MESSAGE, axes, drawn, given_roc, pyplot
 from ._plot_reliability import plot_reliability
 from ._roc import ROC as RocObject
 from ._roc import roc
@@ -43,18 +44,50 @@ _PARAMETERS = {
 }
 
 
-def plot_roc(
-    y_true: Any,
-    y_score: Any = None,
-    *,
-    sample_weight: Any = None,
-    name: str | None = None,
-    ax: Any = None,
-    max_points: int | None = 2000,
-    chance_level: bool = True,
-    compute: bool = True,
-    pos_label: Any = None,
-) -> Any:
+def _curve_plot(curve: CurveKind, doc: str) -> Callable[..., Any]:
+    """The public plot of ``curve`` (``plot_roc``, ``plot_precision_recall``): one signature."""
+
+    def plot(
+        y_true: Any,
+        y_score: Any = None,
+        *,
+        sample_weight: Any = None,
+        name: str | None = None,
+        ax: Any = None,
+        max_points: int | None = 2000,
+        chance_level: bool = True,
+        compute: bool = True,
+        pos_label: Any = None,
+    ) -> Any:
+        checked = check_params(
+            f"plot_{curve.name}",
+            _PARAMETERS,
+            max_points=max_points,
+            chance_level=chance_level,
+            compute=compute,
+            pos_label=pos_label,
+        )
+        max_points, pos_label = checked["max_points"], checked["pos_label"]
+        pyplot()  # fail before any graph is built
+        models = _models(y_true, y_score, name, pos_label, sample_weight)
+        if pos_label is None:  # ROC objects given: the axes name their positive class
+            pos_label = next(iter(models.values())).pos_label
+        lazies = [
+            source.curve(
+                curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True
+            )
+            for source in models.values()
+        ]
+        draw = partial(_draw_curves, curve, list(models), ax, chance_level, pos_label)
+        return drawn(f"plot_{curve.name}", lazies, draw, compute)
+
+    plot.__name__ = plot.__qualname__ = f"plot_{curve.name}"
+    plot.__doc__ = fill(doc)
+    return plot
+
+
+plot_roc = _curve_plot(
+    ROC,
     """Draw ROC curves, the exact AUC of each model in the legend.
 
     Parameters
@@ -81,103 +114,29 @@ def plot_roc(
     pos_label : int, float, bool or str, optional
         The positive class, as in :func:`dask_auc.roc_curve`.
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np, dask_auc
+    %(plot_returns)s
     >>> y = np.array([0, 0, 1, 1])
     >>> ax = dask_auc.plot_roc(y, {"a": np.array([0.1, 0.4, 0.35, 0.8]),
     ...                            "b": np.array([0.2, 0.1, 0.7, 0.9])})
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['a (AUC = 0.750)', 'b (AUC = 1.000)', 'Chance level (AUC = 0.5)']
-    """
-    return _plot(
-        ROC, y_true, y_score, sample_weight, name, ax, max_points, chance_level, compute, pos_label
-    )
-
-
-def plot_precision_recall(
-    y_true: Any,
-    y_score: Any = None,
-    *,
-    sample_weight: Any = None,
-    name: str | None = None,
-    ax: Any = None,
-    max_points: int | None = 2000,
-    chance_level: bool = True,
-    compute: bool = True,
-    pos_label: Any = None,
-) -> Any:
+    """,
+)
+plot_precision_recall = _curve_plot(
+    PRECISION_RECALL,
     """Draw precision-recall curves, the exact average precision of each model in the legend.
 
     Parameters are those of :func:`plot_roc`; the chance level is the
     horizontal line at the prevalence of the positive class (the precision
     of a random classifier).
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np, dask_auc
+    %(plot_returns)s
     >>> ax = dask_auc.plot_precision_recall(np.array([0, 0, 1, 1]),
     ...                                     np.array([0.1, 0.4, 0.35, 0.8]), name="m")
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['m (AP = 0.833)', 'Chance level (AP = 0.500)']
-    """
-    return _plot(
-        PRECISION_RECALL,
-        y_true,
-        y_score,
-        sample_weight,
-        name,
-        ax,
-        max_points,
-        chance_level,
-        compute,
-        pos_label,
-    )
-
-
-def _plot(
-    curve: CurveKind,
-    y_true: Any,
-    y_score: Any,
-    sample_weight: Any,
-    name: str | None,
-    ax: Any,
-    max_points: int | None,
-    chance_level: bool,
-    compute: bool,
-    pos_label: Any,
-) -> Any:
-    checked = check_params(
-        f"plot_{curve.name}",
-        _PARAMETERS,
-        max_points=max_points,
-        chance_level=chance_level,
-        compute=compute,
-        pos_label=pos_label,
-    )
-    max_points, pos_label = checked["max_points"], checked["pos_label"]
-    pyplot()  # fail before any graph is built
-    models = _models(y_true, y_score, name, pos_label, sample_weight)
-    if pos_label is None:  # ROC objects given: the axes name their positive class
-        pos_label = next(iter(models.values())).pos_label
-    lazies = [
-        source.curve(curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True)
-        for source in models.values()
-    ]
-    draw = partial(_draw_curves, curve, list(models), ax, chance_level, pos_label)
-    return drawn(f"plot_{curve.name}", lazies, draw, compute)
+    """,
+)
 
 
 def _models(
@@ -189,22 +148,14 @@ def _models(
     them): its labels, ``pos_label`` and weights are its own, and
     ``y_score`` is not given.
     """
-    given = y_true.values() if isinstance(y_true, Mapping) else [y_true]
-    if any(isinstance(r, RocObject) for r in given):
-        if y_score is not None or pos_label is not None or sample_weight is not None:
-            raise ValueError(
-                "y_true is a ROC object (made by dask_auc.roc, which holds the scores, "
-                "pos_label and sample_weight): do not pass y_score, pos_label or sample_weight"
-            )
-        if not all(isinstance(r, RocObject) for r in given):
-            raise TypeError("a mapping given as y_true must map model names to ROC objects")
+    if given_roc(
+        y_true, {"y_score": y_score, "pos_label": pos_label, "sample_weight": sample_weight}
+    ):
         if isinstance(y_true, Mapping):
             if name is not None:
                 raise ValueError("name names a single model; with a mapping its keys do")
             return {str(key): r for key, r in y_true.items()}
         return {"Classifier" if name is None else name: y_true}
-    if y_score is None:
-        raise TypeError("y_score is required unless y_true is a ROC object (dask_auc.roc)")
     return {
         model: roc(y_true, scores, pos_label=pos_label, sample_weight=sample_weight)
         for model, scores in _named_models(y_score, name).items()
@@ -265,6 +216,7 @@ _DET_TICKS = (0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999)
 _GAINS_KINDS = ("gains", "lift")
 
 
+@shared_docs
 def plot_det(
     y_true: Any,
     y_score: Any = None,
@@ -283,15 +235,7 @@ def plot_det(
     infinity and are not drawn.  Parameters are those of :func:`plot_roc`
     (no chance level).
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np, dask_auc
+    %(plot_returns)s
     >>> ax = dask_auc.plot_det(np.array([0, 0, 1, 1, 0, 1]),
     ...                        np.array([0.1, 0.4, 0.35, 0.8, 0.6, 0.7]), name="m")
     >>> ax.get_xlabel(), [text.get_text() for text in ax.get_legend().get_texts()]
@@ -340,6 +284,7 @@ def _draw_det(names: list[str], ax: Any, pos_label: Any, *curves: Any) -> Any:
     return ax
 
 
+@shared_docs
 def plot_gains(
     y_true: Any,
     y_score: Any = None,
@@ -373,15 +318,7 @@ def plot_gains(
     y_true, y_score, sample_weight, name, ax, compute, pos_label
         As in :func:`plot_roc`.
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np, dask_auc
+    %(plot_returns)s
     >>> y, s = np.array([1, 1, 0, 1, 0, 0, 0, 0]), np.arange(8.0)[::-1]
     >>> ax = dask_auc.plot_gains(y, s, n_bins=4, name="m")
     >>> ax.get_lines()[0].get_ydata().tolist()

@@ -6,11 +6,11 @@ never from its modules.
 
 from .arrays import MIN_ROWS_PER_BLOCK
 from .blocks import Blocks, sizes_of
-from .blockwise import gather, lazy_of, map_blocks, map_indexed_blocks, zip_blocks
+from .blockwise import gather, lazy_of, map_blocks, map_indexed_blocks, merge_tree, zip_blocks
 from .config import compiled_kernels, split_every_default
 from .frames import hashed_blocks, map_frame
 from .hashed import HashedGraph
-from .inputs import prepared_blocks
+from .inputs import only_column, prepared_blocks
 from .lazy import LazyScore, compute
 from .matrices import score_column_count, side_by_side
 from .sample_sort import SortedGraph
@@ -29,6 +29,8 @@ __all__ = [
     "map_blocks",
     "map_frame",
     "map_indexed_blocks",
+    "merge_tree",
+    "only_column",
     "prepared_blocks",
     "score_column_count",
     "side_by_side",

@@ -2,8 +2,8 @@
 
 Plain ``dask.delayed`` tasks, one per block (:func:`map_blocks`,
 :func:`map_indexed_blocks`, :func:`zip_blocks`), one over all of them
-(:func:`gather`), and :func:`lazy_of`, which joins the graphs of several
-parts under one finish.
+(:func:`gather`), a tree of merges of consecutive ones (:func:`merge_tree`),
+and :func:`lazy_of`, which joins the graphs of several parts under one finish.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 
 from .blocks import Blocks, sizes_of
+from .config import split_every_default
 from .lazy import LazyScore
 
 
@@ -63,6 +64,21 @@ def gather(func: Callable, items: Sequence[Any], *args: Any, **kwargs: Any) -> D
     task = (_call_on_list, func, keys, args, kwargs)
     graph = HighLevelGraph.from_collections(name, {name: task}, dependencies=delayed)  # type: ignore[arg-type]
     return Delayed(name, graph)
+
+
+def merge_tree(merge: Callable, parts: Sequence[Any], split_every: int | None) -> Delayed:
+    """A tree of ``merge`` tasks over consecutive parts, ``split_every`` at a time, to one.
+
+    Consecutive only: ``merge(list of parts)`` may be order-sensitive, never
+    commutative.  ``split_every`` None: ``dask-auc.split-every``.
+    """
+    fan_in = split_every or split_every_default()
+    level = list(parts)
+    while True:
+        runs = [level[i : i + fan_in] for i in range(0, max(len(level), 1), fan_in)]
+        level = [gather(merge, run) for run in runs]
+        if len(level) == 1:
+            return level[0]
 
 
 def _call_on_list(func: Callable, items: list, args: tuple, kwargs: dict) -> Any:

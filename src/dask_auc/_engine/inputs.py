@@ -105,12 +105,7 @@ def prepared_blocks(
 
 def _one_dimensional(x: Any, name: str) -> Any:
     if isinstance(x, dd.DataFrame):
-        if len(x.columns) != 1:
-            raise ValueError(
-                f"{name} must be 1-D for a binary target; got a DataFrame with "
-                f"{len(x.columns)} columns {list(x.columns)}"
-            )
-        return x[x.columns[0]]
+        return only_column(x, f"{name} must be 1-D for a binary target", show_names=True)
     if isinstance(x, (dd.Series, da.Array)):
         return _squeeze_array(x, name) if isinstance(x, da.Array) else x
     if hasattr(x, "iloc") and getattr(x, "ndim", 1) == 2:  # pandas DataFrame
@@ -120,6 +115,17 @@ def _one_dimensional(x: Any, name: str) -> Any:
     if hasattr(x, "iloc"):
         return x
     return _squeeze_array(np.asarray(x), name)
+
+
+def only_column(frame: dd.DataFrame, must: str, *, show_names: bool = False) -> dd.Series:
+    """The one column of a dask DataFrame; else ``must``'s ValueError with its columns' count.
+
+    ``show_names``: the message lists the columns too.
+    """
+    if len(frame.columns) != 1:
+        names = f" {list(frame.columns)}" if show_names else ""
+        raise ValueError(f"{must}; got a DataFrame with {len(frame.columns)} columns{names}")
+    return frame[frame.columns[0]]
 
 
 def _squeeze_array(x: Any, name: str) -> Any:

@@ -20,7 +20,7 @@ import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 
-from .._engine import LazyScore, gather, lazy_of, prepared_blocks, split_every_default
+from .._engine import LazyScore, gather, lazy_of, only_column, prepared_blocks, split_every_default
 from .._kernels.binary.mannwhitney import (
     NAN_KEY,
     TieSummary,
@@ -200,12 +200,7 @@ def _labelled(block: np.ndarray, label: int) -> np.ndarray:
 def _one_sample(values: Any, name: str) -> Any:
     """A 1-D numeric dask or NumPy array of one sample (scipy's ``atleast_1d`` for a scalar)."""
     if isinstance(values, dd.DataFrame):
-        if len(values.columns) != 1:
-            raise ValueError(
-                f"mannwhitneyu: {name} must be 1-D; got a DataFrame with "
-                f"{len(values.columns)} columns"
-            )
-        values = values[values.columns[0]]
+        values = only_column(values, f"mannwhitneyu: {name} must be 1-D")
     if isinstance(values, dd.Series):
         values = values.to_dask_array()
     if not isinstance(values, da.Array):

@@ -36,6 +36,7 @@ from ..core.footprint import SizedByArrays
 from ..core.summary import PartialROC, TieGroup
 from ..core.validation import (
     ROW_INPUTS,
+    LabelledBlock,
     RowCounts,
     as_score_array,
     as_weight_array,
@@ -56,14 +57,9 @@ UNKNOWN_LABEL_MESSAGE = "'y_true' contains labels not in parameter 'labels'"
 
 
 @dataclass(frozen=True)
-class MultiBlock(SizedByArrays):
+class MultiBlock(LabelledBlock):
     """One validated input block: labels, an ``(n, K)`` score matrix, weights."""
 
-    lengths: RowCounts
-    classes: tuple[Any, ...]
-    labels: np.ndarray
-    scores: np.ndarray
-    weights: np.ndarray | None
     #: scikit-learn's checks that wait for the target (:func:`plan_classes`): do the rows
     #: sum to 1, the weights' error
     summed: bool = True

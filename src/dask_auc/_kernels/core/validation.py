@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .footprint import SizedByArrays
+
 MULTICLASS_MESSAGE = "multi_class must be in ('ovo', 'ovr')"
 ONE_CLASS_MESSAGE = (
     "Only one class is present in y_true. ROC AUC score is not defined in that case."
@@ -207,6 +209,20 @@ class RowCounts:
     @property
     def rows(self) -> int:
         return self.counts[0] if self.counts else 0
+
+
+@dataclass(frozen=True)
+class LabelledBlock(SizedByArrays):
+    """One validated block of rows as given: labels, scores (a column or a matrix), weights.
+
+    The families add what their blocks carry besides (group keys, deferred checks).
+    """
+
+    lengths: RowCounts
+    classes: tuple[Any, ...]
+    labels: np.ndarray
+    scores: np.ndarray
+    weights: np.ndarray | None
 
 
 def check_aligned(blocks: Sequence[RowCounts]) -> int:

@@ -254,10 +254,8 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
     compiled.replicate_weighted_sums(keys[:3], np.ones(3), np.ones(3), keys[:2], keys[1:4])
     for dtype in (np.float64, np.int64):
         scores = np.arange(8, dtype=dtype)
-        compiled.replicate_summary(scores, keys, scores, keys, keys[:2], keys[1:4])
+        walk = compiled.Walk(scores, keys, scores, keys, keys[:2], keys[1:4])
+        compiled.replicate_summary(walk)
         context = tuple(np.ones(2, np.int64) for _ in range(6))
         for kind in range(6):
-            compiled.replicate_points(
-                scores, keys, scores, keys, keys[:2], keys[1:4], context, False, kind, 0.5,
-                np.ones((4, 2), np.int64),
-            )  # fmt: skip
+            compiled.replicate_points(walk, context, False, kind, 0.5, np.ones((4, 2), np.int64))

@@ -13,6 +13,7 @@ Nothing here imports dask.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,48 +42,47 @@ def replicate_group_counts(
     return out
 
 
-def _walk_loops(
-    pos: np.ndarray, neg: np.ndarray, replicate_keys: np.ndarray, compiled: bool
-) -> ModuleType | None:
+class Walk(NamedTuple):
+    """What a compiled walk down a bucket's tie groups reads, in the loops' argument order.
+
+    ``pos`` and ``neg``: the bucket's two classes' ascending scores, each row
+    with its uint64 key (``pos_keys``, ``neg_keys``); ``replicate_keys`` and
+    the Poisson ``thresholds`` draw the rows' counts.
+    """
+
+    pos: np.ndarray
+    pos_keys: np.ndarray
+    neg: np.ndarray
+    neg_keys: np.ndarray
+    replicate_keys: np.ndarray
+    thresholds: np.ndarray
+
+
+def _walk_loops(walk: Walk, compiled: bool) -> ModuleType | None:
     """The loops of a walk down a bucket's two classes in every replicate, or None."""
-    work = (len(pos) + len(neg)) * len(replicate_keys)
+    pos, neg = walk.pos, walk.neg
+    work = (len(pos) + len(neg)) * len(walk.replicate_keys)
     kernel = usable(compiled, "replicates", pos, neg, work=work)
     return None if kernel is None or pos.dtype != neg.dtype else kernel
 
 
-def replicate_summary(
-    pos: np.ndarray,
-    pos_keys: np.ndarray,
-    neg: np.ndarray,
-    neg_keys: np.ndarray,
-    replicate_keys: np.ndarray,
-    thresholds: np.ndarray,
-    *,
-    compiled: bool = True,
-) -> np.ndarray | None:
+def replicate_summary(walk: Walk, *, compiled: bool = True) -> np.ndarray | None:
     """A bucket's replicate summary by one walk down its tie groups, ``(7, replicates)``, or None.
 
-    ``pos`` and ``neg``: the bucket's two classes' ascending scores, each row
-    with its uint64 key (``pos_keys``, ``neg_keys``); ``replicate_keys`` and
-    the Poisson ``thresholds`` draw the rows' counts.  Rows of the result:
-    positives, negatives, top group's positives and negatives, bottom group's,
-    doubled area (see :class:`~dask_auc._kernels.replicates.summary.ReplicateSummary`).
+    Rows of the result: positives, negatives, top group's positives and
+    negatives, bottom group's, doubled area (see
+    :class:`~dask_auc._kernels.replicates.summary.ReplicateSummary`).
     """
-    kernel = _walk_loops(pos, neg, replicate_keys, compiled)
+    kernel = _walk_loops(walk, compiled)
     if kernel is None:
         return None
-    out = np.zeros((7, len(replicate_keys)), np.int64)
-    kernel.replicate_summary_walk(pos, pos_keys, neg, neg_keys, replicate_keys, thresholds, out)
+    out = np.zeros((7, len(walk.replicate_keys)), np.int64)
+    kernel.replicate_summary_walk(*walk, out)
     return out
 
 
 def replicate_points(
-    pos: np.ndarray,
-    pos_keys: np.ndarray,
-    neg: np.ndarray,
-    neg_keys: np.ndarray,
-    replicate_keys: np.ndarray,
-    thresholds: np.ndarray,
+    walk: Walk,
     context: tuple[np.ndarray, ...],
     continues: bool,
     kind: int,
@@ -93,15 +93,14 @@ def replicate_points(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Every replicate's part of one query, by one walk down the bucket's tie groups, or None.
 
-    The bucket's rows as in :func:`replicate_summary`.  ``context``: (positives
-    and negatives above the bucket's top group, the top group's part above,
-    totals), int64 per replicate.  Returns ``(integer parts, float parts,
-    crossing segments, their counts)``.
+    ``context``: (positives and negatives above the bucket's top group, the
+    top group's part above, totals), int64 per replicate.  Returns
+    ``(integer parts, float parts, crossing segments, their counts)``.
     """
-    kernel = _walk_loops(pos, neg, replicate_keys, compiled)
+    kernel = _walk_loops(walk, compiled)
     if kernel is None:
         return None
-    width = len(replicate_keys)
+    width = len(walk.replicate_keys)
     start_pos, start_neg, tied_pos, tied_neg, total_pos, total_neg = context
     acc_int = np.zeros(width, np.int64)
     if kind == 3:
@@ -110,8 +109,7 @@ def replicate_points(
     crossings = np.zeros((width, 2, 4), np.int64)
     n_crossings = np.zeros(width, np.int64)
     kernel.replicate_points_walk(
-        pos, pos_keys, neg, neg_keys, replicate_keys, thresholds,
-        start_pos, start_neg, tied_pos, tied_neg, total_pos, total_neg, continues,
+        *walk, start_pos, start_neg, tied_pos, tied_neg, total_pos, total_neg, continues,
         kind, float(target), bounds, acc_int, acc_float, crossings, n_crossings,
     )  # fmt: skip
     return acc_int, acc_float, crossings, n_crossings

@@ -22,7 +22,6 @@ import numpy as np
 
 from ..sort.buckets import Bucket
 from . import compiled as _compiled
-from .counts import POISSON_THRESHOLDS
 from .scan import ReplicateContext
 from .tie_groups import ReplicateSpec, column_counts, exact_dtype, walk_keys
 from .traced import TracedPlan
@@ -58,7 +57,7 @@ def replicate_parts(
     check_pair_range(context)
     dtype = exact_dtype(bucket, spec)
     walked = walk_keys(bucket, plan, spec)
-    if walked is not None and _walked_parts(bucket, context, walked, query, out):
+    if walked is not None and _walked_parts(context, walked, query, out):
         # the estimate's column, by the NumPy path
         out[:1] = replicate_parts(
             bucket, _first_column(context), plan, replace(spec, n_bootstraps=0), query
@@ -194,14 +193,13 @@ _WALKED_KINDS = {"average_precision": 0, "ks": 1, "tpr_at_fpr": 2, "fpr_at_tpr":
 
 
 def _walked_parts(
-    bucket: Bucket,
     context: ReplicateContext,
-    walked: tuple[np.ndarray, np.ndarray, np.ndarray],
+    walk: _compiled.Walk,
     query: ReplicateQuery,
     out: np.ndarray,
 ) -> bool:
     """The replicates' parts (``out[1:]``) by the compiled walk; False when it cannot run."""
-    pos_keys, neg_keys, rep_keys = walked
+    rep_keys = walk.replicate_keys
 
     def replicates(values: np.ndarray) -> np.ndarray:
         return np.asarray(values[1:], dtype=np.int64)
@@ -217,9 +215,8 @@ def _walked_parts(
     else:
         kind, ends, bounds = _WALKED_KINDS[query.kind], [], np.zeros((4, len(rep_keys)), np.int64)
     found = _compiled.replicate_points(
-        bucket.pos.scores, pos_keys, bucket.neg.scores, neg_keys, rep_keys, POISSON_THRESHOLDS,
-        (*start, *tied, *totals), context.continues, kind, query.target, bounds,
-    )  # fmt: skip
+        walk, (*start, *tied, *totals), context.continues, kind, query.target, bounds
+    )
     if found is None:
         return False
     acc_int, acc_float, crossings, n_crossings = found

@@ -20,7 +20,6 @@ import numpy as np
 from ..core.footprint import SizedByArrays
 from ..sort.buckets import Bucket
 from . import compiled as _compiled
-from .counts import POISSON_THRESHOLDS
 from .tie_groups import ReplicateSpec, column_counts, exact_dtype, walk_keys
 from .traced import TracedPlan
 
@@ -57,10 +56,7 @@ def replicate_summary(bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec) -> 
     walked = walk_keys(bucket, plan, spec)
     if walked is not None:
         estimate = _summary(bucket, plan, replace(spec, n_bootstraps=0))
-        pos_keys, neg_keys, rep_keys = walked
-        out = _compiled.replicate_summary(
-            bucket.pos.scores, pos_keys, bucket.neg.scores, neg_keys, rep_keys, POISSON_THRESHOLDS
-        )
+        out = _compiled.replicate_summary(walked)
         if out is not None:
             if estimate.is_empty:
                 return estimate

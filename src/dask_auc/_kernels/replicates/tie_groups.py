@@ -142,13 +142,14 @@ def exact_dtype(bucket: Bucket, spec: ReplicateSpec) -> Any:
     return np.int64 if rows < _INT64_ROWS else object
 
 
-def walk_keys(
-    bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The rows' and replicates' keys for a compiled walk, or None to take the NumPy path."""
+def walk_keys(bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec) -> _compiled.Walk | None:
+    """The bucket's rows and replicates, keyed for a compiled walk, or None: the NumPy path."""
     if not (plan.compiled and spec.n_bootstraps) or spec.weighted:
         return None
     if exact_dtype(bucket, spec) is object:
         return None
     keys = replicate_keys(spec.seed, np.arange(spec.n_bootstraps))
-    return row_keys(bucket.pos, plan), row_keys(bucket.neg, plan), keys
+    pos, neg = bucket.pos, bucket.neg
+    return _compiled.Walk(
+        pos.scores, row_keys(pos, plan), neg.scores, row_keys(neg, plan), keys, POISSON_THRESHOLDS
+    )

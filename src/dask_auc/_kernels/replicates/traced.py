@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.footprint import SizedByArrays
 from ..core.validation import (
+    LabelledBlock,
     RowCounts,
     as_score_array,
     as_weight_array,
@@ -48,14 +48,9 @@ def traced_plan(plan: SortPlan, metas: Sequence[Any], by_group: bool) -> TracedP
 
 
 @dataclass(frozen=True)
-class RowsBlock(SizedByArrays):
+class RowsBlock(LabelledBlock):
     """One validated block: its rows as given, with their group keys' hashes if any."""
 
-    lengths: RowCounts
-    classes: tuple[Any, ...]
-    labels: np.ndarray
-    scores: np.ndarray
-    weights: np.ndarray | None
     keys: np.ndarray | None  # r_g of each row's group
 
 
