@@ -4,7 +4,8 @@ Run it as a script::
 
     python benchmarks/bench_bootstrap.py --rows 1e7 --chunks 16 --replicates 200 --repeats 3
 
-Every setting of ``--numba`` runs in a fresh Python process, which generates
+Every setting of ``--numba`` runs in a fresh Python process (``--in-process``:
+each in the script's own, a smoke run), which generates
 the same data (binary labels, continuous float64 scores: NumPy arrays wrapped
 in dask arrays of ``--chunks`` chunks), warms up once, then times
 ``--repeats`` runs of each row and reports the median and the peak RSS above
@@ -34,7 +35,6 @@ made from the per-group table.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -45,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-_TAG = "@@bench-bootstrap "
+import _process  # noqa: E402
 
 
 def _data(rows: int, chunks: int, seed: int = 0):
@@ -183,24 +183,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gauc-users", type=lambda t: int(float(t)), default=0)
     parser.add_argument("--gauc-replicates", type=int, default=1000)
     parser.add_argument("--gauc-rows", type=lambda t: int(float(t)), default=int(5e7))
+    _process.add_in_process_flag(parser)
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    from bench_many import measured_in_child
-
     if args.measure:
         args.numba = args.measure
-        print(_TAG + json.dumps(measure(args)), flush=True)
+        _process.emit(measure(args))
         return 0
     results = {}
     passed = argv if argv is not None else sys.argv[1:]
     for setting in args.numba.split(","):
-        command = [sys.executable, __file__, "--measure", setting, *_without_numba(passed)]
-        measured = measured_in_child(command, _TAG)
-        if measured is None:
+        if args.in_process:
+            measured = _process.run_here(
+                measure, argparse.Namespace(**{**vars(args), "numba": setting})
+            )
+        else:
+            command = _process.script_command(
+                __file__, "--measure", setting, *_without_numba(passed)
+            )
+            measured = _process.run_child(command)
+        if "error" in measured:
+            print(f"numba {setting}: the measurement failed: {measured['error']}", file=sys.stderr)
             return 1
         results[setting] = measured
     print(f"$ python {shlex.join(['benchmarks/bench_bootstrap.py', *passed])}")
-    print(f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores")
+    print(
+        f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores"
+        + (f"; {_process.IN_PROCESS_NOTE}" if args.in_process else "")
+    )
     print()
     print(table(results, args.rows, args.gauc_rows))
     print()
