@@ -117,6 +117,26 @@ def run_here(measure: Callable[..., Mapping[str, Any]], *args: Any) -> dict[str,
     return json.loads(json.dumps(result))
 
 
+def measure_row(
+    measure: Callable[[argparse.Namespace], Mapping[str, Any]],
+    args: argparse.Namespace,
+    command: Sequence[str],
+    /,
+    *,
+    timeout: float | None = None,
+    **row: Any,
+) -> dict[str, Any]:
+    """One row: ``command`` in a fresh process, or with ``--in-process`` ``measure`` here.
+
+    For the scripts whose ``measure`` takes the parsed arguments: here it gets
+    them with the row's own values (``row``), as the child parses them from
+    ``command``.
+    """
+    if args.in_process:
+        return run_here(measure, argparse.Namespace(**{**vars(args), **row}))
+    return run_child(command, timeout=timeout)
+
+
 def add_in_process_flag(parser: argparse.ArgumentParser) -> None:
     """The ``--in-process`` flag (see the module's docstring)."""
     parser.add_argument(

@@ -266,23 +266,7 @@ def table_rows(todo: list[tuple[str, int, str]], results: dict) -> list[list[str
         peers = results[(rows, kind)]
         result = peers[method]
         if "error" in result:
-            lines.append(
-                [
-                    method,
-                    fmt_rows(rows),
-                    kind,
-                    "failed",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    result["error"],
-                    "-",
-                ]
-            )
+            lines.append([method, fmt_rows(rows), kind, "failed", *["-"] * 7, result["error"], "-"])
             continue
         median = statistics.median(result["seconds"])
         sklearn_name = "curve:sklearn" if method.startswith("curve:") else "sklearn"

@@ -35,7 +35,6 @@ made from the per-group table.
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -190,27 +189,20 @@ def main(argv: list[str] | None = None) -> int:
         args.numba = args.measure
         _process.emit(measure(args))
         return 0
-    results = {}
+    from bench_many import measure_each_setting, setup_line
+
     passed = argv if argv is not None else sys.argv[1:]
-    for setting in args.numba.split(","):
-        if args.in_process:
-            measured = _process.run_here(
-                measure, argparse.Namespace(**{**vars(args), "numba": setting})
-            )
-        else:
-            command = _process.script_command(
-                __file__, "--measure", setting, *_without_numba(passed)
-            )
-            measured = _process.run_child(command)
-        if "error" in measured:
-            print(f"numba {setting}: the measurement failed: {measured['error']}", file=sys.stderr)
-            return 1
-        results[setting] = measured
-    print(f"$ python {shlex.join(['benchmarks/bench_bootstrap.py', *passed])}")
-    print(
-        f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores"
-        + (f"; {_process.IN_PROCESS_NOTE}" if args.in_process else "")
+    results = measure_each_setting(
+        measure,
+        args,
+        lambda setting: _process.script_command(
+            __file__, "--measure", setting, *_without_numba(passed)
+        ),
     )
+    if results is None:
+        return 1
+    print(f"$ python {shlex.join(['benchmarks/bench_bootstrap.py', *passed])}")
+    print(setup_line(args))
     print()
     print(table(results, args.rows, args.gauc_rows))
     print()

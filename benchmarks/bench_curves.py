@@ -182,20 +182,8 @@ def table_rows(todo: list[tuple[str, str, int, str]], results: dict) -> list[lis
     for function, method, rows, kind in todo:
         result = results[(function, method, rows, kind)]
         if "error" in result:
-            lines.append(
-                [
-                    function,
-                    method,
-                    fmt_rows(rows),
-                    kind,
-                    "-",
-                    "failed",
-                    "-",
-                    "-",
-                    "-",
-                    result["error"],
-                ]
-            )
+            failed = [function, method, fmt_rows(rows), kind, "-", "failed", *["-"] * 3]
+            lines.append([*failed, result["error"]])
             continue
         reference = results.get((function, "sklearn", rows, kind), {})
         median = statistics.median(result["seconds"])

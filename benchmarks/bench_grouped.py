@@ -332,16 +332,14 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 def run_measurement(method: str, args: argparse.Namespace) -> dict[str, Any]:
     """One method: :func:`measure` in a fresh process (or in this one with ``--in-process``)."""
     repeats = args.repeats if method != "sklearn-per-group" else args.sklearn_repeats
-    if args.in_process:
-        return _process.run_here(
-            measure, argparse.Namespace(**{**vars(args), "measure": method, "repeats": repeats})
-        )
     command = _process.script_command(
         __file__, "--measure", method, "--workdir", args.workdir, "--rows", args.rows,
         "--groups", args.groups, "--repeats", repeats, "--sklearn-groups", args.sklearn_groups,
         "--seed", args.seed, "--partitions", args.partitions,
     )  # fmt: skip
-    return _process.run_child(command, timeout=args.timeout)
+    return _process.measure_row(
+        measure, args, command, timeout=args.timeout, measure=method, repeats=repeats
+    )
 
 
 def max_difference(workdir: Path, first: str, second: str) -> tuple[float, int] | None:
@@ -371,22 +369,8 @@ def build_table(results: dict[str, dict[str, Any]], args: argparse.Namespace) ->
     lines = []
     for method, result in results.items():
         if "error" in result:
-            lines.append(
-                [
-                    method,
-                    fmt_rows(args.rows),
-                    "-",
-                    "failed",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    result["error"],
-                    "-",
-                ]
-            )
+            failed = [method, fmt_rows(args.rows), "-", "failed", *["-"] * 6, result["error"], "-"]
+            lines.append(failed)
             continue
         checks = []
         for other in METHODS:

@@ -37,6 +37,7 @@ import shlex
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,28 @@ def measured_in_child(command: list[str], tag: str) -> dict[str, Any] | None:
     return None if "error" in result else result
 
 
+def measure_each_setting(
+    measure: Callable[[argparse.Namespace], dict[str, Any]],
+    args: argparse.Namespace,
+    command: Callable[[str], list[str]],
+) -> dict[str, dict[str, Any]] | None:
+    """``measure`` for each ``--numba`` setting, in a fresh process each; None if one failed."""
+    results = {}
+    for setting in args.numba.split(","):
+        measured = _process.measure_row(measure, args, command(setting), numba=setting)
+        if "error" in measured:
+            print(f"numba {setting}: the measurement failed: {measured['error']}", file=sys.stderr)
+            return None
+        results[setting] = measured
+    return results
+
+
+def setup_line(args: argparse.Namespace) -> str:
+    """The rows, chunks and machine of the run (and how its rows were measured)."""
+    line = f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores"
+    return line + (f"; {_process.IN_PROCESS_NOTE}" if args.in_process else "")
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     """One process: every way of computing, its median time and peak memory."""
     import _memory
@@ -247,27 +270,18 @@ def main(argv: list[str] | None = None) -> int:
         args.numba = args.measure
         _process.emit(measure(args))
         return 0
-    results = {}
-    for setting in args.numba.split(","):
-        if args.in_process:
-            measured = _process.run_here(
-                measure, argparse.Namespace(**{**vars(args), "numba": setting})
-            )
-        else:
-            command = _process.script_command(
-                __file__, "--measure", setting, "--rows", args.rows, "--chunks", args.chunks,
-                "--repeats", args.repeats, *(["--no-sklearn"] if args.no_sklearn else []),
-            )  # fmt: skip
-            measured = _process.run_child(command)
-        if "error" in measured:
-            print(f"numba {setting}: the measurement failed: {measured['error']}", file=sys.stderr)
-            return 1
-        results[setting] = measured
+
+    def command(setting: str) -> list[str]:
+        return _process.script_command(
+            __file__, "--measure", setting, "--rows", args.rows, "--chunks", args.chunks,
+            "--repeats", args.repeats, *(["--no-sklearn"] if args.no_sklearn else []),
+        )  # fmt: skip
+
+    results = measure_each_setting(measure, args, command)
+    if results is None:
+        return 1
     print(f"$ python {shlex.join(['benchmarks/bench_many.py', *(argv or sys.argv[1:])])}")
-    print(
-        f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores"
-        + (f"; {_process.IN_PROCESS_NOTE}" if args.in_process else "")
-    )
+    print(setup_line(args))
     print()
     print(table(results))
     print()

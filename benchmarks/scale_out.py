@@ -147,17 +147,14 @@ def main() -> None:
                     "scheduler": scheduler,
                     "workers": 1 if workers == "-" else int(workers),
                 }
-                if args.in_process:
-                    result = _process.run_here(measure, argparse.Namespace(**{**vars(args), **one}))
-                else:
-                    command = _process.script_command(
-                        __file__, "--measure", f"--rows={args.rows}",
-                        f"--partitions={partitions}", f"--scheduler={scheduler}",
-                        f"--workers={one['workers']}", f"--memory-limit={args.memory_limit}",
-                        f"--repeats={args.repeats}", f"--src={args.src}",
-                        f"--exchange={args.exchange}",
-                    )  # fmt: skip
-                    result = _process.run_child(command, timeout=args.timeout)
+                command = _process.script_command(
+                    __file__, "--measure", f"--rows={args.rows}",
+                    f"--partitions={partitions}", f"--scheduler={scheduler}",
+                    f"--workers={one['workers']}", f"--memory-limit={args.memory_limit}",
+                    f"--repeats={args.repeats}", f"--src={args.src}",
+                    f"--exchange={args.exchange}",
+                )  # fmt: skip
+                result = _process.measure_row(measure, args, command, timeout=args.timeout, **one)
                 if "error" in result:
                     failed = (scheduler, workers, partitions, "failed", result["error"], "", "", "")
                     rows.append(failed)

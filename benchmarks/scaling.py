@@ -100,19 +100,8 @@ def scaling_rows(results: dict[tuple[str, int, int, str], dict[str, Any]]) -> li
     lines = []
     for (scheduler, rows, workers, kind), result in results.items():
         if "error" in result:
-            lines.append(
-                [
-                    scheduler,
-                    str(workers),
-                    fmt_rows(rows),
-                    kind,
-                    "failed",
-                    "-",
-                    "-",
-                    "-",
-                    result["error"],
-                ]
-            )
+            failed = [scheduler, str(workers), fmt_rows(rows), kind, "failed", *["-"] * 3]
+            lines.append([*failed, result["error"]])
             continue
         seconds = statistics.median(result["seconds"])
         base_workers = min(w for (s, r, w, k) in results if (s, r, k) == (scheduler, rows, kind))
