@@ -16,6 +16,8 @@ Every (method, rows, score kind) is measured in a fresh Python process that
 generates the data, records its RSS, runs the method ``--repeats`` times and
 reports the median time and the peak RSS above that baseline.  The parent
 prints one Markdown table; ratios are taken between peers of the same run.
+``--in-process`` measures every row in the script's own process instead (a
+smoke run; the report says so).
 See ``benchmarks/README.md`` for the meaning of each column.
 """
 
@@ -23,12 +25,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import re
 import shlex
-import signal
 import statistics
 import subprocess
 import sys
@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import _process  # noqa: E402
 from _data import KINDS  # noqa: E402
 
 METHOD_ORDER = (
@@ -58,7 +59,6 @@ CURVE_ORDER = ("curve:sklearn", "curve:dask-auc-threads", "curve:dask-auc-numpy-
 #: references that only sort (a time, no AUC): see ``_methods.SORT_ONLY``
 SORT_ONLY = frozenset({"numpy-sort-2threads"})
 TOLERANCE = 1e-12
-_RESULT_TAG = "@@bench-result "
 MIB = 1 << 20
 
 
@@ -132,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="also write the report (command, table, notes) to this file",
     )
+    _process.add_in_process_flag(parser)
     parser.add_argument("--measure", default=None, help=argparse.SUPPRESS)
     return parser
 
@@ -168,45 +169,18 @@ def measure(method: str, rows: int, kind: str, repeats: int, seed: int) -> dict[
     }
 
 
-# -- the parent: one subprocess per measurement --------------------------------------
+# -- the parent: one process per measurement (``_process.py``) ---------------------
 
 
 def run_measurement(method: str, rows: int, kind: str, args: argparse.Namespace) -> dict[str, Any]:
-    command = [
-        sys.executable,
-        str(Path(__file__).resolve()),
-        "--measure",
-        method,
-        "--rows",
-        str(rows),
-        "--kinds",
-        kind,
-        "--repeats",
-        str(args.repeats),
-        "--seed",
-        str(args.seed),
-    ]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        stdout, stderr = process.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)  # the process and its cluster's workers
-        process.communicate()
-        return {"error": f"timed out after {args.timeout:g} s"}
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(_RESULT_TAG):
-            return json.loads(line[len(_RESULT_TAG) :])
-    tail = (stderr.strip().splitlines() or ["no output"])[-1]
-    return {"error": f"exit {process.returncode}: {tail[:160]}"}
+    """One row: :func:`measure` in a fresh process (or in this one with ``--in-process``)."""
+    if args.in_process:
+        return _process.run_here(measure, method, rows, kind, args.repeats, args.seed)
+    command = _process.script_command(
+        __file__, "--measure", method, "--rows", rows, "--kinds", kind,
+        "--repeats", args.repeats, "--seed", args.seed,
+    )  # fmt: skip
+    return _process.run_child(command, timeout=args.timeout)
 
 
 def plan(args: argparse.Namespace, curves: bool) -> tuple[list[tuple[str, int, str]], list[str]]:
@@ -292,23 +266,7 @@ def table_rows(todo: list[tuple[str, int, str]], results: dict) -> list[list[str
         peers = results[(rows, kind)]
         result = peers[method]
         if "error" in result:
-            lines.append(
-                [
-                    method,
-                    fmt_rows(rows),
-                    kind,
-                    "failed",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    result["error"],
-                    "-",
-                ]
-            )
+            lines.append([method, fmt_rows(rows), kind, "failed", *["-"] * 7, result["error"], "-"])
             continue
         median = statistics.median(result["seconds"])
         sklearn_name = "curve:sklearn" if method.startswith("curve:") else "sklearn"
@@ -470,8 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1:
         raise SystemExit("--repeats must be >= 1")
     if args.measure is not None:
-        result = measure(args.measure, args.rows[0], args.kinds[0], args.repeats, args.seed)
-        print(_RESULT_TAG + json.dumps(result), flush=True)
+        _process.emit(measure(args.measure, args.rows[0], args.kinds[0], args.repeats, args.seed))
         return 0
 
     command = "python benchmarks/bench_auc.py " + shlex.join(
@@ -501,21 +458,15 @@ def main(argv: list[str] | None = None) -> int:
         failed = []
     else:
         failed = ["some measurements failed: see the seconds column"]
-    report = "\n".join(
-        [
-            f"`{command}`",
-            "",
-            f"{started:%Y-%m-%d %H:%M %Z}; {env_line}",
-            "",
-            markdown_table(HEADER, table_rows(todo, results)),
-            "",
-            *[f"- {note}" for note in notes + failed],
-        ]
+    _process.write_report(
+        command=command,
+        started=started,
+        env_line=env_line,
+        table=markdown_table(HEADER, table_rows(todo, results)),
+        notes=notes + failed,
+        in_process=args.in_process,
+        output=args.output,
     )
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report + "\n")
     return 0
 
 

@@ -4,7 +4,8 @@ Run it as a script::
 
     python benchmarks/bench_bootstrap.py --rows 1e7 --chunks 16 --replicates 200 --repeats 3
 
-Every setting of ``--numba`` runs in a fresh Python process, which generates
+Every setting of ``--numba`` runs in a fresh Python process (``--in-process``:
+each in the script's own, a smoke run), which generates
 the same data (binary labels, continuous float64 scores: NumPy arrays wrapped
 in dask arrays of ``--chunks`` chunks), warms up once, then times
 ``--repeats`` runs of each row and reports the median and the peak RSS above
@@ -34,8 +35,6 @@ made from the per-group table.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -45,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-_TAG = "@@bench-bootstrap "
+import _process  # noqa: E402
 
 
 def _data(rows: int, chunks: int, seed: int = 0):
@@ -183,24 +182,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gauc-users", type=lambda t: int(float(t)), default=0)
     parser.add_argument("--gauc-replicates", type=int, default=1000)
     parser.add_argument("--gauc-rows", type=lambda t: int(float(t)), default=int(5e7))
+    _process.add_in_process_flag(parser)
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    from bench_many import measured_in_child
-
     if args.measure:
         args.numba = args.measure
-        print(_TAG + json.dumps(measure(args)), flush=True)
+        _process.emit(measure(args))
         return 0
-    results = {}
+    from bench_many import measure_each_setting, setup_line
+
     passed = argv if argv is not None else sys.argv[1:]
-    for setting in args.numba.split(","):
-        command = [sys.executable, __file__, "--measure", setting, *_without_numba(passed)]
-        measured = measured_in_child(command, _TAG)
-        if measured is None:
-            return 1
-        results[setting] = measured
+    results = measure_each_setting(
+        measure,
+        args,
+        lambda setting: _process.script_command(
+            __file__, "--measure", setting, *_without_numba(passed)
+        ),
+    )
+    if results is None:
+        return 1
     print(f"$ python {shlex.join(['benchmarks/bench_bootstrap.py', *passed])}")
-    print(f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores")
+    print(setup_line(args))
     print()
     print(table(results, args.rows, args.gauc_rows))
     print()

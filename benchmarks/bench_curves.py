@@ -7,7 +7,8 @@ Run it as a script::
 Every (function, method, rows, score kind) is measured in a fresh Python process
 that generates the data (``_data.py``), records its RSS, runs the function
 ``--repeats`` times and reports the median time and the peak RSS above that
-baseline (``_memory.py``).  After the metering stops, a dask-auc measurement
+baseline (``_memory.py``; ``--in-process``: every row in the script's own
+process, a smoke run).  After the metering stops, a dask-auc measurement
 computes scikit-learn's answer in the same process and compares: the curve
 arrays must have sklearn's lengths and values to 1e-12; a ``max_points`` curve
 must have at most that many points, all on sklearn's exact curve, and a
@@ -20,11 +21,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import _process  # noqa: E402
 from _data import KINDS, generate  # noqa: E402
 from bench_auc import (  # noqa: E402
     MIB,
@@ -49,7 +49,6 @@ from bench_auc import (  # noqa: E402
 
 FUNCTIONS = ("roc_curve", "precision_recall_curve", "average_precision_score")
 TOLERANCE = 1e-12
-_RESULT_TAG = "@@bench-curves-result "
 
 
 def cases(functions: list[str], max_points: int) -> list[tuple[str, str]]:
@@ -154,30 +153,14 @@ def same_answer(function: str, method: str, label: Any, score: Any, answer: Any)
 
 
 def run_measurement(function: str, method: str, rows: int, kind: str, args: Any) -> dict:
-    command = [
-        sys.executable,
-        str(Path(__file__).resolve()),
-        "--measure",
-        f"{function}|{method}",
-        "--rows",
-        str(rows),
-        "--kinds",
-        kind,
-        "--repeats",
-        str(args.repeats),
-        "--seed",
-        str(args.seed),
-    ]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-    completed = subprocess.run(
-        command, capture_output=True, text=True, env=env, timeout=args.timeout
-    )
-    for line in reversed(completed.stdout.splitlines()):
-        if line.startswith(_RESULT_TAG):
-            return json.loads(line[len(_RESULT_TAG) :])
-    tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-    return {"error": f"exit {completed.returncode}: {tail[:160]}"}
+    """One row: :func:`measure` in a fresh process (or in this one with ``--in-process``)."""
+    if args.in_process:
+        return _process.run_here(measure, function, method, rows, kind, args.repeats, args.seed)
+    command = _process.script_command(
+        __file__, "--measure", f"{function}|{method}", "--rows", rows, "--kinds", kind,
+        "--repeats", args.repeats, "--seed", args.seed,
+    )  # fmt: skip
+    return _process.run_child(command, timeout=args.timeout)
 
 
 HEADER = [
@@ -199,20 +182,8 @@ def table_rows(todo: list[tuple[str, str, int, str]], results: dict) -> list[lis
     for function, method, rows, kind in todo:
         result = results[(function, method, rows, kind)]
         if "error" in result:
-            lines.append(
-                [
-                    function,
-                    method,
-                    fmt_rows(rows),
-                    kind,
-                    "-",
-                    "failed",
-                    "-",
-                    "-",
-                    "-",
-                    result["error"],
-                ]
-            )
+            failed = [function, method, fmt_rows(rows), kind, "-", "failed", *["-"] * 3]
+            lines.append([*failed, result["error"]])
             continue
         reference = results.get((function, "sklearn", rows, kind), {})
         median = statistics.median(result["seconds"])
@@ -248,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--output", type=Path, default=None)
+    _process.add_in_process_flag(parser)
     parser.add_argument("--measure", default=None, help=argparse.SUPPRESS)
     return parser
 
@@ -256,8 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.measure is not None:
         function, method = args.measure.split("|")
-        result = measure(function, method, args.rows[0], args.kinds[0], args.repeats, args.seed)
-        print(_RESULT_TAG + json.dumps(result), flush=True)
+        _process.emit(
+            measure(function, method, args.rows[0], args.kinds[0], args.repeats, args.seed)
+        )
         return 0
     command = "python benchmarks/bench_curves.py " + shlex.join(
         argv if argv is not None else sys.argv[1:]
@@ -282,23 +255,19 @@ def main(argv: list[str] | None = None) -> int:
         shown = results[key].get("error") or f"{statistics.median(results[key]['seconds']):.3f} s"
         print(shown, file=sys.stderr, flush=True)
     meters = sorted({r["meter"] for r in results.values() if "meter" in r})
-    report = "\n".join(
-        [
-            f"`{command}`",
-            "",
-            f"{started:%Y-%m-%d %H:%M %Z}; {env_line}",
-            "",
-            markdown_table(HEADER, table_rows(todo, results)),
-            "",
-            f"- peak MiB: RSS high-water mark above the RSS after the data were generated, by "
+    _process.write_report(
+        command=command,
+        started=started,
+        env_line=env_line,
+        table=markdown_table(HEADER, table_rows(todo, results)),
+        notes=[
+            "peak MiB: RSS high-water mark above the RSS after the data were generated, by "
             f"{', '.join(meters) or '-'}; x sklearn = sklearn's value / this row's "
-            "(time: > 1 is faster than sklearn; memory: this row's / sklearn's, < 1 is less)",
-        ]
+            "(time: > 1 is faster than sklearn; memory: this row's / sklearn's, < 1 is less)"
+        ],
+        in_process=args.in_process,
+        output=args.output,
     )
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report + "\n")
     return 0
 
 

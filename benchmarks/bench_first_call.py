@@ -22,12 +22,14 @@ loads the loops from it; ``empty`` gives every process an empty one (a cold
 compile); ``default`` leaves numba's cache where it is.  ``--processes``
 fresh processes per row: the table gives the median and the range of each
 call's seconds, and the tasks that waited for the compile (median).
+
+It has no ``--in-process`` mode (``_process.py``): a first call is only a
+first call in a fresh process.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import statistics
@@ -42,7 +44,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-_TAG = "@@bench-first-call "
+import _process  # noqa: E402
+
 CALLS = ("bootstrap_ci(average_precision)", "roc_auc_score")
 
 
@@ -97,16 +100,14 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 def _child(args: argparse.Namespace, call: str, numba: str, cache: str) -> dict[str, Any]:
     """Run ``measure`` in a fresh process with numba's cache at ``cache``."""
-    command = [sys.executable, __file__, "--rows", str(args.rows), "--chunks", str(args.chunks)]
-    command += ["--replicates", str(args.replicates), "--scheduler", args.scheduler]
-    command += ["--numba", numba, "--measure", call]
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache) if cache else None
-    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
-    found = [line for line in done.stdout.splitlines() if line.startswith(_TAG)]
-    if done.returncode or not found:
-        sys.stderr.write(done.stdout + done.stderr)
-        raise SystemExit(f"the measuring process failed: {shlex.join(command)}")
-    return json.loads(found[-1][len(_TAG) :])
+    command = _process.script_command(
+        __file__, "--rows", args.rows, "--chunks", args.chunks, "--replicates", args.replicates,
+        "--scheduler", args.scheduler, "--numba", numba, "--measure", call,
+    )  # fmt: skip
+    result = _process.run_child(command, env={"NUMBA_CACHE_DIR": cache} if cache else None)
+    if "error" in result:
+        raise SystemExit(f"the measuring process failed ({result['error']}): {shlex.join(command)}")
+    return result
 
 
 def _seconds(values: list[float]) -> str:
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
-        print(_TAG + json.dumps(measure(args)), flush=True)
+        _process.emit(measure(args))
         return 0
     calls = args.calls.split(",")
     if unknown := sorted(set(calls) - set(CALLS)):

@@ -9,7 +9,8 @@ Zipf-like law (a few heavy users, a long tail of light ones, at least one row
 each), shuffled so that every user's rows are spread over all partitions;
 about 10% clicks, with each user's own click rate; scores rounded to 4
 decimals (ties within users).  Methods, each in a fresh process with the
-data loaded before the peak-memory baseline (``_memory.PeakMeter``):
+data loaded before the peak-memory baseline (``_memory.PeakMeter``;
+``--in-process``: all in the script's own process, a smoke run):
 
 - ``dask-auc-threads``: ``dask_auc.grouped_roc_auc_score(ddf, by="user", ...)``
   on a dask DataFrame of ~4 partitions per core, threaded scheduler.
@@ -42,12 +43,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import shlex
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -61,6 +59,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import _process  # noqa: E402
 from bench_auc import environment, fmt_ratio, fmt_rows, fmt_seconds, markdown_table  # noqa: E402
 
 METHODS = (
@@ -76,7 +75,6 @@ METHODS = (
 PEERS = ("polars-ranksum", "polars-groupby-cumulative", "duckdb-groupby-window")
 TOLERANCE = 1e-12
 MIB = 1 << 20
-_RESULT_TAG = "@@bench-grouped "
 _ZIPF_OFFSET = 50  # users ranked below it share the head about evenly
 _ZIPF_EXPONENT = 1.1
 
@@ -332,40 +330,16 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_measurement(method: str, args: argparse.Namespace) -> dict[str, Any]:
-    command = [
-        sys.executable,
-        str(Path(__file__).resolve()),
-        "--measure",
-        method,
-        "--workdir",
-        str(args.workdir),
-        "--rows",
-        str(args.rows),
-        "--groups",
-        str(args.groups),
-        "--repeats",
-        str(args.repeats if method != "sklearn-per-group" else args.sklearn_repeats),
-        "--sklearn-groups",
-        str(args.sklearn_groups),
-        "--seed",
-        str(args.seed),
-        "--partitions",
-        str(args.partitions),
-    ]
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    """One method: :func:`measure` in a fresh process (or in this one with ``--in-process``)."""
+    repeats = args.repeats if method != "sklearn-per-group" else args.sklearn_repeats
+    command = _process.script_command(
+        __file__, "--measure", method, "--workdir", args.workdir, "--rows", args.rows,
+        "--groups", args.groups, "--repeats", repeats, "--sklearn-groups", args.sklearn_groups,
+        "--seed", args.seed, "--partitions", args.partitions,
+    )  # fmt: skip
+    return _process.measure_row(
+        measure, args, command, timeout=args.timeout, measure=method, repeats=repeats
     )
-    try:
-        stdout, stderr = process.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return {"error": f"timed out after {args.timeout:g} s"}
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(_RESULT_TAG):
-            return json.loads(line[len(_RESULT_TAG) :])
-    tail = (stderr.strip().splitlines() or ["no output"])[-1]
-    return {"error": f"exit {process.returncode}: {tail[:160]}"}
 
 
 def max_difference(workdir: Path, first: str, second: str) -> tuple[float, int] | None:
@@ -395,22 +369,8 @@ def build_table(results: dict[str, dict[str, Any]], args: argparse.Namespace) ->
     lines = []
     for method, result in results.items():
         if "error" in result:
-            lines.append(
-                [
-                    method,
-                    fmt_rows(args.rows),
-                    "-",
-                    "failed",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    result["error"],
-                    "-",
-                ]
-            )
+            failed = [method, fmt_rows(args.rows), "-", "failed", *["-"] * 6, result["error"], "-"]
+            lines.append(failed)
             continue
         checks = []
         for other in METHODS:
@@ -489,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--output", type=Path, default=None, help="also write the report here")
+    _process.add_in_process_flag(parser)
     parser.add_argument("--workdir", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--measure", default=None, help=argparse.SUPPRESS)
     return parser
@@ -497,7 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.measure is not None:
-        print(_RESULT_TAG + json.dumps(measure(args)), flush=True)
+        _process.emit(measure(args))
         return 0
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = sorted(set(methods) - set(METHODS))
@@ -522,27 +483,23 @@ def main(argv: list[str] | None = None) -> int:
         table = markdown_table(HEADER, build_table(results, args))
     sizes = user_sizes(args.rows, args.groups, args.seed)
     meters = sorted({r["meter"] for r in results.values() if "meter" in r})
-    report = "\n".join(
-        [
-            f"`{command}`",
-            "",
-            f"{started:%Y-%m-%d %H:%M %Z}; {env_line}",
-            "",
-            table,
-            "",
-            f"- data: {args.rows:,} rows, {args.groups:,} users; rows per user: median "
+    _process.write_report(
+        command=command,
+        started=started,
+        env_line=env_line,
+        table=table,
+        notes=[
+            f"data: {args.rows:,} rows, {args.groups:,} users; rows per user: median "
             f"{int(np.median(sizes))}, mean {sizes.mean():.1f}, max {sizes.max():,} "
             f"({sizes.max() / args.rows:.2%} of rows), {np.sum(sizes == 1):,} one-row users",
-            "- seconds: median of the timed runs; for sklearn-per-group, the sampled users' time "
+            "seconds: median of the timed runs; for sklearn-per-group, the sampled users' time "
             "x (all users / sampled users)",
-            "- peak memory: RSS high-water mark above the RSS with the data loaded "
+            "peak memory: RSS high-water mark above the RSS with the data loaded "
             f"({', '.join(meters)})",
-        ]
+        ],
+        in_process=args.in_process,
+        output=args.output,
     )
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report + "\n")
     return 0
 
 

@@ -5,10 +5,11 @@ Run it as a script::
     python benchmarks/bench_many.py --rows 2e7 --chunks 16 --repeats 3
 
 Every measurement runs in a fresh Python process (``--numba on`` and ``off``
-each get their own), which generates the same data (binary labels, continuous
-float64 scores; NumPy arrays wrapped in dask arrays of ``--chunks`` chunks),
-warms up once, then times ``--repeats`` runs and reports the median and the
-peak RSS above the process's baseline (``_memory.py``).  All ratios are to
+each get their own; ``--in-process``: both in the script's own, a smoke run),
+which generates the same data (binary labels, continuous float64 scores;
+NumPy arrays wrapped in dask arrays of ``--chunks`` chunks), warms up once,
+then times ``--repeats`` runs and reports the median and the peak RSS above
+the process's baseline (``_memory.py``).  All ratios are to
 one ``roc_auc_score`` measured in the same process.  The ten metrics are the
 issue's: the AUC, the AUC at ``max_fpr=0.1``, average precision, the ROC,
 precision-recall and DET curves, the confusion counts at every threshold,
@@ -31,13 +32,12 @@ and the AUC with scikit-learn's.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-_TAG = "@@bench-many "
+import _process  # noqa: E402
+
 MAX_POINTS = 2000
 #: the ten metrics' table names, in the order of :func:`_ten`
 METRICS = (
@@ -151,13 +152,31 @@ def timed(func, repeats: int) -> tuple[float, Any]:
 
 
 def measured_in_child(command: list[str], tag: str) -> dict[str, Any] | None:
-    """Run a measuring child process; its last ``tag`` line's JSON, or None (its output shown)."""
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    found = [line for line in done.stdout.splitlines() if line.startswith(tag)]
-    if done.returncode or not found:
-        sys.stderr.write(done.stdout + done.stderr)
-        return None
-    return json.loads(found[-1][len(tag) :])
+    """``_process.run_child`` as ``bench_reliability.py`` calls it: None for a failed child."""
+    result = _process.run_child(command, tag=tag)
+    return None if "error" in result else result
+
+
+def measure_each_setting(
+    measure: Callable[[argparse.Namespace], dict[str, Any]],
+    args: argparse.Namespace,
+    command: Callable[[str], list[str]],
+) -> dict[str, dict[str, Any]] | None:
+    """``measure`` for each ``--numba`` setting, in a fresh process each; None if one failed."""
+    results = {}
+    for setting in args.numba.split(","):
+        measured = _process.measure_row(measure, args, command(setting), numba=setting)
+        if "error" in measured:
+            print(f"numba {setting}: the measurement failed: {measured['error']}", file=sys.stderr)
+            return None
+        results[setting] = measured
+    return results
+
+
+def setup_line(args: argparse.Namespace) -> str:
+    """The rows, chunks and machine of the run (and how its rows were measured)."""
+    line = f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores"
+    return line + (f"; {_process.IN_PROCESS_NOTE}" if args.in_process else "")
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -244,23 +263,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--numba", default="on,off", help="on, off or on,off")
     parser.add_argument("--no-sklearn", action="store_true", help="skip scikit-learn's ten")
+    _process.add_in_process_flag(parser)
     parser.add_argument("--measure", help=argparse.SUPPRESS)  # the measuring child
     args = parser.parse_args(argv)
     if args.measure:
         args.numba = args.measure
-        print(_TAG + json.dumps(measure(args)), flush=True)
+        _process.emit(measure(args))
         return 0
-    results = {}
-    for setting in args.numba.split(","):
-        command = [sys.executable, __file__, "--measure", setting, "--rows", str(args.rows)]
-        command += ["--chunks", str(args.chunks), "--repeats", str(args.repeats)]
-        command += ["--no-sklearn"] if args.no_sklearn else []
-        measured = measured_in_child(command, _TAG)
-        if measured is None:
-            return 1
-        results[setting] = measured
+
+    def command(setting: str) -> list[str]:
+        return _process.script_command(
+            __file__, "--measure", setting, "--rows", args.rows, "--chunks", args.chunks,
+            "--repeats", args.repeats, *(["--no-sklearn"] if args.no_sklearn else []),
+        )  # fmt: skip
+
+    results = measure_each_setting(measure, args, command)
+    if results is None:
+        return 1
     print(f"$ python {shlex.join(['benchmarks/bench_many.py', *(argv or sys.argv[1:])])}")
-    print(f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores")
+    print(setup_line(args))
     print()
     print(table(results))
     print()

@@ -10,19 +10,23 @@ resident memory, then times ``roc_auc_score`` of 2.6e5 rows in two blocks
 scores, twice each, and records its memory again.  It runs once with an
 empty numba cache (``NUMBA_CACHE_DIR`` pointing at a new directory: every
 loop is compiled) and once more with that cache filled (the loops are loaded),
-and once with ``dask-auc.numba`` False for the baseline.
+and once with ``dask-auc.numba`` False for the baseline.  Fresh processes are
+what it measures: it has no ``--in-process`` mode (``_process.py``).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _process  # noqa: E402
 
 _CHILD = r"""
-import json, sys, time
+import sys, time
+import _process
 import dask, dask.array as da, numpy as np
 
 def resident_mib():
@@ -48,16 +52,17 @@ with dask.config.set({"dask-auc.numba": sys.argv[1] == "on"}):
             times.append(time.perf_counter() - started)
         result[kind] = times
 result["rss_after_mib"] = resident_mib()
-print(json.dumps(result))
+_process.emit(result)
 """
 
 
 def measure(setting: str, cache: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD, setting], env=env, capture_output=True, text=True, check=True
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """One fresh process, ``dask-auc.numba`` on or off, with numba's cache at ``cache``."""
+    command = [sys.executable, "-c", _CHILD, setting]
+    result = _process.run_child(command, env={"NUMBA_CACHE_DIR": cache})
+    if "error" in result:
+        raise SystemExit(f"numba {setting}: the measuring process failed: {result['error']}")
+    return result
 
 
 def main() -> None:

@@ -1,6 +1,7 @@
 """Scale-out: the same rows in 8 to 10,000 input partitions, threads and a process cluster.
 
-Run it as a script (each measurement in a fresh process; medians of repeats)::
+Run it as a script (each measurement in a fresh process, or all in the script's
+own with ``--in-process`` for a smoke run; medians of repeats)::
 
     python benchmarks/scale_out.py --rows 5e7 --partitions 8,200,2000,10000 \
         --schedulers threads,cluster --repeats 3
@@ -22,14 +23,16 @@ rows of the same data), the bucket count the engine chose and the task count.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import _process  # noqa: E402
 
 
 def _scored(index):
@@ -123,11 +126,15 @@ def main() -> None:
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--scheduler", default="threads", help=argparse.SUPPRESS)
     parser.add_argument("--max-cluster-partitions", type=int, default=2000)
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="seconds per measurement (default: none)"
+    )
+    _process.add_in_process_flag(parser)
     args = parser.parse_args()
     if args.measure:
         args.partitions = int(args.partitions)
         args.workers = int(args.workers)
-        print(json.dumps(measure(args)))
+        _process.emit(measure(args))
         return
     rows = []
     for scheduler in args.schedulers.split(","):
@@ -135,25 +142,23 @@ def main() -> None:
             for partitions in args.partitions.split(","):
                 if scheduler == "cluster" and int(partitions) > args.max_cluster_partitions:
                     continue
-                command = [
-                    sys.executable,
-                    str(Path(__file__).resolve()),
-                    "--measure",
-                    f"--rows={args.rows}",
-                    f"--partitions={partitions}",
-                    f"--scheduler={scheduler}",
-                    f"--workers={1 if workers == '-' else workers}",
-                    f"--memory-limit={args.memory_limit}",
-                    f"--repeats={args.repeats}",
-                    f"--src={args.src}",
+                one = {
+                    "partitions": int(partitions),
+                    "scheduler": scheduler,
+                    "workers": 1 if workers == "-" else int(workers),
+                }
+                command = _process.script_command(
+                    __file__, "--measure", f"--rows={args.rows}",
+                    f"--partitions={partitions}", f"--scheduler={scheduler}",
+                    f"--workers={one['workers']}", f"--memory-limit={args.memory_limit}",
+                    f"--repeats={args.repeats}", f"--src={args.src}",
                     f"--exchange={args.exchange}",
-                ]
-                done = subprocess.run(command, capture_output=True, text=True, check=False)
-                if done.returncode:
-                    print(done.stderr[-2000:], file=sys.stderr)
-                    rows.append((scheduler, workers, partitions, "failed", "", "", "", ""))
+                )  # fmt: skip
+                result = _process.measure_row(measure, args, command, timeout=args.timeout, **one)
+                if "error" in result:
+                    failed = (scheduler, workers, partitions, "failed", result["error"], "", "", "")
+                    rows.append(failed)
                     continue
-                result = json.loads(done.stdout.strip().splitlines()[-1])
                 times = result["times"]
                 rows.append(
                     (
@@ -170,7 +175,8 @@ def main() -> None:
                 print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
     label = args.label or (args.src or "this checkout")
     exchange = args.exchange or "auto"
-    print(f"\n{args.rows:.0e} rows, dask-auc from {label}, exchange {exchange}\n")
+    where = f"; {_process.IN_PROCESS_NOTE}" if args.in_process else ""
+    print(f"\n{args.rows:.0e} rows, dask-auc from {label}, exchange {exchange}{where}\n")
     header = ["scheduler", "workers", "partitions", "median s", "runs", "AUC", "buckets", "tasks"]
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))

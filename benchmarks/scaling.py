@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import _process  # noqa: E402
 from _data import KINDS  # noqa: E402
 from _methods import SCALING_KINDS  # noqa: E402
 from bench_auc import (  # noqa: E402
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--output", type=Path, default=None, help="also write the report to this file"
     )
+    _process.add_in_process_flag(parser)
     return parser
 
 
@@ -98,19 +100,8 @@ def scaling_rows(results: dict[tuple[str, int, int, str], dict[str, Any]]) -> li
     lines = []
     for (scheduler, rows, workers, kind), result in results.items():
         if "error" in result:
-            lines.append(
-                [
-                    scheduler,
-                    str(workers),
-                    fmt_rows(rows),
-                    kind,
-                    "failed",
-                    "-",
-                    "-",
-                    "-",
-                    result["error"],
-                ]
-            )
+            failed = [scheduler, str(workers), fmt_rows(rows), kind, "failed", *["-"] * 3]
+            lines.append([*failed, result["error"]])
             continue
         seconds = statistics.median(result["seconds"])
         base_workers = min(w for (s, r, w, k) in results if (s, r, k) == (scheduler, rows, kind))
@@ -166,26 +157,22 @@ def main(argv: list[str] | None = None) -> int:
                     results[(scheduler, rows, workers, kind)] = result
                     shown = result.get("error") or f"{statistics.median(result['seconds']):.3f} s"
                     print(shown, file=sys.stderr, flush=True)
-    report = "\n".join(
-        [
-            f"`{command}`",
-            "",
-            f"{started:%Y-%m-%d %H:%M %Z}; {env_line}",
-            "",
-            markdown_table(HEADER, scaling_rows(results), right=frozenset({1, 4, 5, 6, 7})),
-            "",
-            "- threads: the threaded scheduler of one process with `num_workers` threads; "
+    _process.write_report(
+        command=command,
+        started=started,
+        env_line=env_line,
+        table=markdown_table(HEADER, scaling_rows(results), right=frozenset({1, 4, 5, 6, 7})),
+        notes=[
+            "threads: the threaded scheduler of one process with `num_workers` threads; "
             "cluster: `LocalCluster(n_workers, threads_per_worker=1, processes=True)` with the "
             "data generated and persisted on the workers",
-            "- the same blocks for every worker count; speedup and efficiency against the "
+            "the same blocks for every worker count; speedup and efficiency against the "
             "fewest workers of the same scheduler; same answer: bit-identical to that run",
-            "- peak MiB: RSS high-water mark above the setup (cluster: the largest worker's)",
-        ]
+            "peak MiB: RSS high-water mark above the setup (cluster: the largest worker's)",
+        ],
+        in_process=args.in_process,
+        output=args.output,
     )
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report + "\n")
     return 0
 
 

@@ -1,14 +1,20 @@
-"""The benchmark script runs, prints its table, and every method gives sklearn's answer.
+"""The benchmark scripts run, print their tables, and every method gives sklearn's answer.
 
 Nothing here looks at a timing: the machine running the tests is not the one
-the numbers are for.
+the numbers are for.  Each script runs once as a person would run it (a
+subprocess of the script: its command line and imports), with ``--in-process``
+where it has it: every row in that one process, instead of a Python start per
+row (``benchmarks/_process.py``).  The fresh-process runner itself is tested
+here on the smallest children that show each of its behaviours.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -32,14 +38,28 @@ def _run(script: Path, *args: str, timeout: float) -> subprocess.CompletedProces
 
 
 @pytest.fixture(scope="module")
-def bench_methods():
+def benchmarks_path():
+    """The benchmarks' folder importable, as the scripts have it, for this module's tests."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        import _methods
-
-        yield _methods
+        yield
     finally:
         sys.path.remove(str(BENCHMARKS))
+
+
+@pytest.fixture(scope="module")
+def bench_methods(benchmarks_path):
+    return importlib.import_module("_methods")
+
+
+@pytest.fixture(scope="module")
+def bench_process(benchmarks_path):
+    return importlib.import_module("_process")
+
+
+@pytest.fixture(scope="module")
+def bench_auc(benchmarks_path):
+    return importlib.import_module("bench_auc")
 
 
 def _table(stdout: str) -> tuple[list[str], list[dict[str, str]]]:
@@ -54,22 +74,26 @@ def _table(stdout: str) -> tuple[list[str], list[dict[str, str]]]:
 ANSWERING = ["sklearn", "numpy-floor", "dask-auc-threads"] + [
     m for m in ("polars", "duckdb") if importlib.util.find_spec(m) is not None
 ]
+IN_PROCESS = "in-process (--in-process): every row was measured in this one warm Python process"
 
 
 @pytest.fixture(scope="module")
 def one_run(tmp_path_factory):
-    """One run of the script with every answering method and the sort floor of issue 14.
+    """One run of the script, every answering method and the sort floor of issue 14.
 
-    Each (method, score kind) is a fresh process of its own: one run serves the answers'
-    test and the issue-14 columns' test, which read different cells of the same table.
+    Two sizes: at 20,000 rows every method is held to sklearn's answer; at
+    30,000, above ``--sklearn-max-rows``, sklearn is skipped with a note and
+    the others are held to numpy-floor's.  The tests below read different
+    cells of the same table.
     """
     output = tmp_path_factory.mktemp("bench") / "report.md"
     methods = ",".join([*ANSWERING, "numpy-sort-2threads"])
     completed = _run(
         # tied scores: the kind where the methods' tie handling can disagree; the kinds
-        # share every other line of the script, and each (method, kind) is a process
-        SCRIPT, "--rows", "20000", "--repeats", "1", "--methods", methods, "--kinds", "tied",
-        "--output", str(output), timeout=180,
+        # share every other line of the script
+        SCRIPT, "--rows", "20000,30000", "--sklearn-max-rows", "20000", "--repeats", "1",
+        "--methods", methods, "--kinds", "tied", "--output", str(output), "--in-process",
+        timeout=180,
     )  # fmt: skip
     return completed, output
 
@@ -79,35 +103,32 @@ def test_script_prints_one_table_with_same_answers(one_run):
     header, rows = _table(completed.stdout)
     assert header[:4] == ["method", "rows", "score kind", "seconds (median)"]
     assert {"peak MiB", "bytes/row", "x sklearn", "x numpy-floor", "same answer"} <= set(header)
-    assert sorted((r["method"], r["score kind"]) for r in rows) == sorted(
+    at_20k = [r for r in rows if r["rows"] == "20,000"]
+    assert sorted((r["method"], r["score kind"]) for r in at_20k) == sorted(
         (m, "tied") for m in [*ANSWERING, "numpy-sort-2threads"]
     )
-    for row in rows:
-        assert row["rows"] == "20,000"
-        if row["method"] != "numpy-sort-2threads":
-            assert row["same answer"].startswith("yes"), row
+    for row in at_20k:
+        if row["method"] not in ("sklearn", "numpy-sort-2threads"):
+            assert row["same answer"].startswith("yes (") and "vs sklearn)" in row["same answer"]
+    assert by_method(at_20k)["sklearn"]["same answer"].startswith("yes ("), at_20k
     assert output.read_text().strip() == completed.stdout.strip()
+    assert IN_PROCESS in completed.stdout  # the report says how its rows were measured
 
 
-def test_sklearn_is_skipped_above_its_limit_with_a_note():
-    completed = _run(
-        SCRIPT,
-        "--rows",
-        "3000",
-        "--repeats",
-        "1",
-        "--kinds",
-        "tied",
-        "--methods",
-        "sklearn,numpy-floor",
-        "--sklearn-max-rows",
-        "1000",
-        timeout=60,
-    )
-    _, rows = _table(completed.stdout)
-    assert [r["method"] for r in rows] == ["numpy-floor"]
-    assert rows[0]["same answer"].startswith("- (no reference)")
-    assert "sklearn skipped at 3,000 rows" in completed.stdout
+def by_method(rows: list[dict[str, str]]) -> dict[str, dict[str, str]]:
+    return {row["method"]: row for row in rows}
+
+
+def test_sklearn_is_skipped_above_its_limit_with_a_note(one_run, bench_auc):
+    _, rows = _table(one_run[0].stdout)
+    at_30k = by_method([r for r in rows if r["rows"] == "30,000"])
+    ran = {*ANSWERING, "numpy-sort-2threads"} - {"sklearn"}
+    assert list(at_30k) == [m for m in bench_auc.METHOD_ORDER if m in ran]
+    assert at_30k["numpy-floor"]["same answer"].startswith("- (no reference)")
+    for method in ran - {"numpy-floor", "numpy-sort-2threads"}:
+        assert at_30k[method]["same answer"].startswith("yes ("), at_30k[method]
+        assert "vs numpy-floor)" in at_30k[method]["same answer"], at_30k[method]
+    assert "sklearn skipped at 30,000 rows" in one_run[0].stdout
 
 
 @pytest.fixture
@@ -181,12 +202,12 @@ def test_issue_14_references_print_beside_dask_auc(one_run):
     """
     header, rows = _table(one_run[0].stdout)
     assert {"x sort-2threads", "x duckdb"} <= set(header)
-    by_method = {row["method"]: row for row in rows if row["score kind"] == "tied"}
-    assert by_method["numpy-sort-2threads"]["same answer"] == "- (sorting only)"
-    assert by_method["numpy-sort-2threads"]["x sort-2threads"] == "1.00x"
-    assert by_method["dask-auc-threads"]["x sort-2threads"].endswith("x")
-    if "duckdb" in by_method:
-        assert by_method["dask-auc-threads"]["x duckdb"].endswith("x")
+    at_20k = by_method([row for row in rows if row["rows"] == "20,000"])
+    assert at_20k["numpy-sort-2threads"]["same answer"] == "- (sorting only)"
+    assert at_20k["numpy-sort-2threads"]["x sort-2threads"] == "1.00x"
+    assert at_20k["dask-auc-threads"]["x sort-2threads"].endswith("x")
+    if "duckdb" in at_20k:
+        assert at_20k["dask-auc-threads"]["x duckdb"].endswith("x")
 
 
 def test_sort_floor_sorts_both_halves(bench_methods):
@@ -202,7 +223,8 @@ def test_bench_many_prints_every_way_with_equal_answers():
     """The sort-once benchmark runs as a person would; its three ways agree (smoke test)."""
     done = _run(
         BENCHMARKS / "bench_many.py",
-        *("--rows", "3e4", "--chunks", "4", "--repeats", "1", "--numba", "off", "--no-sklearn"),
+        *("--rows", "3e3", "--chunks", "4", "--repeats", "1", "--numba", "off", "--no-sklearn"),
+        "--in-process",
         timeout=300,
     )
     header, rows = _table(done.stdout)
@@ -210,14 +232,15 @@ def test_bench_many_prints_every_way_with_equal_answers():
     assert names[0] == "roc_auc_score"
     assert {"ten together", "persist", "persisted ROC: ten queries"} <= set(names)
     assert "three dask-auc ways give equal answers: True" in done.stdout
+    assert IN_PROCESS in done.stdout
 
 
 def test_bench_bootstrap_prints_every_row_and_the_estimate_is_the_auc():
     """The bootstrap benchmark runs as a person would (smoke test; no timing is read)."""
     done = _run(
         BENCHMARKS / "bench_bootstrap.py",
-        *("--rows", "2e4", "--chunks", "4", "--replicates", "10", "--repeats", "1"),
-        *("--numba", "on", "--peer-replicates", "1"),
+        *("--rows", "2e3", "--chunks", "4", "--replicates", "10", "--repeats", "1"),
+        *("--numba", "on", "--peer-replicates", "1", "--in-process"),
         timeout=300,
     )
     header, rows = _table(done.stdout)
@@ -225,6 +248,7 @@ def test_bench_bootstrap_prints_every_row_and_the_estimate_is_the_auc():
     assert names[0] == "roc_auc_score"
     assert "bootstrap_ci(roc_auc), 10 replicates" in names
     assert "'estimate_is_the_auc': True" in done.stdout
+    assert IN_PROCESS in done.stdout
 
 
 def test_bootstrap_coverage_prints_both_intervals():
@@ -237,11 +261,15 @@ def test_bootstrap_coverage_prints_both_intervals():
 
 
 def test_bench_first_call_prints_both_calls_with_one_answer():
-    """Fresh processes time a first and a second call (smoke test; no timing is read)."""
+    """Fresh processes time a first and a second call (smoke test; no timing is read).
+
+    A first call is only one in a fresh process: the script has no in-process
+    mode, and this runs its two processes (numba on, off) at the smallest size.
+    """
     pytest.importorskip("numba")
     done = _run(
         BENCHMARKS / "bench_first_call.py",
-        *("--rows", "2e4", "--replicates", "10", "--processes", "1"),
+        *("--rows", "2e3", "--replicates", "5", "--processes", "1"),
         *("--calls", "bootstrap_ci(average_precision)", "--numba-cache", "default"),
         timeout=300,
     )
@@ -253,3 +281,70 @@ def test_bench_first_call_prints_both_calls_with_one_answer():
     for row in rows:
         assert row["same answer"] == "yes", row
         assert float(row["1st call s"].split()[0]) > 0 and float(row["2nd call s"].split()[0]) > 0
+
+
+# -- the fresh-process runner (benchmarks/_process.py), on the smallest children ---------
+
+
+def test_a_row_is_measured_by_the_script_in_a_fresh_process(bench_auc, bench_methods):
+    """The parent builds the child's command; the child measures and answers in its line."""
+    args = bench_auc.build_parser().parse_args(["--repeats", "2", "--seed", "3"])
+    got = bench_auc.run_measurement("numpy-floor", 500, "tied", args)  # a NumPy-only child
+    label, score = bench_methods.generate(500, "tied", 3)
+    assert got["value"] == roc_auc_score(label, score) and got["values_agree"]
+    assert len(got["seconds"]) == 2 and got["meter"] in ("VmHWM", "psutil sampling")
+    assert got["worker_peaks"] == []
+
+
+def test_a_failed_row_is_a_cell_with_its_exception(bench_auc):
+    args = bench_auc.build_parser().parse_args(["--repeats", "1"])
+    failed = bench_auc.run_measurement("scaling:nowhere-1", 500, "tied", args)
+    assert failed == {"error": "exit 1: ValueError: not a scaling method: 'scaling:nowhere-1'"}
+    (row,) = bench_auc.table_rows([("scaling:nowhere-1", 500, "tied")], {(500, "tied"): {
+        "scaling:nowhere-1": failed}})  # fmt: skip
+    assert row[3] == "failed" and row[-2] == failed["error"]
+    args.in_process = True  # the same row in this process: the same exception, in its cell
+    here = bench_auc.run_measurement("scaling:nowhere-1", 500, "tied", args)
+    assert here == {"error": "raised ValueError: not a scaling method: 'scaling:nowhere-1'"}
+
+
+def test_a_child_past_its_timeout_is_killed_with_its_process_group(bench_process, tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    child = (  # a child that starts a process of its own (as a LocalCluster does), then hangs
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid)); time.sleep(120)"
+    )
+    started = time.monotonic()
+    got = bench_process.run_child([sys.executable, "-c", child], timeout=1)
+    assert got == {"error": "timed out after 1 s"} and time.monotonic() - started < 60
+    grandchild = int(pid_file.read_text())
+    for _ in range(100):  # killed with the group: gone, or a zombie until someone reaps it
+        try:
+            state = Path(f"/proc/{grandchild}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(grandchild, 9)
+        pytest.fail("the child's own process outlived the timeout")
+
+
+def test_the_result_line_is_read_among_other_output(bench_process):
+    program = (
+        "import _process, sys; print('progress'); "
+        "_process.emit({'value': 0.5, 'pair': (1, 2)}); print('after'); "
+        "sys.stderr.write('teardown noise\\n'); sys.exit(3)"  # measured, then a failed exit
+    )
+    got = bench_process.run_child([sys.executable, "-c", program], env={"UNUSED": "1"})
+    assert got == {"value": 0.5, "pair": [1, 2]}
+    silent = bench_process.run_child([sys.executable, "-c", "print('no result')"])
+    assert silent == {"error": "exit 0: no result line"}
+
+
+def test_in_process_results_read_as_a_child_s(bench_process):
+    assert bench_process.run_here(lambda x: {"pair": (x, x)}, 1) == {"pair": [1, 1]}
+    failed = bench_process.run_here(lambda: 1 / 0)
+    assert failed == {"error": "raised ZeroDivisionError: division by zero"}

@@ -349,12 +349,13 @@ def test_benchmark_script_runs_and_every_method_agrees(tmp_path):
         *(m for m, module in peers.items() if importlib.util.find_spec(module) is not None),
         "sklearn-per-group",
     ]
-    # each method is timed in its own process (its imports dominate): a small table suffices
-    # to see every method agree; 140 users of which 20 timed with sklearn: extrapolated x7
+    # every method in the script's own process (--in-process: one Python start, not one
+    # per method): a small table suffices to see every method agree; 140 users of which 20
+    # timed with sklearn: extrapolated x7
     completed = subprocess.run(
         [sys.executable, str(script), "--rows", "4000", "--groups", "140",
          "--sklearn-groups", "20", "--repeats", "1", "--output", str(output),
-         "--methods", ",".join(methods)],
+         "--methods", ",".join(methods), "--in-process"],
         capture_output=True, text=True, timeout=180, check=True,
     )  # fmt: skip
     rows = [line for line in completed.stdout.splitlines() if line.startswith("| ")][2:]
@@ -363,6 +364,7 @@ def test_benchmark_script_runs_and_every_method_agrees(tmp_path):
         same = row.split("|")[11]
         assert same.count("yes (") == len(methods) - 1 and "NO" not in same, row
     assert "**extrapolated** x7" in completed.stdout
+    assert "- in-process (--in-process): every row was measured" in completed.stdout
     assert output.read_text().strip() == completed.stdout.strip()
 
 
