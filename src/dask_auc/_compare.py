@@ -155,32 +155,38 @@ def compare(
         )
     y, models, weight = _read_once(y_true, [scores[n] for n in names], sample_weight)
     curves = [roc(y, s, pos_label=pos_label, sample_weight=weight) for s in models]
-    lazies: list[LazyScore] = []
-    for name, curve in zip(names, curves, strict=True):
+    lazies: list[Any] = []  # each a LazyScore, in the order the table reads them
+    for model, curve in zip(models, curves, strict=True):
         for metric in metric_names:
             if metric == "log_loss":
-                lazies.append(log_loss(y, models[names.index(name)], sample_weight=weight,
-                                       compute=False))  # fmt: skip
+                lazies.append(log_loss(y, model, sample_weight=weight, compute=False))
             else:
                 lazies.append(getattr(curve, _ROC_METRICS[metric])(compute=False))
     base = names.index(baseline)
     others = [i for i in range(len(names)) if i != base]
+    seed = _one_seed(random_state) if test == "bootstrap" else None
     for i in others if test is not None else ():
         if test == "delong":
-            lazies.append(delong_test(y, models[i], models[base], compute=False))  # type: ignore[arg-type]
+            lazies.append(delong_test(y, models[i], models[base], compute=False))
         else:
             lazies.append(
-                bootstrap_test(  # type: ignore[arg-type]
-                    y, models[i], models[base],
-                    metric=metric_names[0], n_bootstraps=n_bootstraps,
-                    confidence_level=confidence_level, random_state=_one_seed(random_state),
-                    sample_weight=weight, pos_label=pos_label, compute=False,
+                bootstrap_test(
+                    y,
+                    models[i],
+                    models[base],
+                    metric=metric_names[0],
+                    n_bootstraps=n_bootstraps,
+                    confidence_level=confidence_level,
+                    random_state=seed,
+                    sample_weight=weight,
+                    pos_label=pos_label,
+                    compute=False,
                 )  # fmt: skip
             )
     # the labels' order, to read pos_label: DeLong's test and the log loss take the greater
     needs_labels = pos_label is not None and (test == "delong" or "log_loss" in metric_names)
     if needs_labels:
-        lazies.append(curves[base].labels(compute=False))  # type: ignore[arg-type]
+        lazies.append(curves[base].labels(compute=False))
     table = _Table(
         names, metric_names, baseline, test, checked["confidence_level"], pos_label, others
     )
@@ -239,13 +245,18 @@ def _read_once(y_true: Any, models: list[Any], sample_weight: Any) -> tuple[Any,
     if not all(isinstance(x, dd.Series) for x in series):
         return y_true, models, sample_weight  # the engine says what does not pair
     if len({x.npartitions for x in series}) > 1:
-        counts = ", ".join(f"{n} has {x.npartitions}" for n, x in zip(_names(models, sample_weight), series, strict=True))
+        counts = ", ".join(
+            f"{n} has {x.npartitions}"
+            for n, x in zip(_names(models, sample_weight), series, strict=True)
+        )
         raise ValueError(
             f"compare: inputs have different numbers of partitions ({counts}); rows pair by "
             "position, partition by partition: pass columns of one DataFrame"
         )
     columns = [f"input_{i}" for i in range(len(series))]
-    meta = pd.DataFrame({c: x._meta.reset_index(drop=True) for c, x in zip(columns, series, strict=True)})
+    meta = pd.DataFrame(
+        {c: x._meta.reset_index(drop=True) for c, x in zip(columns, series, strict=True)}
+    )
     joined = series[0].map_partitions(
         _joined_partition, *series[1:], columns=columns, names=_names(models, sample_weight),
         meta=meta, align_dataframes=False, enforce_metadata=False,
@@ -302,7 +313,16 @@ class _Split:
 class _Table:
     """The tidy table from every lazy result, in the order ``compare`` made them."""
 
-    def __init__(self, names, metrics, baseline, test, confidence_level, pos_label, others):  # type: ignore[no-untyped-def]
+    def __init__(
+        self,
+        names: list[str],
+        metrics: tuple[str, ...],
+        baseline: str,
+        test: str | None,
+        confidence_level: float,
+        pos_label: Any,
+        others: list[int],
+    ):
         self.names, self.metrics, self.baseline, self.test = names, metrics, baseline, test
         self.confidence_level, self.pos_label, self.others = confidence_level, pos_label, others
 
@@ -351,4 +371,3 @@ class _Table:
 def _number(value: Any) -> float:
     """A metric's number: the KS result's statistic, any other as it is."""
     return float(getattr(value, "statistic", value))
-

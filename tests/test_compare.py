@@ -1,0 +1,217 @@
+"""``compare``: several models in one pass, against scikit-learn and DeLong's O(P * N) reference.
+
+Also the claim that the inputs are read once (a counting source and the
+graph's tasks) and the CLI's ``--score a --score b``.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import dask
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import average_precision_score as sklearn_ap
+from sklearn.metrics import log_loss as sklearn_log_loss
+from sklearn.metrics import roc_auc_score as sklearn_auc
+from sklearn.metrics import roc_curve as sklearn_roc_curve
+
+import dask_auc
+from strategies import boundaries, dask_array, dask_frame, examples
+from test_delong import reference_test
+
+
+def _models(seed: int, n: int, distinct: int = 12) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Labels and three probability-like models with heavy ties (``distinct`` scores)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    noise = rng.random((3, n))
+    raw = {"a": 0.6 * noise[0] + 0.4 * y, "b": noise[1], "c": 0.8 * noise[2] + 0.2 * y}
+    return y, {k: np.floor(v * distinct) / distinct * 0.98 + 0.01 for k, v in raw.items()}
+
+
+def _ks(y, s, w=None):
+    fpr, tpr, _ = sklearn_roc_curve(y, s, sample_weight=w)
+    return float(np.max(tpr - fpr))
+
+
+@given(cuts=boundaries(300, 8), weighted=st.booleans())
+@settings(max_examples=examples(6), deadline=None)
+def test_each_model_matches_scikit_learn_on_any_partitioning(cuts, weighted):
+    y, models = _models(1, 300)
+    w = np.random.default_rng(2).choice([0.0, 0.5, 2.0], 300) if weighted else None
+    if weighted:  # columns of one frame
+        ddf = dask_frame({"y": y, **models, "w": w}, cuts)
+        labels, scores, weight = ddf["y"], {m: ddf[m] for m in models}, ddf["w"]
+    else:
+        labels, weight = dask_array(y, cuts), None
+        scores = {m: dask_array(s, cuts) for m, s in models.items()}
+    table = dask_auc.compare(
+        labels, scores, metrics=("roc_auc", "average_precision", "ks", "log_loss"),
+        sample_weight=weight, test=None,
+    )  # fmt: skip
+    assert list(table.index) == ["a", "b", "c"] and table.index.name == "model"
+    for name, s in models.items():
+        # exact: the one-model call's bits, and scikit-learn's float sums to rounding
+        assert table.loc[name, "roc_auc"] == dask_auc.roc_auc_score(y, s, sample_weight=w)
+        assert table.loc[name, "roc_auc"] == pytest.approx(
+            sklearn_auc(y, s, sample_weight=w), rel=1e-12
+        )
+        assert table.loc[name, "average_precision"] == pytest.approx(
+            sklearn_ap(y, s, sample_weight=w), rel=1e-12
+        )
+        assert table.loc[name, "ks"] == pytest.approx(_ks(y, s, w), abs=1e-12)
+        assert table.loc[name, "log_loss"] == pytest.approx(
+            sklearn_log_loss(y, s, sample_weight=w), rel=1e-12
+        )
+
+
+def test_delong_columns_are_the_reference_paired_test_against_the_baseline():
+    y, models = _models(4, 200)
+    table = dask_auc.compare(y, models, baseline="b", confidence_level=0.9)
+    assert table.attrs == {
+        "baseline": "b", "test": "delong", "tested": "roc_auc", "confidence_level": 0.9
+    }  # fmt: skip
+    assert table.loc["b", ["difference", "p_value"]].isna().all()
+    half = NormalDist().inv_cdf(0.95)
+    for name in ("a", "c"):
+        _, _, diff, se, z, p = reference_test(y, models[name], models["b"])
+        row = table.loc[name]
+        assert row["difference"] == pytest.approx(diff, abs=1e-12)
+        assert row["std_error"] == pytest.approx(se, rel=1e-9)
+        assert row["z"] == pytest.approx(z, rel=1e-9)
+        assert row["p_value"] == pytest.approx(p, rel=1e-6, abs=1e-300)
+        assert row["low"] == pytest.approx(diff - half * se, abs=1e-12)
+        assert row["high"] == pytest.approx(diff + half * se, abs=1e-12)
+
+
+def test_pos_label_of_the_smaller_class_flips_delongs_difference():
+    y, models = _models(5, 150)
+    labels = np.where(y == 1, "yes", "no")  # "yes" is the greater: pos_label="no" flips
+    table = dask_auc.compare(labels, models, pos_label="no")
+    for name in ("b", "c"):
+        assert table.loc[name, "roc_auc"] == pytest.approx(
+            sklearn_auc(labels == "no", models[name]), rel=1e-12
+        )
+        _, _, diff, se, z, p = reference_test(labels == "no", models[name], models["a"])
+        assert table.loc[name, "difference"] == pytest.approx(diff, abs=1e-12)
+        assert table.loc[name, "z"] == pytest.approx(z, rel=1e-9)
+    with pytest.raises(ValueError, match="log_loss reads the scores as probabilities"):
+        dask_auc.compare(labels, models, metrics=("roc_auc", "log_loss"), pos_label="no")
+
+
+def test_bootstrap_columns_are_bootstrap_test_with_one_seed():
+    y, models = _models(6, 200)
+    w = np.random.default_rng(7).choice([0.5, 1.0, 3.0], 200)
+    table = dask_auc.compare(
+        y, models, metrics=("average_precision", "roc_auc"), sample_weight=w,
+        test="bootstrap", n_bootstraps=60, random_state=11, baseline="c",
+    )  # fmt: skip
+    for name in ("a", "b"):
+        test = dask_auc.bootstrap_test(
+            y, models[name], models["c"], metric="average_precision",
+            n_bootstraps=60, random_state=11, sample_weight=w,
+        )  # fmt: skip
+        assert tuple(table.loc[name, ["difference", "low", "high", "std_error", "z", "p_value"]]) \
+            == pytest.approx(tuple(test)[2:8], abs=1e-12)  # fmt: skip
+        # the ROC's query and the bootstrap's estimate may round the weighted AP apart
+        assert table.loc[name, "average_precision"] == pytest.approx(test.estimate_a, rel=1e-14)
+
+
+def _counting_frame(calls: list[int], n_parts: int = 4) -> dd.DataFrame:
+    def load(i: int) -> pd.DataFrame:
+        calls.append(i)
+        y, models = _models(100 + i, 60)
+        return pd.DataFrame({"y": y, **models})
+
+    return dd.from_map(load, range(n_parts))
+
+
+def test_the_labels_are_read_once_for_every_model_and_test():
+    calls: list[int] = []
+    ddf = _counting_frame(calls)
+    lazy = dask_auc.compare(
+        ddf["y"], {m: ddf[m] for m in "abc"}, metrics=("roc_auc", "log_loss"), compute=False
+    )
+    assert isinstance(lazy, dask_auc.LazyScore)
+    calls.clear()  # the frame's meta may have been read while building: never a partition
+    graph = dict(lazy.__dask_graph__())
+    readers = [k for k in graph if isinstance(k, tuple) and str(k[0]).startswith("load-")]
+    assert sorted(k[1] for k in readers) == [0, 1, 2, 3], "one read task per partition"
+    table = lazy.compute(scheduler="sync")
+    assert sorted(calls) == [0, 1, 2, 3], "every partition read once, for 3 models and 2 tests"
+    frame = ddf.compute()
+    for m in "abc":
+        assert table.loc[m, "roc_auc"] == pytest.approx(sklearn_auc(frame["y"], frame[m]))
+
+
+def test_separate_calls_read_the_frame_once_per_model():
+    """What compare avoids: a model's own call reads every partition again."""
+    calls: list[int] = []
+    ddf = _counting_frame(calls, 2)
+    lazies = [dask_auc.roc_auc_score(ddf["y"], ddf[m], compute=False) for m in "ab"]
+    calls.clear()
+    dask_auc.compute(*lazies, scheduler="sync")
+    assert len(calls) > 2
+
+
+def test_dask_arrays_are_shared_by_their_keys():
+    y, models = _models(8, 120)
+    arrays = {m: da.from_array(s, chunks=40) for m, s in models.items()}
+    labels = da.from_array(y, chunks=40)
+    lazy = dask_auc.compare(labels, arrays, compute=False)
+    graph = dict(lazy.__dask_graph__())
+    assert sum(1 for k in graph if isinstance(k, tuple) and k[0] == labels.name) == 3
+    table = lazy.compute()
+    assert table.loc["c", "roc_auc"] == pytest.approx(sklearn_auc(y, models["c"]), rel=1e-12)
+
+
+def test_errors_name_the_argument():
+    y, models = _models(9, 40)
+    with pytest.raises(ValueError, match="DeLong's test is of unweighted rows"):
+        dask_auc.compare(y, models, sample_weight=np.ones(40))
+    with pytest.raises(ValueError, match="DeLong's test is of the AUC"):
+        dask_auc.compare(y, models, metrics="ks")
+    with pytest.raises(ValueError, match="the bootstrap tests metrics"):
+        dask_auc.compare(y, models, metrics="log_loss", test="bootstrap")
+    with pytest.raises(ValueError, match="'metrics' parameter of compare"):
+        dask_auc.compare(y, models, metrics=("roc_auc", "accuracy"))
+    with pytest.raises(ValueError, match="baseline='z' is not a model"):
+        dask_auc.compare(y, models, baseline="z")
+    with pytest.raises(TypeError, match="scores must be a mapping"):
+        dask_auc.compare(y, [models["a"]])
+    with pytest.raises(ValueError, match="'test' parameter of compare"):
+        dask_auc.compare(y, models, test="wilcoxon")
+    ddf = dd.from_pandas(pd.DataFrame({"y": y, "a": models["a"]}), npartitions=2)
+    other = dd.from_pandas(pd.Series(models["b"]), npartitions=3)
+    with pytest.raises(ValueError, match="different numbers of partitions"):
+        dask_auc.compare(ddf["y"], {"a": ddf["a"], "b": other})
+    lengths = dd.from_pandas(pd.Series(models["b"][:-1]), npartitions=2)
+    with pytest.raises(ValueError, match="differ in length"):
+        dask_auc.compare(ddf["y"], {"a": ddf["a"], "b": lengths}, test=None)
+
+
+def test_one_model_has_no_test_columns_and_undefined_metrics_are_nan():
+    one_model = dask_auc.compare([0, 1, 1, 0], {"only": [0.1, 0.2, 0.3, 0.4]})
+    assert list(one_model.columns) == [
+        "roc_auc",
+        "difference",
+        "low",
+        "high",
+        "std_error",
+        "z",
+        "p_value",
+    ]
+    assert one_model.loc["only", "roc_auc"] == 0.5 and one_model["p_value"].isna().all()
+    with pytest.warns(dask_auc.UndefinedMetricWarning):
+        one_class = dask_auc.compare(np.ones(4, int), {"a": np.arange(4.0), "b": -np.arange(4.0)})
+    assert math.isnan(one_class.loc["a", "roc_auc"]) and one_class["p_value"].isna().all()
+    lazy = dask_auc.compare(np.array([0, 1]), {"a": [0.1, 0.9]}, test=None, compute=False)
+    assert dask.is_dask_collection(lazy) and list(lazy.compute().columns) == ["roc_auc"]
