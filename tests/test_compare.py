@@ -6,7 +6,9 @@ graph's tasks) and the CLI's ``--score a --score b``.
 
 from __future__ import annotations
 
+import json
 import math
+import warnings
 from statistics import NormalDist
 
 import dask
@@ -215,3 +217,91 @@ def test_one_model_has_no_test_columns_and_undefined_metrics_are_nan():
     assert math.isnan(one_class.loc["a", "roc_auc"]) and one_class["p_value"].isna().all()
     lazy = dask_auc.compare(np.array([0, 1]), {"a": [0.1, 0.9]}, test=None, compute=False)
     assert dask.is_dask_collection(lazy) and list(lazy.compute().columns) == ["roc_auc"]
+
+
+@pytest.fixture(scope="module")
+def scored_files(tmp_path_factory):
+    """Two models' scores, weights and string labels in three Parquet files."""
+    y, models = _models(12, 900)
+    w = np.random.default_rng(13).choice([0.5, 1.0, 2.0], 900)
+    frame = pd.DataFrame({"y": np.where(y == 1, "click", "skip"), **models, "w": w})
+    root = tmp_path_factory.mktemp("compare") / "scores"
+    root.mkdir()
+    for i, part in enumerate(np.array_split(np.arange(900), 3)):
+        frame.iloc[part].to_parquet(root / f"part-{i}.parquet", index=False)
+    return root, frame
+
+
+def _cli(capsys, *arguments):
+    from dask_auc.cli import main
+
+    # dask's Parquet reader on files without an index: a pandas 3.1 deprecation, which the
+    # command's process hides (as tests/test_cli.py's in_process)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The inplace keyword", DeprecationWarning)
+        try:
+            status = main([str(a) for a in (*arguments, "--scheduler", "threads")])
+        except SystemExit as stopped:  # argparse's usage errors
+            status = stopped.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_reports_each_model_and_the_paired_comparison(capsys, scored_files):
+    root, frame = scored_files
+    common = (root, "--label", "y", "--pos-label", "skip", "--score", "b", "--score", "a")
+    status, out, err = _cli(capsys, *common, "--score", "c", "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    positive = frame["y"] == "skip"  # the smaller label: DeLong's difference is flipped
+    assert [m["score"] for m in report["models"]] == ["b", "a", "c"]
+    for model in report["models"]:
+        assert model["positive_class"] == "skip"
+        assert model["roc_auc"] == pytest.approx(sklearn_auc(positive, frame[model["score"]]))
+        assert model["average_precision"] == pytest.approx(
+            sklearn_ap(positive, frame[model["score"]])
+        )
+    comparison = report["comparison"]
+    assert comparison["baseline"] == "b" and comparison["test"] == "delong"
+    rows = {row["model"]: row for row in comparison["models"]}
+    assert rows["b"]["difference"] is None
+    for name in ("a", "c"):
+        _, _, diff, se, z, p = reference_test(positive, frame[name], frame["b"])
+        assert rows[name]["difference"] == pytest.approx(diff, abs=1e-12)
+        assert rows[name]["p_value"] == pytest.approx(p, rel=1e-6)
+    status, out, err = _cli(capsys, *common)
+    assert status == 0, err
+    assert out.count("dask-auc: ") == 2 and "models compared with 'b'" in out
+    assert "model 'a'\n" in out and "model 'b'\n" in out
+    assert "(baseline)" in out and "95% interval" in out
+
+
+def test_cli_weighted_comparison_is_the_paired_bootstrap(capsys, scored_files):
+    root, frame = scored_files
+    status, out, err = _cli(
+        capsys, root, "--label", "y", "--pos-label", "click", "--score", "a", "--score", "b",
+        "--weight", "w", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    comparison = json.loads(out)["comparison"]
+    assert comparison["test"] == "bootstrap"
+    (row,) = [r for r in comparison["models"] if r["model"] == "b"]
+    clicked = frame["y"] == "click"
+    test = dask_auc.bootstrap_test(
+        clicked, frame["b"], frame["a"], sample_weight=frame["w"], random_state=0
+    )
+    assert row["difference"] == pytest.approx(test.difference, abs=1e-12)
+    assert row["low"] == pytest.approx(test.low, abs=1e-12)
+
+
+def test_cli_usage_errors_of_several_scores(capsys, scored_files):
+    root, _ = scored_files
+    base = (root, "--label", "y", "--pos-label", "click", "--score", "a")
+    for extra, message in [
+        (("--score", "a"), "argument --score: given more than once ('a')"),
+        (("--score", "b", "--state-out", "x.state"), "--state-out takes one --score"),
+        (("--score", "b", "--by", "w", "--per-group", "g.csv"), "--per-group takes one --score"),
+    ]:
+        status, out, err = _cli(capsys, *base, *extra)
+        assert status == 2 and out == "", err
+        assert message in err.strip().splitlines()[-1]

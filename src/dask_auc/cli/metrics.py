@@ -5,7 +5,8 @@ with the chosen positive class: one sort, whatever is asked.  The options
 choose the entries: ``--max-fpr`` a partial AUC, ``--threshold-at`` and
 ``--best`` operating points, ``--gains`` the gains table, ``--calibration``
 the calibration metrics (and the CORP decomposition, a query of the same
-sort), ``--by`` the grouped AUC, ``--curve`` the plots.
+sort), ``--by`` the grouped AUC, ``--curve`` the plots.  Several ``--score``s:
+these per model, and their comparison (:func:`lazy_comparison`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import dask.dataframe as dd
 from .. import (
     LazyScore,
     brier_score_loss,
+    compare,
     grouped_roc_auc_score,
     log_loss,
     normalized_entropy,
@@ -87,6 +89,33 @@ def lazy_metrics(
         ):
             lazy[name] = plot(curve, name=args.score, ax=ax, compute=False)
     return lazy
+
+
+def lazy_comparison(frame: dd.DataFrame, args: argparse.Namespace, positive: Any) -> LazyScore:
+    """The models' paired comparison against the first ``--score``: DeLong's test of the AUC.
+
+    With ``--weight``, the paired bootstrap's (DeLong's is of unweighted rows):
+    2000 replicates, seed 0, so that a run repeats its numbers.
+    """
+    weight = None if args.weight is None else frame[args.weight]
+    return compare(  # type: ignore[return-value]  # compute=False: a LazyScore
+        frame[args.label],
+        {score: frame[score] for score in args.scores},
+        pos_label=positive,
+        sample_weight=weight,
+        test="delong" if weight is None else "bootstrap",
+        random_state=0,
+        compute=False,
+    )
+
+
+def read_once(frame: dd.DataFrame) -> dd.DataFrame:
+    """``frame`` with each partition read by one task, whatever reads its columns.
+
+    Each model's sort maps over its columns; dask fuses the read of a file into
+    the task that maps it, which would read the files once per model.
+    """
+    return dd.from_delayed(frame.to_delayed(), meta=frame._meta, verify_meta=False)
 
 
 def _unused_name(columns: Any, name: str) -> str:
