@@ -305,3 +305,19 @@ def test_cli_usage_errors_of_several_scores(capsys, scored_files):
         status, out, err = _cli(capsys, *base, *extra)
         assert status == 2 and out == "", err
         assert message in err.strip().splitlines()[-1]
+
+
+# dask's Parquet reader on files without an index: a pandas 3.1 deprecation (as in _cli)
+@pytest.mark.filterwarnings("ignore:The inplace keyword:DeprecationWarning")
+def test_the_benchmark_runs_and_checks_its_answers(capsys):
+    """benchmarks/bench_compare.py at a tiny size, in this process (no timing is looked at)."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_compare.py"
+    spec = importlib.util.spec_from_file_location("bench_compare", script)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    text = bench.main(["--rows", "3000", "--models", "3", "--groups", "50", "--files", "2",
+                       "--repeats", "1"])  # fmt: skip
+    assert "| compare x3 |" in text and "| grouped x3 |" in text
