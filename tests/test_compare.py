@@ -321,3 +321,18 @@ def test_the_benchmark_runs_and_checks_its_answers(capsys):
     text = bench.main(["--rows", "3000", "--models", "3", "--groups", "50", "--files", "2",
                        "--repeats", "1"])  # fmt: skip
     assert "| compare x3 |" in text and "| grouped x3 |" in text
+
+
+def test_compare_and_grouped_many_scores_on_a_process_cluster(client):
+    """The shared session cluster: the tables of the threaded scheduler, bit for bit."""
+    y, models = _models(14, 600)
+    users = np.random.default_rng(15).integers(0, 20, 600)
+    ddf = dd.from_pandas(pd.DataFrame({"y": y, "user": users, **models}), npartitions=4)
+    scores = {m: ddf[m] for m in models}
+    on_cluster = dask_auc.compare(ddf["y"], scores, metrics=("roc_auc", "ks"))
+    with dask.config.set(scheduler="threads"):
+        threaded = dask_auc.compare(ddf["y"], scores, metrics=("roc_auc", "ks"))
+    pd.testing.assert_frame_equal(on_cluster, threaded, check_exact=True)
+    grouped = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score=["a", "c"])
+    alone = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="c")
+    pd.testing.assert_frame_equal(grouped.per_group["c"], alone.per_group, check_exact=True)
