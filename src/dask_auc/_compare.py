@@ -153,7 +153,7 @@ def compare(
             f"compare: the bootstrap tests metrics[0], one of {sorted(_ROC_METRICS)}; "
             f"got {metric_names[0]!r}"
         )
-    y, models, weight = _read_once(y_true, [scores[n] for n in names], sample_weight)
+    y, models, weight = _read_once(y_true, scores, sample_weight)
     curves = [roc(y, s, pos_label=pos_label, sample_weight=weight) for s in models]
     lazies: list[Any] = []  # each a LazyScore, in the order the table reads them
     for model, curve in zip(models, curves, strict=True):
@@ -181,7 +181,7 @@ def compare(
                     sample_weight=weight,
                     pos_label=pos_label,
                     compute=False,
-                )  # fmt: skip
+                )
             )
     # the labels' order, to read pos_label: DeLong's test and the log loss take the greater
     needs_labels = pos_label is not None and (test == "delong" or "log_loss" in metric_names)
@@ -226,7 +226,9 @@ def _one_seed(random_state: Any) -> Any:
     return random_state
 
 
-def _read_once(y_true: Any, models: list[Any], sample_weight: Any) -> tuple[Any, list[Any], Any]:
+def _read_once(
+    y_true: Any, scores: Mapping[str, Any], sample_weight: Any
+) -> tuple[Any, list[Any], Any]:
     """The inputs, dask DataFrame columns joined so that each partition is read by one task.
 
     Each model's sort maps over its inputs' partitions; dask fuses a
@@ -236,6 +238,9 @@ def _read_once(y_true: Any, models: list[Any], sample_weight: Any) -> tuple[Any,
     its tasks (``to_delayed``), every model reads the same tasks.  Dask
     arrays and in-memory inputs are shared by their keys already.
     """
+    models = list(scores.values())
+    names = ["y_true", *(f"scores[{n!r}]" for n in scores)]
+    names += [] if sample_weight is None else ["sample_weight"]
     inputs = [y_true, *models] + ([] if sample_weight is None else [sample_weight])
     series = [x[x.columns[0]] if _one_column_frame(x) else x for x in inputs]
     if not any(isinstance(x, dd.Series) for x in series):
@@ -245,10 +250,7 @@ def _read_once(y_true: Any, models: list[Any], sample_weight: Any) -> tuple[Any,
     if not all(isinstance(x, dd.Series) for x in series):
         return y_true, models, sample_weight  # the engine says what does not pair
     if len({x.npartitions for x in series}) > 1:
-        counts = ", ".join(
-            f"{n} has {x.npartitions}"
-            for n, x in zip(_names(models, sample_weight), series, strict=True)
-        )
+        counts = ", ".join(f"{n} has {x.npartitions}" for n, x in zip(names, series, strict=True))
         raise ValueError(
             f"compare: inputs have different numbers of partitions ({counts}); rows pair by "
             "position, partition by partition: pass columns of one DataFrame"
@@ -258,7 +260,7 @@ def _read_once(y_true: Any, models: list[Any], sample_weight: Any) -> tuple[Any,
         {c: x._meta.reset_index(drop=True) for c, x in zip(columns, series, strict=True)}
     )
     joined = series[0].map_partitions(
-        _joined_partition, *series[1:], columns=columns, names=_names(models, sample_weight),
+        _joined_partition, *series[1:], columns=columns, names=names,
         meta=meta, align_dataframes=False, enforce_metadata=False,
     )  # fmt: skip
     frame = dd.from_delayed(joined.to_delayed(), meta=meta, verify_meta=False)
@@ -270,11 +272,6 @@ def _one_column_frame(x: Any) -> bool:
     return isinstance(x, dd.DataFrame) and len(x.columns) == 1
 
 
-def _names(models: list[Any], sample_weight: Any) -> list[str]:
-    weight = [] if sample_weight is None else ["sample_weight"]
-    return ["y_true", *(f"scores[{i}]" for i in range(len(models))), *weight]
-
-
 def _joined_partition(*parts: Any, columns: list[str], names: list[str]) -> pd.DataFrame:
     lengths = [len(p) for p in parts]
     if len(set(lengths)) > 1:
@@ -283,10 +280,8 @@ def _joined_partition(*parts: Any, columns: list[str], names: list[str]) -> pd.D
             f"compare: a partition's inputs differ in length ({described} rows); rows pair by "
             "position: pass columns of one DataFrame"
         )
-    return pd.DataFrame(
-        {c: np.asarray(p) if not isinstance(p.dtype, pd.CategoricalDtype) else p.to_numpy()
-         for c, p in zip(columns, parts, strict=True)}
-    )  # fmt: skip
+    # the partitions' own dtypes kept (categorical or nullable labels, float32 scores)
+    return pd.DataFrame({c: p.reset_index(drop=True) for c, p in zip(columns, parts, strict=True)})
 
 
 def _joined(lazies: list[LazyScore], finish: Any, label: str) -> LazyScore:
