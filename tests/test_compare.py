@@ -224,7 +224,8 @@ def scored_files(tmp_path_factory):
     """Two models' scores, weights and string labels in three Parquet files."""
     y, models = _models(12, 900)
     w = np.random.default_rng(13).choice([0.5, 1.0, 2.0], 900)
-    frame = pd.DataFrame({"y": np.where(y == 1, "click", "skip"), **models, "w": w})
+    user = np.random.default_rng(16).integers(0, 12, 900)
+    frame = pd.DataFrame({"y": np.where(y == 1, "click", "skip"), **models, "w": w, "user": user})
     root = tmp_path_factory.mktemp("compare") / "scores"
     root.mkdir()
     for i, part in enumerate(np.array_split(np.arange(900), 3)):
@@ -250,13 +251,17 @@ def _cli(capsys, *arguments):
 def test_cli_reports_each_model_and_the_paired_comparison(capsys, scored_files):
     root, frame = scored_files
     common = (root, "--label", "y", "--pos-label", "skip", "--score", "b", "--score", "a")
-    status, out, err = _cli(capsys, *common, "--score", "c", "--json")
+    status, out, err = _cli(capsys, *common, "--score", "c", "--by", "user", "--json")
     assert status == 0, err
     report = json.loads(out)
     positive = frame["y"] == "skip"  # the smaller label: DeLong's difference is flipped
     assert [m["score"] for m in report["models"]] == ["b", "a", "c"]
     for model in report["models"]:
         assert model["positive_class"] == "skip"
+        alone = dask_auc.grouped_roc_auc_score(
+            frame.assign(hit=positive), by="user", label="hit", score=model["score"]
+        )
+        assert model["gauc"] == alone.gauc and model["groups"] == len(alone.per_group)
         assert model["roc_auc"] == pytest.approx(sklearn_auc(positive, frame[model["score"]]))
         assert model["average_precision"] == pytest.approx(
             sklearn_ap(positive, frame[model["score"]])

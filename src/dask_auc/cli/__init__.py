@@ -44,7 +44,14 @@ from .cluster import quiet_distributed_logs, scheduler
 from .errors import CLOSED_STDOUT, DATA_ERROR, INTERRUPTED, explain
 from .files import read_columns
 from .labels import classes, lazy_counts, positive_last
-from .metrics import curves_figure, lazy_comparison, lazy_metrics, read_once
+from .metrics import (
+    curves_figure,
+    grouped_of,
+    lazy_comparison,
+    lazy_grouped,
+    lazy_metrics,
+    read_once,
+)
 from .parser import PROG, parse_args
 from .report import build_report, comparison_report, models_text, text_report
 from .states import lazy_state, saved_state, window_report, window_text, with_state_text
@@ -92,10 +99,14 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     if several:
         frame = read_once(frame)
     models = [argparse.Namespace(**{**vars(args), "score": score}) for score in args.scores]
-    per_model = [lazy_metrics(frame, model, positive=found[-1], figure=figure) for model in models]
+    # several models' grouped AUCs come from one exchange of the rows, below
+    asked = [argparse.Namespace(**{**vars(m), "by": None}) if several else m for m in models]
+    per_model = [lazy_metrics(frame, model, positive=found[-1], figure=figure) for model in asked]
     lazy = {f"{i}:{name}": value for i, m in enumerate(per_model) for name, value in m.items()}
     if several:
         lazy["comparison"] = lazy_comparison(frame, args, positive=found[-1])
+        if args.by is not None:
+            lazy["grouped"] = lazy_grouped(frame, args, found[-1], list(args.scores))
     if args.state_out is not None:
         lazy["state"] = lazy_state(frame, args, positive=found[-1])
     metrics = _compute(lazy, where, args.quiet)
@@ -103,7 +114,7 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     reports = [
         build_report(
             counts,
-            {name: metrics[f"{i}:{name}"] for name in per_model[i]},
+            _model_metrics(metrics, per_model[i], i, score),
             found,
             model,
             kind,
@@ -111,7 +122,7 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
             where.description,
             seconds,
         )
-        for i, model in enumerate(models)
+        for i, (score, model) in enumerate(zip(args.scores, models, strict=True))
     ]
     if figure is not None:
         figure.suptitle(f"{' '.join(args.paths)}: {reports[0]['rows']:,} rows")
@@ -124,6 +135,16 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     if args.per_group:
         metrics["0:grouped"].per_group.to_csv(args.per_group)
     return report
+
+
+def _model_metrics(
+    metrics: dict[str, Any], asked: dict[str, Any], i: int, score: str
+) -> dict[str, Any]:
+    """Model ``i``'s computed metrics (``asked`` its lazy ones), its grouped AUC included."""
+    found = {name: metrics[f"{i}:{name}"] for name in asked}
+    if "grouped" in metrics:  # several models' grouped AUCs, from one exchange
+        found["grouped"] = grouped_of(metrics["grouped"], score)
+    return found
 
 
 def _columns(args: argparse.Namespace) -> dict[str, str]:

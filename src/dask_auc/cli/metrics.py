@@ -17,6 +17,7 @@ from typing import Any
 import dask.dataframe as dd
 
 from .. import (
+    GroupedAUC,
     LazyScore,
     brier_score_loss,
     compare,
@@ -70,17 +71,7 @@ def lazy_metrics(
         # after the three above: probabilities outside [0, 1] keep their messages
         lazy["reliability"] = curve.reliability(compute=False)
     if args.by is not None:
-        hits = _unused_name(frame.columns, "positive")
-        frame = frame.assign(**{hits: frame[args.label] == positive})
-        lazy["grouped"] = grouped_roc_auc_score(
-            frame,
-            by=args.by,
-            label=hits,
-            score=args.score,
-            sample_weight=args.weight,
-            metrics=GROUP_CALIBRATION if args.calibration else (),
-            compute=False,
-        )
+        lazy["grouped"] = lazy_grouped(frame, args, positive, args.score)
     if figure is not None:  # the ROC's pos_label names the class on the axes
         roc_axes, precision_recall_axes = figure.axes
         for name, plot, ax in (
@@ -89,6 +80,36 @@ def lazy_metrics(
         ):
             lazy[name] = plot(curve, name=args.score, ax=ax, compute=False)
     return lazy
+
+
+def lazy_grouped(
+    frame: dd.DataFrame, args: argparse.Namespace, positive: Any, score: str | list[str]
+) -> LazyScore:
+    """The grouped AUC of ``score`` (a list: every model's, from one hash exchange).
+
+    It sees a boolean target, ``label == positive``.
+    """
+    hits = _unused_name(frame.columns, "positive")
+    frame = frame.assign(**{hits: frame[args.label] == positive})
+    return grouped_roc_auc_score(  # type: ignore[return-value]  # compute=False: a LazyScore
+        frame,
+        by=args.by,
+        label=hits,
+        score=score,
+        sample_weight=args.weight,
+        metrics=GROUP_CALIBRATION if args.calibration else (),
+        compute=False,
+    )
+
+
+def grouped_of(grouped: GroupedAUC, score: str) -> GroupedAUC:
+    """One model's grouped AUC from the result of several score columns."""
+    return GroupedAUC(
+        grouped.per_group[score],
+        float(grouped.gauc[score]),  # type: ignore[index]  # several scores: a Series
+        grouped.rows_without_group,
+        grouped.overall[score],
+    )
 
 
 def lazy_comparison(frame: dd.DataFrame, args: argparse.Namespace, positive: Any) -> LazyScore:
