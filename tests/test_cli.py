@@ -446,12 +446,6 @@ def usage_error(capsys, *arguments: str) -> str:
     return err.strip().splitlines()[-1]
 
 
-def test_a_repeated_score_is_a_usage_error_naming_both_columns(capsys):
-    last = usage_error(capsys, "scores.parquet", "--label", "y", "--score", "p", "--score", "q")
-    assert last.startswith("dask-auc: error: argument --score: ")
-    assert "'p'" in last and "'q'" in last and "one at a time" in last, last
-
-
 #: a valid value of every option that takes one
 ONE_VALUE = {
     "--label": "y", "--pos-label": "1", "--score": "p", "--weight": "w", "--by": "user",

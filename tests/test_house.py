@@ -270,6 +270,9 @@ def test_one_builder_per_sort_kind():
 NOT_METRICS = {
     "roc",  # builds the ROC object; its queries are registered ("-persisted-roc" entries)
     "compute",  # computes several lazy results at once
+    # a table of registered metrics (and delong_test/bootstrap_test) of several models, in one
+    # compute; tests/test_compare.py holds it to scikit-learn and DeLong's reference
+    "compare",
     "auc",  # the trapezoid area under given curve points (x, y), not labels and scores
     "bootstrap_counts",  # the bootstrap's replicate counts, a tool behind bootstrap_ci
     "confusion_metric",  # declares a metric of confusion counts for metric_at_thresholds

@@ -13,6 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._auc import auc
 from ._calibration import brier_score_loss, log_loss, normalized_entropy
+from ._compare import compare
 from ._curves import (
     KSStatistic,
     average_precision_score,
@@ -102,6 +103,7 @@ __all__ = [
     "bootstrap_counts",
     "bootstrap_test",
     "brier_score_loss",
+    "compare",
     "compute",
     "confusion_matrix_at_thresholds",
     "confusion_metric",

@@ -43,7 +43,8 @@ from ._kernels.core.validation import (
 )
 from ._kernels.groups.heavy_groups import plan_heavy_groups, sample_group_keys
 from ._kernels.groups.plan import GroupPlan, GroupSpec, plan_groups
-from ._kernels.groups.split import joined_partitions, split_group_blocks
+from ._kernels.groups.scores import heavy_plan_of, plan_score_groups, sample_score_keys
+from ._kernels.groups.split import joined_partitions, split_group_blocks, split_score_blocks
 from ._kernels.groups.tables import (
     GAUC_WEIGHT_COLUMN,
     bucket_table,
@@ -90,13 +91,18 @@ class GroupedAUC:
     interval : BootstrapInterval or None
         With ``n_bootstraps``: GAUC's bootstrap interval, the groups resampled
         whole (its ``estimate`` is ``gauc``).
+
+    With a list of ``score`` columns (several models), ``per_group`` has a
+    column MultiIndex ``(score, column)``: ``per_group[name]`` is the table
+    of that score alone; ``gauc`` is a Series indexed by ``score``;
+    ``overall`` and ``interval`` are dicts by score.
     """
 
     per_group: pd.DataFrame
-    gauc: float
+    gauc: float | pd.Series
     rows_without_group: int = 0
-    overall: dict[str, float] = field(default_factory=dict)
-    interval: BootstrapInterval | None = None
+    overall: dict[str, Any] = field(default_factory=dict)
+    interval: BootstrapInterval | dict[str, Any] | None = None
 
 
 def grouped_roc_auc_score(
@@ -104,7 +110,7 @@ def grouped_roc_auc_score(
     *,
     by: str | Sequence[str],
     label: str,
-    score: str,
+    score: str | Sequence[str],
     sample_weight: str | None = None,
     gauc_weight: str = "rows",
     metrics: Sequence[str] = (),
@@ -143,8 +149,12 @@ def grouped_roc_auc_score(
         Column of binary labels, checked over the whole frame with
         scikit-learn's rule: at most two classes, the greater one positive (a
         lone class is positive only if it is 1 or True).
-    score : str
-        Column of finite scores; higher means more positive.
+    score : str or list of str
+        Column of finite scores; higher means more positive.  A list of
+        columns (several models' scores of the same rows): every column is
+        computed from one hash exchange of the rows, the table of each model
+        equal to a call with that column alone; the result is laid out by
+        score (see :class:`GroupedAUC`).
     sample_weight : str, optional
         Column of finite, non-negative row weights, of any magnitude: extreme
         weights (beyond ``2**±256``, or groups weighing more than ``2**32``
@@ -252,7 +262,10 @@ def grouped_roc_auc_score(
     )
     frame = _as_dask_frame(df)
     by_columns = checked["by"]
-    gauc_column = _check_columns(frame, by_columns, label, score, sample_weight, gauc_weight)
+    scores = checked["score"]
+    if not scores or len(set(scores)) < len(scores):
+        raise ValueError(f"score must name distinct columns, at least one; got {score!r}")
+    gauc_column = _check_columns(frame, by_columns, label, scores, sample_weight, gauc_weight)
     if not isinstance(compute, bool):
         raise TypeError(f"compute must be a bool, got {compute!r}")
     bootstrap = None
@@ -264,13 +277,16 @@ def grouped_roc_auc_score(
     spec = GroupSpec(
         by_columns,
         label,
-        score,
+        scores[0],
         sample_weight,
         gauc_column,
         metrics=_checked_metrics(metrics),
         compiled=compiled_kernels(),
+        more_scores=scores[1:],
     )
-    lazy = _grouped_tables(frame, spec, _GroupedFinish(spec, gauc_weight, bootstrap))
+    several = not isinstance(score, str)  # a list, even of one: the table by score
+    finish = _GroupedFinish(spec, gauc_weight, bootstrap, several)
+    lazy = _grouped_tables(frame, spec, finish)
     return lazy.compute() if compute else lazy
 
 
@@ -278,7 +294,7 @@ _PARAMETERS = {
     # a list where one column is named (two models' scores): our TypeError, not "unhashable"
     "by": Column(several=True),
     "label": Column(),
-    "score": Column(),
+    "score": Column(several=True),
     "sample_weight": Column(none=True),
     "n_bootstraps": AtLeast(1, none=True),
     "confidence_level": Interval(0, 1, closed="neither"),
@@ -313,30 +329,40 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
     # the sample pass reads the keys and scores apart: the rows are then read and split
     # as they come, not held in memory until every block has been sampled
     (blocks, sample_blocks), n_buckets, samples = hashed_blocks(
-        [frame[spec.columns], frame[list(dict.fromkeys([*spec.by, spec.score]))]],
+        [frame[spec.columns], frame[list(dict.fromkeys([*spec.by, *spec.scores]))]],
         row_bytes=8 * len(spec.columns),
         join=joined_partitions,
     )
     n_slots = -(-n_buckets // 2) if n_buckets > 1 else 0  # one bucket: nothing to cut
+    # several score columns: one exchange of the rows, and slots of heavy groups per column
+    several = len(spec.scores) > 1
+    sample: Any = partial(sample_group_keys, by=spec.by, score=spec.score)
+    if several:
+        sample = partial(sample_score_keys, by=spec.by, scores=spec.scores)
     graph = HashedGraph(
         blocks,
-        split_group_blocks,
+        split_score_blocks if several else split_group_blocks,
         (spec, n_buckets),
-        (n_buckets, n_slots),
-        sample=partial(sample_group_keys, by=spec.by, score=spec.score) if n_slots else None,
+        (n_buckets, *[n_slots] * len(spec.scores)),
+        sample=sample if n_slots else None,
         sample_blocks=sample_blocks,
         sample_sizes=samples,
-        route=plan_heavy_groups,
+        route=plan_score_groups if several else plan_heavy_groups,
         route_args=(spec.by, n_buckets, n_slots),
     )
     plan = graph.task("auc-grouped-plan", plan_groups, graph.infos)
     tables = graph.per_bucket("auc-grouped-table", bucket_table, plan, spec)
     keys = [plan, *tables]
-    if n_slots:
-        slots = graph.per_bucket("auc-grouped-slot", slot_summary, plan, spec, exchange_index=1)
-        keys.append(
-            graph.task("auc-grouped-heavy", heavy_group_table, plan, graph.route, spec, slots)
-        )
+    for i in range(len(spec.scores)) if n_slots else ():  # each column's heavy groups
+        one = (plan, spec) if not several else (
+            graph.task(f"auc-grouped-plan-{i}", GroupPlan.for_score, plan, i), spec.for_score(i)
+        )  # fmt: skip
+        route = graph.route if not several else graph.task(
+            f"auc-grouped-route-{i}", heavy_plan_of, graph.route, i
+        )  # fmt: skip
+        slots = graph.per_bucket("auc-grouped-slot", slot_summary, *one, exchange_index=1 + i)
+        heavy = graph.task("auc-grouped-heavy", heavy_group_table, one[0], route, one[1], slots)
+        keys.append(heavy)
     return graph.lazy(keys, finalize, "grouped_roc_auc_score")
 
 
@@ -357,7 +383,7 @@ def _check_columns(
     frame: dd.DataFrame,
     by: tuple[str, ...],
     label: str,
-    score: str,
+    scores: tuple[str, ...],
     sample_weight: str | None,
     gauc_weight: Any,
 ) -> str | None:
@@ -373,7 +399,7 @@ def _check_columns(
     named = {
         "by": list(by),
         "label": [label],
-        "score": [score],
+        "score": list(scores),
         "sample_weight": [] if sample_weight is None else [sample_weight],
         "gauc_weight": [] if gauc_column is None else [gauc_column],
     }
@@ -393,34 +419,69 @@ def _check_columns(
                 else ""
             )
         )
-    check_declared_score_dtype(frame[score])
+    for score in scores:
+        check_declared_score_dtype(frame[score])
     return gauc_column
 
 
 class _GroupedFinish:
     """Concatenate the bucket tables, sort by key, compute GAUC (runs in the caller)."""
 
-    def __init__(self, spec: GroupSpec, gauc_weight: str, bootstrap: GaucBootstrap | None = None):
+    def __init__(
+        self,
+        spec: GroupSpec,
+        gauc_weight: str,
+        bootstrap: GaucBootstrap | None = None,
+        several: bool = False,
+    ):
         self.spec = spec
         self.gauc_weight = gauc_weight
         self.bootstrap = bootstrap
+        self.several = several
 
-    def __call__(self, plan: GroupPlan, *tables: pd.DataFrame | None) -> GroupedAUC:
+    def __call__(self, plan: GroupPlan, *tables: Any) -> GroupedAUC:
         if plan.missing_keys:
             by = self.spec.by[0] if len(self.spec.by) == 1 else list(self.spec.by)
             warn(_MISSING_KEYS_MESSAGE.format(missing=plan.missing_keys, rows=plan.rows, by=by))
+        if not self.several:
+            return self._one(plan, self.spec, tables)
+        scores = self.spec.scores
+        if len(scores) == 1:
+            by_score = [list(tables)]
+        else:  # each bucket's tables (a tuple, one per score), then each score's heavy table
+            buckets = [t for t in tables if isinstance(t, tuple)]
+            heavy = [t for t in tables if not isinstance(t, tuple)]
+            by_score = [[b[i] for b in buckets] + heavy[i : i + 1] for i in range(len(scores))]
+        results = [
+            self._one(plan.for_score(i), self.spec.for_score(i), by_score[i])
+            for i in range(len(scores))
+        ]
+        per_group = pd.concat([r.per_group for r in results], axis=1, keys=list(scores))
+        per_group.columns = per_group.columns.set_names(["score", None])
+        return GroupedAUC(
+            per_group,
+            pd.Series([r.gauc for r in results], index=pd.Index(scores, name="score"), name="gauc"),
+            plan.missing_keys,
+            {s: r.overall for s, r in zip(scores, results, strict=True)},
+            None if self.bootstrap is None else {
+                s: r.interval for s, r in zip(scores, results, strict=True)
+            },
+        )  # fmt: skip
+
+    def _one(self, plan: GroupPlan, spec: GroupSpec, tables: Sequence[Any]) -> GroupedAUC:
+        """The result of one score column from its tables."""
         overall = {}
-        if self.spec.metrics:
+        if spec.metrics:
             check_probabilities(plan)
         # the heavy groups' table, last, is None when no group was heavy
         per_group = concat_group_tables([t for t in tables if t is not None])
-        if self.spec.metrics:
+        if spec.metrics:
             sums = {name: per_group.pop(name).to_numpy() for name in GROUP_SUM_COLUMNS}
-            for name, values in calibration_values(sums, self.spec.metrics).items():
+            for name, values in calibration_values(sums, spec.metrics).items():
                 per_group[name] = values
             totals = {name: np.array([math.fsum(values)]) for name, values in sums.items()}
-            overall = overall_calibration(totals, self.spec.metrics)
-        if self.spec.gauc_column is not None:
+            overall = overall_calibration(totals, spec.metrics)
+        if spec.gauc_column is not None:
             weights = per_group.pop(GAUC_WEIGHT_COLUMN).to_numpy()
         else:
             weights = group_weights(per_group, self.gauc_weight)

@@ -5,9 +5,10 @@ This package is about the command line only: it parses the options
 finds the positive class (:mod:`.labels`), asks the library for the metrics
 (:mod:`.metrics`, all of them in one computation, so that the rows are read
 and sorted once) where the options say (:mod:`.cluster`) and prints them
-(:mod:`.report`).  ``--state-out`` adds the certified-AUC state of the rows
-to that computation and saves it; ``--states`` reports from saved states
-instead of data (:mod:`.states`).  It uses the library's public names.
+(:mod:`.report`); several ``--score``s give one report per model and their
+paired comparison (:func:`dask_auc.compare`).  ``--state-out`` adds the
+certified-AUC state of the rows to that computation and saves it; ``--states``
+reports from saved states instead of data (:mod:`.states`).  It uses the library's public names.
 
 Exit status: 0 on success; 2 for a usage error (an unknown or malformed
 option, a ``--max-fpr`` outside ``(0, 1]``, an option that takes one value
@@ -43,9 +44,16 @@ from .cluster import quiet_distributed_logs, scheduler
 from .errors import CLOSED_STDOUT, DATA_ERROR, INTERRUPTED, explain
 from .files import read_columns
 from .labels import classes, lazy_counts, positive_last
-from .metrics import curves_figure, lazy_metrics
+from .metrics import (
+    curves_figure,
+    grouped_of,
+    lazy_comparison,
+    lazy_grouped,
+    lazy_metrics,
+    read_once,
+)
 from .parser import PROG, parse_args
-from .report import build_report, text_report
+from .report import build_report, comparison_report, models_text, text_report
 from .states import lazy_state, saved_state, window_report, window_text, with_state_text
 
 __all__ = ["main"]
@@ -70,38 +78,79 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _write(json.dumps(report, indent=2))
     if args.states is not None:
         return _write(window_text(report))
+    if "models" in report:
+        return _write(models_text(report))
     return _write(with_state_text(text_report(report), report))
 
 
 def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     """Two computations: the label counts (a pass over the label column, which also
-    finds the positive class), then every metric (and ``--state-out``'s state) in one graph."""
+    finds the positive class), then every metric (and ``--state-out``'s state) in one graph.
+
+    Several ``--score``s: every model's metrics, and their paired comparison
+    (:func:`dask_auc.compare`), in that one graph, the files read once.
+    """
     frame, kind = read_columns(args.paths, _columns(args))
     start = time.perf_counter()
     counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
     found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
     figure = curves_figure() if args.curve else None
-    lazy = lazy_metrics(frame, args, positive=found[-1], figure=figure)
+    several = len(args.scores) > 1
+    if several:
+        frame = read_once(frame)
+    models = [argparse.Namespace(**{**vars(args), "score": score}) for score in args.scores]
+    # several models' grouped AUCs come from one exchange of the rows, below
+    asked = [argparse.Namespace(**{**vars(m), "by": None}) if several else m for m in models]
+    per_model = [lazy_metrics(frame, model, positive=found[-1], figure=figure) for model in asked]
+    lazy = {f"{i}:{name}": value for i, m in enumerate(per_model) for name, value in m.items()}
+    if several:
+        lazy["comparison"] = lazy_comparison(frame, args, positive=found[-1])
+        if args.by is not None:
+            lazy["grouped"] = lazy_grouped(frame, args, found[-1], list(args.scores))
     if args.state_out is not None:
         lazy["state"] = lazy_state(frame, args, positive=found[-1])
     metrics = _compute(lazy, where, args.quiet)
     seconds = time.perf_counter() - start
-    report = build_report(
-        counts, metrics, found, args, kind, frame.npartitions, where.description, seconds
-    )
+    reports = [
+        build_report(
+            counts,
+            _model_metrics(metrics, per_model[i], i, score),
+            found,
+            model,
+            kind,
+            frame.npartitions,
+            where.description,
+            seconds,
+        )
+        for i, (score, model) in enumerate(zip(args.scores, models, strict=True))
+    ]
+    if figure is not None:
+        figure.suptitle(f"{' '.join(args.paths)}: {reports[0]['rows']:,} rows")
+        figure.savefig(args.curve, dpi=100)
+    if several:
+        return {"models": reports, "comparison": comparison_report(metrics["comparison"])}
+    report = reports[0]
     if args.state_out is not None:
         report["state"] = saved_state(metrics["state"], args.state_out)
     if args.per_group:
-        metrics["grouped"].per_group.to_csv(args.per_group)
-    if figure is not None:
-        figure.suptitle(f"{' '.join(args.paths)}: {report['rows']:,} rows")
-        figure.savefig(args.curve, dpi=100)
+        metrics["0:grouped"].per_group.to_csv(args.per_group)
     return report
 
 
+def _model_metrics(
+    metrics: dict[str, Any], asked: dict[str, Any], i: int, score: str
+) -> dict[str, Any]:
+    """Model ``i``'s computed metrics (``asked`` its lazy ones), its grouped AUC included."""
+    found = {name: metrics[f"{i}:{name}"] for name in asked}
+    if "grouped" in metrics:  # several models' grouped AUCs, from one exchange
+        found["grouped"] = grouped_of(metrics["grouped"], score)
+    return found
+
+
 def _columns(args: argparse.Namespace) -> dict[str, str]:
-    """Role -> column name, for the columns the options name."""
-    roles = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by}
+    """Role -> column name, for the columns the options name (``score``, ``score_1``, ...)."""
+    scores = {f"score_{i}" if i else "score": s for i, s in enumerate(args.scores)}
+    roles = {"label": args.label, **scores, "weight": args.weight, "by": args.by}
     return {role: column for role, column in roles.items() if column is not None}
 
 

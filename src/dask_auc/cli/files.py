@@ -39,7 +39,7 @@ def read_columns(paths: Sequence[str], columns: dict[str, str]) -> tuple[dd.Data
     targets = [_existing(path, kind) for path in paths]
     _check_file_columns(targets, kind, list(dict.fromkeys(columns.values())), paths)
     if kind == "csv":
-        numeric = {columns[r]: "float64" for r in ("score", "weight") if r in columns}
+        numeric = {c: "float64" for r, c in columns.items() if r.startswith(("score", "weight"))}
         frame = dd.read_csv(targets, dtype=numeric)
     else:
         frame = dd.read_parquet(targets)

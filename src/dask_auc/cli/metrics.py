@@ -5,7 +5,8 @@ with the chosen positive class: one sort, whatever is asked.  The options
 choose the entries: ``--max-fpr`` a partial AUC, ``--threshold-at`` and
 ``--best`` operating points, ``--gains`` the gains table, ``--calibration``
 the calibration metrics (and the CORP decomposition, a query of the same
-sort), ``--by`` the grouped AUC, ``--curve`` the plots.
+sort), ``--by`` the grouped AUC, ``--curve`` the plots.  Several ``--score``s:
+these per model, and their comparison (:func:`lazy_comparison`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import Any
 import dask.dataframe as dd
 
 from .. import (
+    GroupedAUC,
     LazyScore,
     brier_score_loss,
+    compare,
     grouped_roc_auc_score,
     log_loss,
     normalized_entropy,
@@ -68,17 +71,7 @@ def lazy_metrics(
         # after the three above: probabilities outside [0, 1] keep their messages
         lazy["reliability"] = curve.reliability(compute=False)
     if args.by is not None:
-        hits = _unused_name(frame.columns, "positive")
-        frame = frame.assign(**{hits: frame[args.label] == positive})
-        lazy["grouped"] = grouped_roc_auc_score(
-            frame,
-            by=args.by,
-            label=hits,
-            score=args.score,
-            sample_weight=args.weight,
-            metrics=GROUP_CALIBRATION if args.calibration else (),
-            compute=False,
-        )
+        lazy["grouped"] = lazy_grouped(frame, args, positive, args.score)
     if figure is not None:  # the ROC's pos_label names the class on the axes
         roc_axes, precision_recall_axes = figure.axes
         for name, plot, ax in (
@@ -87,6 +80,63 @@ def lazy_metrics(
         ):
             lazy[name] = plot(curve, name=args.score, ax=ax, compute=False)
     return lazy
+
+
+def lazy_grouped(
+    frame: dd.DataFrame, args: argparse.Namespace, positive: Any, score: str | list[str]
+) -> LazyScore:
+    """The grouped AUC of ``score`` (a list: every model's, from one hash exchange).
+
+    It sees a boolean target, ``label == positive``.
+    """
+    hits = _unused_name(frame.columns, "positive")
+    frame = frame.assign(**{hits: frame[args.label] == positive})
+    return grouped_roc_auc_score(  # type: ignore[return-value]  # compute=False: a LazyScore
+        frame,
+        by=args.by,
+        label=hits,
+        score=score,
+        sample_weight=args.weight,
+        metrics=GROUP_CALIBRATION if args.calibration else (),
+        compute=False,
+    )
+
+
+def grouped_of(grouped: GroupedAUC, score: str) -> GroupedAUC:
+    """One model's grouped AUC from the result of several score columns."""
+    return GroupedAUC(
+        grouped.per_group[score],
+        float(grouped.gauc[score]),  # type: ignore[index]  # several scores: a Series
+        grouped.rows_without_group,
+        grouped.overall[score],
+    )
+
+
+def lazy_comparison(frame: dd.DataFrame, args: argparse.Namespace, positive: Any) -> LazyScore:
+    """The models' paired comparison against the first ``--score``: DeLong's test of the AUC.
+
+    With ``--weight``, the paired bootstrap's (DeLong's is of unweighted rows):
+    2000 replicates, seed 0, so that a run repeats its numbers.
+    """
+    weight = None if args.weight is None else frame[args.weight]
+    return compare(  # type: ignore[return-value]  # compute=False: a LazyScore
+        frame[args.label],
+        {score: frame[score] for score in args.scores},
+        pos_label=positive,
+        sample_weight=weight,
+        test="delong" if weight is None else "bootstrap",
+        random_state=0,
+        compute=False,
+    )
+
+
+def read_once(frame: dd.DataFrame) -> dd.DataFrame:
+    """``frame`` with each partition read by one task, whatever reads its columns.
+
+    Each model's sort maps over its columns; dask fuses the read of a file into
+    the task that maps it, which would read the files once per model.
+    """
+    return dd.from_delayed(frame.to_delayed(), meta=frame._meta, verify_meta=False)
 
 
 def _unused_name(columns: Any, name: str) -> str:

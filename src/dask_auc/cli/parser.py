@@ -36,7 +36,6 @@ CRITERIA = ("youden", "f1", "closest_topleft")
 STATES_OPTION = "--states"
 #: why an option refuses a second value, where there is more to say than the default
 ONCE_HINTS = {
-    "score": "models are evaluated one at a time for now; run dask-auc once per score column",
     "states": "give every file after one --states",
 }
 
@@ -71,6 +70,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.per_group and not args.by:
         parser.error("--per-group needs --by")
+    repeated = sorted({s for s in args.scores if args.scores.count(s) > 1})
+    if repeated:
+        parser.error(
+            f"argument --score: given more than once ({repeated[0]!r}): each model is one "
+            "score column, named once"
+        )
+    several = [
+        o for o, v in (("--per-group", args.per_group), ("--state-out", args.state_out)) if v
+    ]
+    if len(args.scores) > 1 and several:
+        parser.error(f"{several[0]} takes one --score (it writes one model's file)")
+    args.score = args.scores[0]  # the first model: the baseline of the comparison
     return args
 
 
@@ -105,7 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="the label value of the positive class, read as the label column's type "
         "(1, clicked, true); needed unless the labels are 0/1, -1/1 or booleans",
     )
-    parser.add_argument("--score", required=True, metavar="COL", help="score column (one model)")
+    parser.add_argument(
+        "--score",
+        action="append",
+        dest="scores",
+        required=True,
+        metavar="COL",
+        help="score column; repeat it to compare models on the same rows (--score a "
+        "--score b): one report per model, then each model's AUC tested against the first's "
+        "(DeLong's paired test; with --weight the paired bootstrap's, 2000 replicates, seed 0)",
+    )
     parser.add_argument("--weight", metavar="COL", help="sample weight column (optional)")
     parser.add_argument("--by", metavar="COL", help="group column: also report grouped AUC (GAUC)")
     parser.add_argument(
@@ -208,7 +228,7 @@ def build_states_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     # the data mode's columns, absent here: the error messages (.errors) name none
-    parser.set_defaults(label=None, score=None, weight=None)
+    parser.set_defaults(label=None, score=None, scores=None, weight=None)
     return parser
 
 

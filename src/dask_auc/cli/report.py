@@ -7,6 +7,8 @@ Examples
 (0.5, 'clicked')
 >>> _score_text(2 / 3), _score_text(np.int64(7))
 ('0.6666666667', '7')
+>>> _signed(0.25), _signed(float("nan"))
+('+0.2500000000', '(baseline)')
 """
 
 from __future__ import annotations
@@ -196,6 +198,44 @@ def text_report(report: dict[str, Any]) -> str:
         text += f"\n\ngains table ({len(table)} bins, ties never split)\n"
         text += table.to_string(float_format=lambda v: f"{v:.4f}")
     return text
+
+
+def comparison_report(table: pd.DataFrame) -> dict[str, Any]:
+    """The fields of :func:`dask_auc.compare`'s table: one row per model, NaN as null."""
+    rows = [
+        {"model": model, **{k: None if v != v else plain(v) for k, v in row.items()}}
+        for model, row in table.to_dict(orient="index").items()
+    ]
+    return {**table.attrs, "models": rows}
+
+
+def models_text(report: dict[str, Any]) -> str:
+    """Each model's text report, then their paired comparison against the first."""
+    comparison = report["comparison"]
+    test = {"delong": "DeLong's paired test", "bootstrap": "the paired bootstrap"}
+    level = f"{comparison['confidence_level']:.0%}"
+    table = pd.DataFrame(comparison["models"]).set_index("model")
+    shown = pd.DataFrame(
+        {
+            "ROC AUC": table["roc_auc"].map(lambda v: f"{v:.10f}"),
+            "difference": table["difference"].map(_signed),
+            f"{level} interval": [
+                "" if low is None or low != low else f"[{low:+.6f}, {high:+.6f}]"
+                for low, high in zip(table["low"], table["high"], strict=True)
+            ],
+            "p-value": table["p_value"].map(lambda v: "" if v is None or v != v else f"{v:.4g}"),
+        }
+    )
+    title = (
+        f"models compared with {comparison['baseline']!r} ({test[comparison['test']]} of the "
+        "ROC AUC, the same rows)"
+    )
+    parts = [f"model {model['score']!r}\n{text_report(model)}" for model in report["models"]]
+    return "\n\n".join([*parts, f"{title}\n{shown.to_string()}"])
+
+
+def _signed(value: Any) -> str:
+    return "(baseline)" if value is None or value != value else f"{value:+.10f}"
 
 
 def _group_lines(report: dict[str, Any]) -> list[tuple[str, str]]:

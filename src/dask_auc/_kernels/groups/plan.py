@@ -45,12 +45,24 @@ class GroupSpec:
     metrics: tuple[str, ...] = ()
     #: the ``dask-auc.numba`` setting where the graph was built: compiled loops allowed
     compiled: bool = True
+    #: more models' score columns, after ``score``: the rows carry them all through one
+    #: exchange (their ``score`` is then 2-D, a column per model) and each gets its table
+    more_scores: tuple[str, ...] = ()
+
+    @property
+    def scores(self) -> tuple[str, ...]:
+        """Every score column, ``score`` first."""
+        return (self.score, *self.more_scores)
 
     @property
     def columns(self) -> list[str]:
         """Every column the computation reads, each once, keys first."""
-        names = [*self.by, self.label, self.score, self.sample_weight, self.gauc_column]
+        names = [*self.by, self.label, *self.scores, self.sample_weight, self.gauc_column]
         return list(dict.fromkeys(n for n in names if n is not None))
+
+    def for_score(self, i: int) -> GroupSpec:
+        """The spec of score column ``i`` alone."""
+        return replace(self, score=self.scores[i], more_scores=())
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,8 @@ class GroupBlockInfo(SizedByArrays):
     #: the log loss's clip of the block's probabilities: its score dtype's (float16's,
     #: float32's, else float64's), read before the scores are widened; inf: no rows
     eps: float = EPS64
+    #: with several score columns, ``(low, high, eps)`` of each (the fields above: of all)
+    per_score: tuple[tuple[float, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,15 @@ class GroupPlan(SizedByArrays):
     #: the log loss's clip: the smallest of the blocks' (their dtypes joined, as
     #: scikit-learn would see the whole column)
     eps: float = EPS64
+    #: with several score columns, ``(low, high, eps)`` of each
+    per_score: tuple[tuple[float, float, float], ...] = ()
+
+    def for_score(self, i: int) -> GroupPlan:
+        """The plan of score column ``i`` alone (its range and clip); itself with one column."""
+        if not self.per_score:
+            return self
+        low, high, eps = self.per_score[i]
+        return replace(self, low=low, high=high, eps=eps if eps < 1 else EPS64, per_score=())
 
     @property
     def positive_label(self) -> Any:
@@ -133,9 +156,31 @@ def plan_groups(infos: Sequence[GroupBlockInfo]) -> GroupPlan:
     low = min((info.low for info in infos), default=np.inf)
     high = max((info.high for info in infos), default=-np.inf)
     eps = min((info.eps for info in infos), default=np.inf)
-    plan = GroupPlan(classes, rows, missing, low, high, eps=eps if eps < 1 else EPS64)
+    per_score = joined_ranges([info.per_score for info in infos])
+    plan = GroupPlan(
+        classes, rows, missing, low, high, eps=eps if eps < 1 else EPS64, per_score=per_score
+    )
     heavy = [info.heavy for info in infos if info.heavy is not None]
     return _with_heavy_groups(plan, heavy) if heavy else plan
+
+
+def joined_ranges(
+    ranges: Sequence[tuple[tuple[float, float, float], ...]],
+) -> tuple[tuple[float, float, float], ...]:
+    """Each score column's ``(low, high, eps)`` over blocks: least, greatest, least.
+
+    Examples
+    --------
+    >>> joined_ranges([((0.1, 0.5, 1e-16),), ((0.0, 0.4, 1e-7),), ()])
+    ((0.0, 0.5, 1e-16),)
+    """
+    filled = [r for r in ranges if r]
+    if not filled:
+        return ()
+    return tuple(
+        (min(r[i][0] for r in filled), max(r[i][1] for r in filled), min(r[i][2] for r in filled))
+        for i in range(len(filled[0]))
+    )
 
 
 def _with_heavy_groups(plan: GroupPlan, infos: list[HeavyBlockInfo]) -> GroupPlan:

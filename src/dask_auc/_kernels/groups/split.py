@@ -50,11 +50,11 @@ from .heavy_groups import (
     HeavyPiece,
     HeavyPlan,
     heavy_group_of,
-    heavy_pieces,
     joined_infos,
     joined_pieces,
 )
-from .plan import GroupBlockInfo, GroupSpec
+from .plan import GroupBlockInfo, GroupSpec, joined_ranges
+from .scores import HeavyPlans, heavy_score_pieces
 
 
 @dataclass(frozen=True)
@@ -71,9 +71,18 @@ class GroupRows(SizedByArrays):
     keys: pd.DataFrame
     codes: np.ndarray | None
     label: np.ndarray
-    score: np.ndarray
+    score: np.ndarray  # 2-D with several score columns: a column per model
     weight: np.ndarray | None = None
     gauc_weight: np.ndarray | None = None
+    #: with several score columns, the dtype each had before they were stacked (a
+    #: column is computed in it, as alone: float32 probabilities' log loss in float32)
+    score_dtypes: tuple[np.dtype, ...] = ()
+
+    def score_column(self, i: int) -> np.ndarray:
+        """Score column ``i`` in its own dtype (the stack holds every value exactly)."""
+        if self.score.ndim == 1:
+            return self.score
+        return self.score[:, i].astype(self.score_dtypes[i], copy=False)
 
     @property
     def row_keys(self) -> pd.DataFrame:
@@ -84,7 +93,10 @@ class GroupRows(SizedByArrays):
 
 
 def split_group_block(
-    frame: pd.DataFrame, spec: GroupSpec, n_buckets: int, heavy: HeavyPlan | None = None
+    frame: pd.DataFrame,
+    spec: GroupSpec,
+    n_buckets: int,
+    heavy: HeavyPlan | HeavyPlans | None = None,
 ) -> tuple[GroupBlockInfo, list[GroupRows], list[HeavyPiece]]:
     """Validate one block and cut it into one piece per bucket by the hash of its keys.
 
@@ -116,9 +128,12 @@ def split_group_block(
     """
     label = to_numpy(frame[spec.label])
     classes = distinct_labels(label)
-    score = as_score_array(frame[spec.score])
+    columns = [as_score_array(frame[name]) for name in spec.scores]
+    score = columns[0] if len(columns) == 1 else _stacked(columns, spec.scores)
+    dtypes = tuple(c.dtype for c in columns) if len(columns) > 1 else ()
     # an empty partition's dtype does not vote (often float64 beside float16 ones)
-    eps = clip_eps(frame[spec.score].dtype) if len(frame) else np.inf
+    clips = [clip_eps(frame[name].dtype) if len(frame) else np.inf for name in spec.scores]
+    eps = min(clips)
     weight = None
     if spec.sample_weight is not None:
         weight = as_weight_array(frame[spec.sample_weight])
@@ -133,6 +148,12 @@ def split_group_block(
         weight = None if weight is None else weight[present]
         gauc_weight = None if gauc_weight is None else gauc_weight[present]
     low, high = (float(score.min()), float(score.max())) if len(score) else (np.inf, -np.inf)
+    per_score: tuple[tuple[float, float, float], ...] = ()
+    if spec.more_scores:  # each column's range and clip, for its own checks and log loss
+        per_score = tuple(
+            (float(c.min()), float(c.max()), e) if len(score) else (np.inf, -np.inf, e)
+            for c, e in zip(score.T, clips, strict=True)
+        )
     keys = canonical_keys(keys)
     # numbers (and bools) hash and travel cheaply: one key per row, as they are;
     # strings and objects are matched once per distinct key of the block
@@ -147,9 +168,12 @@ def split_group_block(
     key_group = None  # each key's heavy group, -1 for ordinary ones; None: no heavy key here
     if heavy is not None and heavy.n_groups:
         assert hashes is not None
-        key_group = heavy_group_of(keys, hashes, heavy)
+        # every score column's plan holds the same heavy groups
+        key_group = heavy_group_of(
+            keys, hashes, heavy.plans[0] if isinstance(heavy, HeavyPlans) else heavy
+        )
         row_group = key_group if codes is None else key_group[codes]
-        slots, heavy_info = heavy_pieces(
+        slots, heavy_info = heavy_score_pieces(
             row_group, classes, label, score, weight, gauc_weight, heavy
         )
         del row_group
@@ -158,10 +182,17 @@ def split_group_block(
     elif heavy is not None:
         slots = [NO_PIECE] * heavy.n_slots
     info = GroupBlockInfo(
-        classes, len(present), int(len(present) - present.sum()), low, high, heavy_info, eps
+        classes,
+        len(present),
+        int(len(present) - present.sum()),
+        low,
+        high,
+        heavy_info,
+        eps,
+        per_score,
     )
     if n_buckets == 1 and key_group is None:
-        return info, [GroupRows(keys, codes, label, score, weight, gauc_weight)], slots
+        return info, [GroupRows(keys, codes, label, score, weight, gauc_weight, dtypes)], slots
     assert hashes is not None
     key_bucket = bucket_of(hashes, n_buckets)
     if n_buckets < 1 << 16:
@@ -202,9 +233,29 @@ def split_group_block(
                 score[rows],
                 None if weight is None else weight[rows],
                 None if gauc_weight is None else gauc_weight[rows],
+                dtypes,
             )
         )
     return info, pieces, slots
+
+
+def _stacked(columns: list[np.ndarray], names: tuple[str, ...]) -> np.ndarray:
+    """Several score columns as one 2-D array, every value exact (a ValueError if it cannot be).
+
+    Examples
+    --------
+    >>> _stacked([np.array([1, 2]), np.array([0.5, 0.25], np.float32)], ("a", "b")).dtype
+    dtype('float64')
+    """
+    stacked = np.column_stack(columns)
+    for column, name in zip(columns, names, strict=True):
+        if column.dtype.kind in "iu" and stacked.dtype.kind == "f" and len(column):
+            if int(np.abs(column).max()) > 2**53:  # a float64 would round it
+                raise ValueError(
+                    f"score column {name!r} holds integers beyond 2**53, which other score "
+                    "columns' floats cannot hold exactly: pass it in a call of its own"
+                )
+    return stacked
 
 
 def bucket_of(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
@@ -245,7 +296,7 @@ def split_group_blocks(
     partitions: Sequence[pd.DataFrame],
     spec: GroupSpec,
     n_buckets: int,
-    heavy: HeavyPlan | None = None,
+    heavy: HeavyPlan | HeavyPlans | None = None,
 ) -> tuple[GroupBlockInfo, list[GroupRows], list[HeavyPiece]]:
     """:func:`split_group_block` of consecutive partitions taken as one block.
 
@@ -276,11 +327,36 @@ def split_group_blocks(
         max(info.high for info in infos),
         joined_infos(heavy_infos) if heavy_infos else None,
         min(info.eps for info in infos),
+        joined_ranges([info.per_score for info in infos]),
     )
     pieces = [concat_rows(tuple(pieces[b] for _, pieces, _ in splits)) for b in range(n_buckets)]
     n_slots = 0 if heavy is None else heavy.n_slots
     slots = [joined_pieces([slots[s] for _, _, slots in splits]) for s in range(n_slots)]
     return info, pieces, slots
+
+
+def split_score_blocks(
+    partitions: Sequence[pd.DataFrame],
+    spec: GroupSpec,
+    n_buckets: int,
+    heavy: HeavyPlans | None = None,
+) -> tuple[Any, ...]:
+    """:func:`split_group_blocks` of several score columns: ``(info, pieces, *slots)``.
+
+    The pieces carry every column (a 2-D ``score``); ``slots`` is one list
+    per column, its heavy groups cut by that column's splitters.
+
+    Examples
+    --------
+    >>> part = pd.DataFrame({"user": [1, 2], "y": [0, 1], "a": [0.2, 0.4], "b": [0.9, 0.1]})
+    >>> spec = GroupSpec(("user",), "y", "a", more_scores=("b",))
+    >>> info, pieces, *slots = split_score_blocks([part], spec, 1)
+    >>> pieces[0].score.tolist(), [r[:2] for r in info.per_score], slots
+    ([[0.2, 0.9], [0.4, 0.1]], [(0.2, 0.4), (0.1, 0.9)], [[], []])
+    """
+    info, pieces, slots = split_group_blocks(partitions, spec, n_buckets, heavy)
+    each = 0 if heavy is None else heavy.plans[0].n_slots
+    return (info, pieces, *(slots[i * each : (i + 1) * each] for i in range(len(spec.scores))))
 
 
 def joined_partitions(partitions: Sequence[pd.DataFrame]) -> list[pd.DataFrame]:
@@ -341,4 +417,8 @@ def concat_rows(pieces: tuple[GroupRows, ...]) -> GroupRows:
         np.concatenate([p.score for p in pieces]),
         join([p.weight for p in pieces]),
         join([p.gauc_weight for p in pieces]),
+        tuple(
+            np.result_type(*column)
+            for column in zip(*(p.score_dtypes for p in pieces), strict=True)
+        ),
     )

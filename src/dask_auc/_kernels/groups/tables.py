@@ -42,14 +42,18 @@ from .split import GroupRows, concat_rows
 GAUC_WEIGHT_COLUMN = "_gauc_weight"
 
 
-def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.DataFrame:
+def bucket_table(
+    plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows
+) -> pd.DataFrame | tuple[pd.DataFrame, ...]:
     """The per-group table of one bucket, its groups in the order of their codes.
 
     The codes are :func:`~dask_auc._kernels.groups.codes.group_codes`' of the
     pieces' distinct keys.
     Columns: ``auc``, ``n_pos``, ``n_neg`` (rows of nonzero weight), and when
     weighted ``weight_pos``, ``weight_neg``; plus :data:`GAUC_WEIGHT_COLUMN`
-    when ``spec.gauc_column`` is set.
+    when ``spec.gauc_column`` is set.  With several score columns
+    (``spec.more_scores``), one such table per column, from one grouping of
+    the rows.
     """
     rows = concat_rows(pieces)
     # the pieces' distinct keys, matched once each: a group sent by several blocks is one
@@ -59,26 +63,34 @@ def bucket_table(plan: GroupPlan, spec: GroupSpec, *pieces: GroupRows) -> pd.Dat
     positive = rows.label == plan.positive_label
     if not isinstance(positive, np.ndarray):  # a comparison NumPy could not broadcast
         positive = np.zeros(len(rows.label), dtype=bool)
-    sums = group_pair_sums(
-        codes, n_groups, rows.score, positive, rows.weight, compiled=spec.compiled
-    )
-    table = {"auc": sums.auc()}
-    if rows.weight is None:
-        table["n_pos"], table["n_neg"] = sums.pos, sums.neg
-    else:
+    counts: dict[str, np.ndarray] = {}
+    if rows.weight is not None:
         counted = rows.weight != 0
-        table["n_pos"] = np.bincount(codes[positive & counted], minlength=n_groups)
-        table["n_neg"] = np.bincount(codes[~positive & counted], minlength=n_groups)
-        table["weight_pos"], table["weight_neg"] = sums.totals()
-    if spec.metrics:
-        table.update(
-            group_calibration_sums(codes, n_groups, rows.score, positive, rows.weight, plan.eps)
+        counts["n_pos"] = np.bincount(codes[positive & counted], minlength=n_groups)
+        counts["n_neg"] = np.bincount(codes[~positive & counted], minlength=n_groups)
+    tables = []
+    for i in range(len(spec.scores)):
+        score = rows.score_column(i)
+        sums = group_pair_sums(
+            codes, n_groups, score, positive, rows.weight, compiled=spec.compiled
         )
-    if rows.gauc_weight is not None:
-        table[GAUC_WEIGHT_COLUMN] = np.bincount(codes, weights=rows.gauc_weight, minlength=n_groups)
-    for name in ("n_pos", "n_neg"):
-        table[name] = table[name].astype(np.int64, copy=False)
-    return pd.DataFrame(table, index=index, copy=False)
+        table = {"auc": sums.auc()}
+        if rows.weight is None:
+            table["n_pos"], table["n_neg"] = sums.pos, sums.neg
+        else:
+            table.update(counts)
+            table["weight_pos"], table["weight_neg"] = sums.totals()
+        if spec.metrics:
+            eps = plan.for_score(i).eps
+            table.update(group_calibration_sums(codes, n_groups, score, positive, rows.weight, eps))
+        if rows.gauc_weight is not None:
+            table[GAUC_WEIGHT_COLUMN] = np.bincount(
+                codes, weights=rows.gauc_weight, minlength=n_groups
+            )
+        for name in ("n_pos", "n_neg"):
+            table[name] = table[name].astype(np.int64, copy=False)
+        tables.append(pd.DataFrame(table, index=index, copy=False))
+    return tables[0] if rows.score.ndim == 1 else tuple(tables)
 
 
 def heavy_group_table(

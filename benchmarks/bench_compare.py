@@ -1,0 +1,170 @@
+"""Many models in one pass: ``compare`` and the grouped AUC of several score columns.
+
+Run it as a script (on an idle machine; the defaults are a quick check)::
+
+    python benchmarks/bench_compare.py --rows 2e7 --models 5 --repeats 3
+
+The data: ``--rows`` scored rows in ``--files`` Parquet files (labels, a user
+key of ``--groups`` users, ``--models`` score columns of different quality,
+rounded to 4 decimals), written to a temporary directory and read with
+``dask.dataframe.read_parquet``, so that reading the labels is part of every
+timing, as it is for a user.  Each measurement is timed ``--repeats`` times
+after one untimed run; the table shows the median and the ratio to the one
+model's time.
+
+- ``roc_auc_score x1``: ``dask_auc.roc_auc_score(df["y"], df["s0"])``.
+- ``roc_auc_score xN separate``: one call per model, one after the other.
+- ``compare xN``: ``dask_auc.compare(df["y"], {...}, test=None)``: every
+  model's AUC in one computation (the issue's goal: <= 3x one AUC).
+- ``compare xN delong``: the same with DeLong's paired test of each model
+  against the first (a second sort of every model, with row ids).
+- ``grouped x1``: ``grouped_roc_auc_score(df, by="user", score="s0")``.
+- ``grouped xN``: ``score=[s0, ..., sN-1]``, one hash exchange (the issue's
+  goal: <= 2.5x one).
+- ``grouped xN separate``: one call per column.
+
+Every answer is checked: ``compare``'s AUCs against the separate calls' (the
+same bits), the grouped tables of the list against the separate calls'.
+``--scheduler processes`` runs on a ``distributed.LocalCluster`` of
+``--workers`` single-thread worker processes instead of threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def write_data(root: Path, rows: int, models: int, groups: int, files: int, seed: int) -> None:
+    """``files`` Parquet files of labels, users and ``models`` score columns."""
+    rng = np.random.default_rng(seed)
+    for i, cut in enumerate(np.array_split(np.arange(rows), files)):
+        n = len(cut)
+        user = rng.integers(0, groups, n)
+        y = (rng.random(n) < 0.1 + 0.2 * (user % 3 == 0)).astype(np.int8)
+        columns: dict[str, Any] = {"user": user, "y": y}
+        for m in range(models):
+            signal = (1.0 - 0.15 * m) * y
+            columns[f"s{m}"] = np.round(1 / (1 + np.exp(-(signal + rng.normal(size=n)))), 4)
+        pd.DataFrame(columns).to_parquet(root / f"part-{i:04d}.parquet", index=False)
+
+
+def timed(run: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """The median seconds of ``repeats`` runs after one untimed run, and the last answer."""
+    answer = run()
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        answer = run()
+        seconds.append(time.perf_counter() - start)
+    return statistics.median(seconds), answer
+
+
+@contextlib.contextmanager
+def scheduler(kind: str, workers: int) -> Iterator[None]:
+    if kind == "threads":
+        yield
+        return
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster,
+        Client(cluster),
+    ):
+        yield
+
+
+def measure(path: Path, models: int, repeats: int) -> list[tuple[str, float, str]]:
+    """Every measurement: ``(name, seconds, note)``; raises if two answers disagree."""
+    import dask.dataframe as dd
+
+    import dask_auc
+
+    df = dd.read_parquet(str(path))
+    names = [f"s{m}" for m in range(models)]
+    rows: list[tuple[str, float, str]] = []
+
+    def add(name: str, run: Callable[[], Any], note: str = "") -> Any:
+        seconds, answer = timed(run, repeats)
+        rows.append((name, seconds, note))
+        print(f"  {name}: {seconds:.3f} s", file=sys.stderr, flush=True)
+        return answer
+
+    add("roc_auc_score x1", lambda: dask_auc.roc_auc_score(df["y"], df["s0"]))
+    separate = add(
+        f"roc_auc_score x{models} separate",
+        lambda: [dask_auc.roc_auc_score(df["y"], df[n]) for n in names],
+    )
+    table = add(
+        f"compare x{models}",
+        lambda: dask_auc.compare(df["y"], {n: df[n] for n in names}, test=None),
+        "goal <= 3x one AUC",
+    )
+    if list(table["roc_auc"]) != separate:
+        raise AssertionError(f"compare's AUCs {list(table['roc_auc'])} != {separate}")
+    add(
+        f"compare x{models} delong",
+        lambda: dask_auc.compare(df["y"], {n: df[n] for n in names}),
+        "DeLong against s0",
+    )
+
+    def grouped(score: Any) -> Any:
+        return dask_auc.grouped_roc_auc_score(df, by="user", label="y", score=score)
+
+    add("grouped x1", lambda: grouped("s0"))
+    many = add(f"grouped x{models}", lambda: grouped(names), "goal <= 2.5x one")
+    each = add(f"grouped x{models} separate", lambda: [grouped(n) for n in names])
+    for name, one in zip(names, each, strict=True):
+        pd.testing.assert_frame_equal(many.per_group[name], one.per_group, check_exact=True)
+    return rows
+
+
+def report(rows: list[tuple[str, float, str]]) -> str:
+    """A Markdown table: seconds, and the ratio to the one-model time of the same kind."""
+    lines = ["| measurement | seconds | x one model | note |", "| --- | ---: | ---: | --- |"]
+    base = {
+        "roc": rows[0][1],
+        "com": rows[0][1],
+        "gro": next(s for n, s, _ in rows if n == "grouped x1"),
+    }
+    for name, seconds, note in rows:
+        ratio = seconds / base[name[:3]]
+        lines.append(f"| {name} | {seconds:.3f} | {ratio:.2f}x | {note} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=float, default=2e5, help="rows (default 2e5)")
+    parser.add_argument("--models", type=int, default=5, help="score columns (default 5)")
+    parser.add_argument("--groups", type=float, default=1e4, help="users (default 1e4)")
+    parser.add_argument("--files", type=int, default=8, help="Parquet files (default 8)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs (default 3)")
+    parser.add_argument("--scheduler", choices=("threads", "processes"), default="threads")
+    parser.add_argument("--workers", type=int, default=2, help="with --scheduler processes")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "scores"
+        root.mkdir()
+        write_data(root, int(args.rows), args.models, int(args.groups), args.files, args.seed)
+        with scheduler(args.scheduler, args.workers):
+            rows = measure(root, args.models, args.repeats)
+    command = " ".join(["python benchmarks/bench_compare.py", *(argv or sys.argv[1:])])
+    text = f"`{command}`\n\n{report(rows)}"
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main()
