@@ -102,7 +102,7 @@ def collective_bounds(
     if low > high:  # no row anywhere
         return _read(_empty(counts_dtype, resolution))
     grid = _Grid(low=np.array([low]), high=np.array([high]), pos=None, neg=None)
-    row_bin = np.zeros(len(keys), np.intp)
+    row_bin = None  # every row in the one bin of the whole range
     chosen = np.array([0])
     for refinement in range(refinements + 1):
         if refinement:
@@ -114,6 +114,7 @@ def collective_bounds(
         grid, row_bin = _cut(
             grid, chosen, keys, positive, w, row_bin,
             allreduce=allreduce, resolution=resolution, dtype=counts_dtype,
+            last=refinement == refinements,
         )  # fmt: skip
     return _read(grid.bins(counts_dtype, resolution))
 
@@ -158,23 +159,33 @@ def _cut(
     keys: np.ndarray,
     positive: np.ndarray,
     weights: np.ndarray | None,
-    row_bin: np.ndarray,
+    row_bin: np.ndarray | None,
     *,
     allreduce: Allreduce,
     resolution: int,
     dtype: Any,
-) -> tuple[_Grid, np.ndarray]:
-    """``grid`` with each ``chosen`` bin cut on its key range: two allreduces of the counts."""
+    last: bool,
+) -> tuple[_Grid, np.ndarray | None]:
+    """``grid`` with each ``chosen`` bin cut on its key range: two allreduces of the counts.
+
+    ``row_bin`` is each row's bin in ``grid`` (None: the first cut, of the one bin
+    holding every row); the rows' bins in the new grid are returned unless ``last``.
+    """
     per_bin = 1 << ((resolution // len(chosen)).bit_length() - 1)  # a power of two
     size = len(chosen) * per_bin
     base = grid.low[chosen]
     shifts = np.maximum(_bit_length(grid.high[chosen] - base) - (per_bin.bit_length() - 1), 0)
     slot = np.full(len(grid.low), -1, np.intp)
     slot[chosen] = np.arange(len(chosen))
-    which = slot[row_bin]
-    inside = np.flatnonzero(which >= 0)
-    j = which[inside]
-    cell = j * per_bin + ((keys[inside] - base[j]) >> shifts[j].astype(np.uint64)).astype(np.intp)
+    if row_bin is None:  # every row: no selection to copy
+        inside: Any = slice(None)
+        cell = ((keys - base[0]) >> shifts[0].astype(np.uint64)).astype(np.intp)
+    else:
+        which = slot[row_bin]
+        inside = np.flatnonzero(which >= 0)
+        j = which[inside]
+        offset = (keys[inside] - base[j]) >> shifts[j].astype(np.uint64)
+        cell = j * per_bin + offset.astype(np.intp)
     is_pos = positive[inside]
     if weights is None:
         pos = np.bincount(cell[is_pos], minlength=size).astype(np.int64)
@@ -210,9 +221,13 @@ def _cut(
     where = cell_index[occupied]
     out_low[where], out_high[where] = ~extremes[:size][occupied], extremes[size:][occupied]
     out_pos[where], out_neg[where] = pos[occupied], neg[occupied]
-    new_bin = start[row_bin]
-    new_bin[inside] = cell_index[cell]
-    return _Grid(out_low, out_high, out_pos, out_neg), new_bin
+    grid = _Grid(out_low, out_high, out_pos, out_neg)
+    if last:
+        return grid, None
+    new_bin = cell_index[cell] if row_bin is None else start[row_bin]
+    if row_bin is not None:
+        new_bin[inside] = cell_index[cell]
+    return grid, new_bin
 
 
 def _widest(bins: StateBins, bounds: AUCBounds, max_width: float, most: int) -> np.ndarray:

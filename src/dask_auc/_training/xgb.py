@@ -60,9 +60,10 @@ class XGBoostAUC:
     resolution : int, default 2**16
         Bins of the dense grid, a power of two; each allreduce moves
         ``32 * resolution`` bytes (2 MiB by default).
-    max_width : float in [0, 1], default 1e-6
-        The certified width below which no bin is cut again; 0 cuts until
-        exact or out of ``refinements``.
+    max_width : float in [0, 1], default 1e-4
+        The certified width below which no bin is cut again (the default of
+        :func:`dask_auc.roc_auc_bounds`); 0 cuts until exact or out of
+        ``refinements``.  Each cut costs about one more pass over the rows.
     refinements : int, default 2
         The most cuts of the widest bins after the first binning.
     name : str, default "auc_exact"
@@ -88,7 +89,7 @@ class XGBoostAUC:
         self,
         *,
         resolution: int = 1 << 16,
-        max_width: float = 1e-6,
+        max_width: float = 1e-4,
         refinements: int = 2,
         name: str = "auc_exact",
     ):
