@@ -135,8 +135,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| base (logloss) | {seconds['base']:.3f} | |")
         print(f"| xgboost auc | {seconds['xgboost auc']:.3f} | {own:.4f} |")
         print(f"| dask-auc XGBoostAUC | {seconds['dask-auc']:.3f} | {ours:.4f} |")
-        ratio = ours / own if own > 0 else float("nan")
-        print(f"\ndask-auc's cost per round / xgboost auc's: {ratio:.2f} (goal <= 1.5)\n")
+        if own > 0 and ours > 0:
+            print(f"\ndask-auc's cost per round / xgboost auc's: {ours / own:.2f} (goal <= 1.5)\n")
+        else:  # a metric's cost below the runs' noise
+            print(
+                "\nthe metrics cost less than the runs' noise: more --rows, --rounds or --repeats\n"
+            )
 
         _, out = train(client, data, args, "both")
         log = out["history"]["valid"]
