@@ -47,7 +47,7 @@ def stored_notebooks() -> list[Path]:
 
 def test_the_notebooks_are_stored():
     names = [path.name for path in stored_notebooks()]
-    assert names == ["daily_states.ipynb", "quickstart.ipynb", "real_model.ipynb"]
+    assert names == ["daily_states.ipynb", "quickstart.ipynb", "real_model.ipynb", "training.ipynb"]
 
 
 @pytest.mark.parametrize("path", stored_notebooks(), ids=lambda path: path.stem)

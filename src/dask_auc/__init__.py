@@ -62,6 +62,8 @@ from ._thresholds import (
     operating_point,
 )
 from ._top_k import top_k_accuracy_score
+from ._training.staged import roc_auc_by_iteration
+from ._training.xgb import XGBoostAUC
 from .plotting import (
     plot_det,
     plot_gains,
@@ -96,6 +98,7 @@ __all__ = [
     "ScoreDecomposition",
     "TieGroup",
     "UndefinedMetricWarning",
+    "XGBoostAUC",
     "__version__",
     "auc",
     "average_precision_score",
@@ -135,6 +138,7 @@ __all__ = [
     "reliability_diagram",
     "roc",
     "roc_auc_bounds",
+    "roc_auc_by_iteration",
     "roc_auc_ci",
     "roc_auc_score",
     "roc_curve",
