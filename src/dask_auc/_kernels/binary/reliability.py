@@ -35,6 +35,7 @@ from ..core.summary import UNIT_BITS, exact_total
 from ..sort.buckets import Bucket
 from ..sort.rows import SortedScores
 from .curve_context import CurveContext
+from .reliability_compiled import bucket_stack
 from .thinning import grid_step
 
 #: weighted means closer than this (relative) pool as equal: their float sums depend on the
@@ -77,6 +78,10 @@ class BlockStack(SizedByArrays):
 def bucket_blocks(bucket: Bucket, context: CurveContext) -> BlockStack:
     """The PAV block stack of the distinct scores this bucket emits, pooled ties first.
 
+    By one compiled merge of the bucket's two classes where the numba loops run
+    (:func:`~.reliability_compiled.bucket_stack`), else by NumPy
+    (:func:`score_counts`, then :func:`pooled`): the same bits.
+
     Examples
     --------
     >>> pos = SortedScores(np.array([0.2, 0.6, 0.8]))
@@ -86,6 +91,9 @@ def bucket_blocks(bucket: Bucket, context: CurveContext) -> BlockStack:
     >>> stack.low, stack.high, stack.pos, stack.neg
     (array([0.2, 0.8]), array([0.6, 0.8]), array([2, 1]), array([2, 0]))
     """
+    found = bucket_stack(bucket, context, 1 - WEIGHTED_TOLERANCE)
+    if found is not None:
+        return BlockStack(*found)
     scores, pos, neg = score_counts(bucket, context)
     if len(scores) and (scores[0] < 0 or scores[-1] > 1):
         # not probabilities: the finish raises on the stack's ends, so no term is summed
@@ -115,6 +123,7 @@ def score_counts(bucket: Bucket, context: CurveContext) -> tuple[np.ndarray, ...
     The rows of higher buckets tied with this one's top score (``carried``)
     join it; the bottom score is left to the lower buckets when its tie
     continues there (``continues``): the last bucket holding a score emits it.
+    The NumPy path of :func:`bucket_blocks`.
     """
     (pos_scores, pos_counts), (neg_scores, neg_counts) = (
         _distinct(bucket.pos),
@@ -130,7 +139,7 @@ def score_counts(bucket: Bucket, context: CurveContext) -> tuple[np.ndarray, ...
         neg[-1] += context.carried[1]
     if context.continues:
         scores, pos, neg = scores[1:], pos[1:], neg[1:]
-    return scores.astype(np.float64), pos, neg
+    return np.add(scores, 0.0, dtype=np.float64), pos, neg  # float64; -0.0 is 0.0
 
 
 def _distinct(part: SortedScores) -> tuple[np.ndarray, np.ndarray]:
