@@ -292,18 +292,17 @@ def pooled_rounds(low, high, pos, neg, factor):  # pragma: no cover - compiled
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
-    """Run :func:`merged_points` once, through its door, on tiny inputs: numba compiles it.
+    """Run :func:`merged_points` and the reliability loops once, through their doors.
 
     :mod:`~dask_auc._kernels.sort.compiled` calls this in the background compile
     (:func:`merged_pair_counts` is the sort's, warmed with its loops); ``loaded`` is
-    given the loop, to revise the compile's estimate.
+    given the first loop, to revise the compile's estimate.
     """
     from .curve_points import merged_points as points_door
+    from .reliability_compiled import warm_up as reliability_warm_up
 
     for dtype in (np.float64, np.int64):
         ascending = np.arange(300, dtype=dtype)
         points_door(ascending[::2].copy(), ascending[1::2].copy())
-    from .reliability_compiled import warm_up as reliability_warm_up
-
-    reliability_warm_up()
     loaded(merged_points)
+    reliability_warm_up()
