@@ -413,16 +413,14 @@ def test_a_short_task_takes_the_numpy_path_while_the_loops_compile(monkeypatch) 
 
 @st.composite
 def reliability_buckets(draw):
-    """A sorted bucket of probabilities (ties, 0, 1 and -0.0 among them) and its context.
+    """A sorted bucket of probabilities (ties, 0, 1 and -0.0 among them).
 
     Rows, integer multiplicities or float weights; scores of any dtype the loops take
-    (float32, 0/1 integers); rows carried from above and a bottom tie continued below;
-    now and then scores past [0, 1] (no term is summed) or long runs of falling means,
-    which NumPy's rounds pool with sums of more than 128 values (its pairwise order).
+    (float32, 0/1 integers); now and then scores past [0, 1] (no term is summed) or
+    long runs of falling means, which NumPy's rounds pool with sums of more than 128
+    values (its pairwise order).
     Scores of sizes that take NumPy's SIMD loops (``log``) and their tails.
     """
-    from dask_auc._kernels.binary.curve_context import CurveContext
-
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     n = draw(st.sampled_from([0, 1, 5, 60, 300]))
     distinct = draw(st.sampled_from([1, 2, 5, 50, 10**6]))
@@ -447,11 +445,7 @@ def reliability_buckets(draw):
             return SortedScores(values, rng.integers(1, 4, len(values)).astype(np.int64))
         return SortedScores(values, rng.random(len(values)) * 10.0 ** rng.integers(-3, 3))
 
-    bucket = Bucket.binary(part(positive), part(~positive), compiled=True)
-    weighted = weighting == "weights"
-    carried = tuple(draw(st.sampled_from([0, 2])) * (1.25 if weighted else 1) for _ in range(2))
-    context = CurveContext((0, 0), (0, 0), draw(st.booleans()), None, None, carried)
-    return bucket, context
+    return Bucket.binary(part(positive), part(~positive), compiled=True)
 
 
 @settings(max_examples=examples(50), deadline=None)
@@ -462,16 +456,16 @@ def test_the_compiled_pav_gives_the_numpy_blocks_bit_for_bit(case) -> None:
     from dask_auc._kernels.binary.reliability import bucket_blocks
     from dask_auc._kernels.binary.reliability_compiled import bucket_stack
 
-    bucket, context = case
-    assert bucket_stack(bucket, context, 1.0) is not None  # the loop runs: nothing to fall back
+    bucket = case
+    assert bucket_stack(bucket, 1.0) is not None  # the loop runs: nothing to fall back
     made, numpy_path = (
-        bucket_blocks(bucket, context),
-        bucket_blocks(replace(bucket, compiled=False), context),
+        bucket_blocks(bucket),
+        bucket_blocks(replace(bucket, compiled=False)),
     )
     for name in ("low", "high", "pos", "neg"):
         a, b = getattr(made, name), getattr(numpy_path, name)
         assert a.dtype == b.dtype, name
         np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
-    sums = ("brier", "log", "proba", "infinite")
+    sums = ("brier", "log", "proba", "infinite", "bottom", "top")
     assert [getattr(made, s) for s in sums] == [getattr(numpy_path, s) for s in sums]

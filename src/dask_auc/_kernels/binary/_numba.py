@@ -178,22 +178,22 @@ def _add_exact(value, term, bits, high, low, row):  # pragma: no cover - compile
 @_compile
 def bucket_pav(
     pos, pos_weights, pos_kind, pos_logs,
-    neg, neg_weights, neg_kind, neg_log1ps,
-    top_logs, carried, continues, pav,
-    low, high, out_pos, out_neg, bins_high, bins_low,
+    neg, neg_weights, neg_kind, neg_log1ps, pav,
+    low, high, out_pos, out_neg, bins_high, bins_low, edge_scores, edge_pos, edge_neg,
 ):  # pragma: no cover - compiled  # fmt: skip
     """A bucket's PAV blocks and exact term sums in one merge of its two classes' sorted rows.
 
     Each distinct score (ascending) pools its tie: its rows (``kind`` 0),
-    multiplicities (1) or weights (2, ``np.add.reduceat``'s order) of each class,
-    ``carried`` (``out``'s dtype) joining the top score, the bottom one skipped when it
-    ``continues`` below.  Its Brier, finite log and probability terms go to row 0, 1, 2
-    of the exact bins (:func:`_add_exact`); ``pos_logs`` (``neg_log1ps``) are NumPy's
-    ``log(s)`` (``log1p(-s)``) of each positive's (negative's) score, ``top_logs`` those
-    of the top score.  With ``pav`` (integer counts) each score is pushed on a stack of
-    blocks and pooled with the blocks below while their means do not increase; without,
-    every score is one block.  Returns ``(blocks, infinite, outside)``: a log term was
-    inf; a score lay outside [0, 1] (its terms are then meaningless).
+    multiplicities (1) or weights (2, ``np.add.reduceat``'s order) of each class.
+    The lowest and the highest score are set aside (``edge_*``: they may continue into
+    the neighbouring buckets); each score between them adds its Brier, finite log and
+    probability terms to row 0, 1, 2 of the exact bins (:func:`_add_exact`) --
+    ``pos_logs`` (``neg_log1ps``) are NumPy's ``log(s)`` (``log1p(-s)``) of each
+    positive's (negative's) score -- and, with ``pav`` (integer counts), is pushed on a
+    stack of blocks and pooled with the blocks below while their means do not increase;
+    without, every score is one block.  Returns ``(blocks, infinite, outside, edges)``:
+    a log term was inf; a score lay outside [0, 1] (its terms are then meaningless);
+    the number of scores set aside (0, 1 or 2).
     """
     n_pos, n_neg = len(pos), len(neg)
     term = np.empty(1, np.float64)
@@ -201,7 +201,7 @@ def bucket_pav(
     run_pos, run_neg = out_pos[:1].copy(), out_neg[:1].copy()
     infinite = False
     outside = False
-    first = True
+    groups = 0
     top = -1
     i = 0
     j = 0
@@ -215,10 +215,6 @@ def bucket_pav(
             i += 1
         while j < n_neg and neg[j] == value:
             j += 1
-        if first and continues:
-            first = False
-            continue
-        first = False
         if pos_kind == 0:  # rows: the common case, counted here (a call would cost more)
             run_pos[0] = i - start_pos
         else:
@@ -228,18 +224,20 @@ def bucket_pav(
         else:
             _run_total(run_neg, neg_weights, neg_kind, start_neg, j)
         s = np.float64(value) + 0.0  # float64; -0.0 is 0.0
-        log_p = pos_logs[start_pos] if i > start_pos else 0.0
-        log_q = neg_log1ps[start_neg] if j > start_neg else 0.0
-        if i == n_pos and j == n_neg:  # the top score: the tie carried from above joins it
-            run_pos[0] += carried[0]
-            run_neg[0] += carried[1]
-            log_p, log_q = top_logs[0], top_logs[1]
         p_count, q_count = run_pos[0], run_neg[0]
+        if groups == 0 or (i == n_pos and j == n_neg):  # the bucket's lowest or highest score
+            edge = min(groups, 1)
+            edge_scores[edge], edge_pos[edge], edge_neg[edge] = s, p_count, q_count
+            groups += 1
+            continue
+        groups += 1
         outside = outside or s < 0 or s > 1
         p = np.float64(p_count)
         q = np.float64(q_count)
         up = 1 - s
         _add_exact(p * (up * up) + q * (s * s), term, bits, bins_high, bins_low, 0)
+        log_p = pos_logs[start_pos] if i > start_pos else 0.0
+        log_q = neg_log1ps[start_neg] if j > start_neg else 0.0
         log_term = (0.0 if p_count == 0 else -(p * log_p)) + (0.0 if q_count == 0 else -(q * log_q))
         if np.isfinite(log_term):
             _add_exact(log_term, term, bits, bins_high, bins_low, 1)
@@ -255,7 +253,7 @@ def bucket_pav(
             out_neg[top - 1] += out_neg[top]
             high[top - 1] = high[top]
             top -= 1
-    return top + 1, infinite, outside
+    return top + 1, infinite, outside, min(groups, 2)
 
 
 @_compile

@@ -23,7 +23,6 @@ from ..core.summary import UNIT_BITS
 from ..sort.buckets import Bucket
 from ..sort.compiled import usable
 from ..sort.rows import SortedScores
-from .curve_context import CurveContext
 
 #: biased exponents of finite float64 (2047: inf and NaN)
 _EXPONENTS = 2047
@@ -38,40 +37,35 @@ def _kind(part: SortedScores) -> int | None:
     return 2 if part.weights.dtype == np.float64 else None
 
 
-def bucket_stack(bucket: Bucket, context: CurveContext, factor: float) -> tuple | None:
-    """``(low, high, pos, neg, brier, log, proba, infinite)`` of the bucket's PAV stack, or None.
+def bucket_stack(bucket: Bucket, factor: float) -> tuple | None:
+    """``(low, high, pos, neg, brier, log, proba, infinite, ends)`` of the bucket's stack, or None.
 
     :func:`~dask_auc._kernels.binary.reliability.bucket_blocks`' stack by one
     compiled merge of the two classes (:func:`~._numba.bucket_pav`): the tie
     pooling, the exact term sums and, for counts, the PAV; weights are pooled after
     it by NumPy's rounds (:func:`~._numba.pooled_rounds`, ``factor`` one less the
-    relative tolerance of a tie of means).  None where the loops do not run, or
-    counts whose products could pass int64.
+    relative tolerance of a tie of means).  ``ends``: ``(score, pos, neg)`` of the
+    lowest and the highest score, those the bucket holds (0, 1 or 2).  None where
+    the loops do not run, or counts whose products could pass int64.
     """
     pos, neg = bucket.pos, bucket.neg
     kernel = usable(bucket.compiled, "binary", pos.scores, neg.scores)
     kinds = _kind(pos), _kind(neg)
     if kernel is None or pos.scores.dtype != neg.scores.dtype or None in kinds:
         return None
-    carried = context.carried
-    dtype = np.result_type(*(np.float64 if k == 2 else np.int64 for k in kinds), *carried)
-    if dtype == np.int64:
-        if (pos.total + carried[0]) * (neg.total + carried[1]) >= 2**63:
-            return None
-    elif dtype != np.float64:
+    dtype = np.result_type(*(np.float64 if k == 2 else np.int64 for k in kinds))
+    if dtype == np.int64 and pos.total * neg.total >= 2**63:
         return None
     n = len(pos.scores) + len(neg.scores)
-    tops = [part.scores[-1] for part in (pos, neg) if len(part.scores)]
-    top = np.array([max(tops) if tops else 0], np.float64) + 0.0
     with np.errstate(divide="ignore", invalid="ignore"):  # log(0); log(< 0): the finish raises
         logs = np.log(pos.scores.astype(np.float64, copy=False))
         log1ps = np.log1p(-neg.scores.astype(np.float64, copy=False))
-        top_logs = np.concatenate((np.log(top), np.log1p(-top)))
     low, high = np.empty(n, np.float64), np.empty(n, np.float64)
     out_pos, out_neg = np.empty(n, dtype), np.empty(n, dtype)
     bins_high, bins_low = np.zeros((3, _EXPONENTS), np.int64), np.zeros((3, _EXPONENTS), np.int64)
+    edge_scores, edge_pos, edge_neg = np.zeros(2), np.zeros(2, dtype), np.zeros(2, dtype)
     no_weights = np.zeros(0, np.int64)
-    m, infinite, outside = kernel.bucket_pav(
+    m, infinite, outside, edges = kernel.bucket_pav(
         pos.scores,
         no_weights if pos.weights is None else pos.weights,
         kinds[0],
@@ -80,9 +74,6 @@ def bucket_stack(bucket: Bucket, context: CurveContext, factor: float) -> tuple 
         no_weights if neg.weights is None else neg.weights,
         kinds[1],
         log1ps,
-        top_logs,
-        np.array(carried, dtype),
-        context.continues,
         dtype == np.int64,
         low,
         high,
@@ -90,6 +81,9 @@ def bucket_stack(bucket: Bucket, context: CurveContext, factor: float) -> tuple 
         out_neg,
         bins_high,
         bins_low,
+        edge_scores,
+        edge_pos,
+        edge_neg,
     )
     if dtype == np.float64:
         m = kernel.pooled_rounds(low[:m], high[:m], out_pos[:m], out_neg[:m], factor)
@@ -100,7 +94,8 @@ def bucket_stack(bucket: Bucket, context: CurveContext, factor: float) -> tuple 
         sums = (brier, log, proba, bool(infinite))
     if m < n:  # compact arrays, not views of the bucket-sized buffers
         low, high, out_pos, out_neg = (a[:m].copy() for a in (low, high, out_pos, out_neg))
-    return (low, high, out_pos, out_neg, *sums)
+    ends = [(edge_scores[e], edge_pos[e], edge_neg[e]) for e in range(edges)]
+    return (low, high, out_pos, out_neg, *sums, ends)
 
 
 def _binned_total(high: np.ndarray, low: np.ndarray) -> int:
@@ -119,8 +114,4 @@ def warm_up() -> None:
         scores = (ascending * 300).astype(dtype) if dtype == np.int64 else ascending
         for weights in (None, np.ones(150, np.int64), np.ones(150)):
             pos, neg = SortedScores(scores[::2].copy(), weights), SortedScores(scores[1::2].copy())
-            float_weights = weights is not None and weights.dtype.kind == "f"
-            context = CurveContext(
-                (0, 0), (0, 0), False, None, None, (0, 0.0 if float_weights else 0)
-            )
-            bucket_stack(Bucket.binary(pos, neg, compiled=True), context, 1.0)
+            bucket_stack(Bucket.binary(pos, neg, compiled=True), 1.0)
