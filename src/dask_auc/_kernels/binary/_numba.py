@@ -148,12 +148,10 @@ def _run_total(out, weights, kind, start, stop):  # pragma: no cover - compiled
 
 
 @_compile
-def _split(value, term, bits):  # pragma: no cover - compiled
+def _split(value):  # pragma: no cover - compiled
     """A finite float as ``(e, m)``: ``value = m * 2**(max(e, 1) - 1075)``, ``m`` a signed
-    53-bit integer, ``e`` its biased exponent (``term``, ``bits``: a one-float buffer and
-    its int64 view, to read the float's bits)."""
-    term[0] = value
-    pattern = bits[0]
+    53-bit integer, ``e`` its biased exponent."""
+    pattern = np.float64(value).view(np.int64)
     biased = (pattern >> 52) & 2047
     mantissa = pattern & 4503599627370495  # 2**52 - 1
     if biased:
@@ -164,13 +162,13 @@ def _split(value, term, bits):  # pragma: no cover - compiled
 
 
 @_compile
-def _add_exact(value, term, bits, high, low, row):  # pragma: no cover - compiled
+def _add_exact(value, high, low, row):  # pragma: no cover - compiled
     """Add a finite float to integer bins by biased exponent ``e``, exactly.
 
     ``m`` (:func:`_split`) is summed in halves of 26 bits either side, signed, in
     ``high[row, e]`` and ``low[row, e]`` (``m = (high << 26) + low``).
     """
-    biased, mantissa = _split(value, term, bits)
+    biased, mantissa = _split(value)
     high[row, biased] += mantissa >> 26
     low[row, biased] += mantissa & 67108863  # 2**26 - 1
 
@@ -196,9 +194,8 @@ def bucket_pav(
     the number of scores set aside (0, 1 or 2).
     """
     n_pos, n_neg = len(pos), len(neg)
-    term = np.empty(1, np.float64)
-    bits = term.view(np.int64)
-    run_pos, run_neg = out_pos[:1].copy(), out_neg[:1].copy()
+    run_pos, run_neg = np.zeros(1, out_pos.dtype), np.zeros(1, out_neg.dtype)
+    zero = run_pos[0]  # 0 of the counts' dtype
     infinite = False
     outside = False
     groups = 0
@@ -216,15 +213,16 @@ def bucket_pav(
         while j < n_neg and neg[j] == value:
             j += 1
         if pos_kind == 0:  # rows: the common case, counted here (a call would cost more)
-            run_pos[0] = i - start_pos
+            p_count = zero + (i - start_pos)
         else:
             _run_total(run_pos, pos_weights, pos_kind, start_pos, i)
+            p_count = run_pos[0]
         if neg_kind == 0:
-            run_neg[0] = j - start_neg
+            q_count = zero + (j - start_neg)
         else:
             _run_total(run_neg, neg_weights, neg_kind, start_neg, j)
+            q_count = run_neg[0]
         s = np.float64(value) + 0.0  # float64; -0.0 is 0.0
-        p_count, q_count = run_pos[0], run_neg[0]
         if groups == 0 or (i == n_pos and j == n_neg):  # the bucket's lowest or highest score
             edge = min(groups, 1)
             edge_scores[edge], edge_pos[edge], edge_neg[edge] = s, p_count, q_count
@@ -235,15 +233,15 @@ def bucket_pav(
         p = np.float64(p_count)
         q = np.float64(q_count)
         up = 1 - s
-        _add_exact(p * (up * up) + q * (s * s), term, bits, bins_high, bins_low, 0)
+        _add_exact(p * (up * up) + q * (s * s), bins_high, bins_low, 0)
         log_p = pos_logs[start_pos] if i > start_pos else 0.0
         log_q = neg_log1ps[start_neg] if j > start_neg else 0.0
         log_term = (0.0 if p_count == 0 else -(p * log_p)) + (0.0 if q_count == 0 else -(q * log_q))
         if np.isfinite(log_term):
-            _add_exact(log_term, term, bits, bins_high, bins_low, 1)
+            _add_exact(log_term, bins_high, bins_low, 1)
         else:
             infinite = True
-        _add_exact(np.float64(p_count + q_count) * s, term, bits, bins_high, bins_low, 2)
+        _add_exact(np.float64(p_count + q_count) * s, bins_high, bins_low, 2)
         top += 1
         low[top], high[top], out_pos[top], out_neg[top] = s, s, p_count, q_count
         while (
