@@ -409,3 +409,63 @@ def test_a_short_task_takes_the_numpy_path_while_the_loops_compile(monkeypatch) 
     family.waited = 1  # let the fake compile end
     family.thread.join(60)
     assert walks.replicate_summary(*inputs) is not None
+
+
+@st.composite
+def reliability_buckets(draw):
+    """A sorted bucket of probabilities (ties, 0, 1 and -0.0 among them).
+
+    Rows, integer multiplicities or float weights; scores of any dtype the loops take
+    (float32, 0/1 integers); now and then scores past [0, 1] (no term is summed) or
+    long runs of falling means, which NumPy's rounds pool with sums of more than 128
+    values (its pairwise order).
+    Scores of sizes that take NumPy's SIMD loops (``log``) and their tails.
+    """
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n = draw(st.sampled_from([0, 1, 5, 60, 300]))
+    distinct = draw(st.sampled_from([1, 2, 5, 50, 10**6]))
+    dtype = draw(st.sampled_from([np.float64, np.float32, np.int64]))
+    scores = rng.integers(0, distinct + 1, n) / distinct
+    if dtype == np.int64:
+        scores = np.round(scores)
+    scores[rng.random(n) < draw(st.sampled_from([0.0, 0.2]))] = -0.0
+    if draw(st.booleans()):
+        scores[rng.random(n) < 0.05] = draw(st.sampled_from([-0.5, 1.5]))
+    share = draw(st.sampled_from(["random", "falling", "rising", "step down"]))
+    chance = {"random": 0.3, "falling": 1 - scores, "rising": scores, "step down": scores < 0.5}
+    chance = chance[share]
+    positive = rng.random(n) < np.clip(chance, 0, 1)
+    weighting = draw(st.sampled_from(["rows", "counted", "weights"]))
+
+    def part(rows: np.ndarray) -> SortedScores:
+        values = np.sort(scores[rows]).astype(dtype)
+        if weighting == "rows":
+            return SortedScores(values)
+        if weighting == "counted":
+            return SortedScores(values, rng.integers(1, 4, len(values)).astype(np.int64))
+        return SortedScores(values, rng.random(len(values)) * 10.0 ** rng.integers(-3, 3))
+
+    return Bucket.binary(part(positive), part(~positive), compiled=True)
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(case=reliability_buckets())
+@pytest.mark.float_order
+def test_the_compiled_pav_gives_the_numpy_blocks_bit_for_bit(case) -> None:
+    """The reliability diagram's fused loop: the NumPy path's blocks, sums and dtypes, exactly."""
+    from dask_auc._kernels.binary.reliability import bucket_blocks
+    from dask_auc._kernels.binary.reliability_compiled import bucket_stack
+
+    bucket = case
+    assert bucket_stack(bucket, 1.0) is not None  # the loop runs: nothing to fall back
+    made, numpy_path = (
+        bucket_blocks(bucket),
+        bucket_blocks(replace(bucket, compiled=False)),
+    )
+    for name in ("low", "high", "pos", "neg"):
+        a, b = getattr(made, name), getattr(numpy_path, name)
+        assert a.dtype == b.dtype, name
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+    sums = ("brier", "log", "proba", "infinite", "bottom", "top")
+    assert [getattr(made, s) for s in sums] == [getattr(numpy_path, s) for s in sums]

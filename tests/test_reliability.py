@@ -20,7 +20,15 @@ from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
 
 import dask_auc
-from dask_auc._kernels.binary.reliability import BlockStack, merged_blocks, pooled
+from dask_auc._kernels.binary.reliability import (
+    BlockStack,
+    bucket_blocks,
+    completed,
+    merged_blocks,
+    pooled,
+)
+from dask_auc._kernels.sort.buckets import Bucket
+from dask_auc._kernels.sort.rows import SortedScores
 from metric_registry import DECOMPOSITION, decomposition_reference
 from strategies import boundaries, dask_array, examples
 
@@ -313,3 +321,47 @@ def test_the_merge_is_associative_and_the_pav_of_the_concatenation(data, weighte
                 np.testing.assert_allclose(getattr(tree, name), getattr(whole, name), rtol=RTOL)
             else:
                 np.testing.assert_array_equal(getattr(tree, name), getattr(whole, name))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(data=st.data(), weighted=st.booleans())
+def test_buckets_cut_through_ties_merge_to_the_whole_bucket(data, weighted):
+    """Buckets cut anywhere (through tie groups too) merge, in any tree, to the uncut bucket.
+
+    Each bucket keeps its end groups aside; the merge joins the groups cut at an
+    edge before they enter the PAV and the exact sums (:func:`completed`).
+    """
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n = data.draw(st.integers(1, 60))
+    scores = np.sort(rng.integers(0, data.draw(st.sampled_from([2, 5, 50])) + 1, n) / 50)
+    positive = rng.random(n) < scores
+    weights = rng.random(n) + 0.1 if weighted else None
+
+    def bucket(rows: slice) -> Bucket:
+        parts = []
+        for chosen in (positive[rows], ~positive[rows]):
+            kept = None if weights is None else weights[rows][chosen]
+            parts.append(SortedScores(scores[rows][chosen], kept))
+        return Bucket.binary(*parts)
+
+    cuts = sorted(data.draw(st.lists(st.integers(0, n), max_size=5)))
+    edges = [0, *cuts, n]
+    stacks = [
+        bucket_blocks(bucket(slice(a, b))) for a, b in zip(edges[:-1], edges[1:], strict=True)
+    ][::-1]
+    whole = completed(bucket_blocks(bucket(slice(0, n))))
+    split = data.draw(st.integers(1, len(stacks)))
+    trees = [
+        merged_blocks(stacks),
+        merged_blocks([merged_blocks(stacks[:split]), *stacks[split:]]),
+        merged_blocks([*stacks[: split - 1], merged_blocks(stacks[split - 1 :])]),
+    ]
+    for tree in map(completed, trees):
+        for name in ("low", "high", "pos", "neg"):
+            if weighted:
+                np.testing.assert_allclose(getattr(tree, name), getattr(whole, name), rtol=RTOL)
+            else:
+                np.testing.assert_array_equal(getattr(tree, name), getattr(whole, name))
+        if not weighted:  # whole tie groups, exact sums: the same integers
+            assert (tree.brier, tree.log, tree.proba) == (whole.brier, whole.log, whole.proba)
+        assert tree.infinite == whole.infinite

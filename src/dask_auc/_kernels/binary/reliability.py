@@ -12,10 +12,14 @@ is associative, not commutative: a tree of contiguous runs (dask's
 Brier and the log score into miscalibration, discrimination and uncertainty
 from the full stack; :func:`thinned` picks the blocks to draw.
 
-A tie group spread over several buckets is pooled by the last bucket holding
-its score (:class:`~.curve_context.CurveContext`'s ``continues`` and
-``carried``), as the curve points are: every distinct score enters the PAV
-once, with all of its rows.
+A bucket knows nothing of the others: the tie groups at its two ends may
+continue into its neighbours, so it keeps them aside, unpooled (``bottom``
+and ``top``, :class:`Group`), and pools only the scores between them.  The
+merge joins a stack's top group with the next stack's bottom group when they
+hold one score; a group no longer at an end of the merged stack is whole, and
+enters the PAV and the sums then (:func:`completed` does it for the last two):
+every distinct score enters the PAV once, with all of its rows, and no task
+waits for the others before reducing its bucket.
 
 Nothing here imports dask.
 """
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -34,7 +38,7 @@ from ..core.footprint import SizedByArrays
 from ..core.summary import UNIT_BITS, exact_total
 from ..sort.buckets import Bucket
 from ..sort.rows import SortedScores
-from .curve_context import CurveContext
+from .reliability_compiled import bucket_stack
 from .thinning import grid_step
 
 #: weighted means closer than this (relative) pool as equal: their float sums depend on the
@@ -59,6 +63,10 @@ class BlockStack(SizedByArrays):
         given to the outcome, and of ``s`` (each weighted).
     infinite : bool
         Some row of nonzero weight has probability 0 of its outcome: its log score is inf.
+    bottom, top : Group or None
+        The tie groups at the stack's ends, kept aside while they may continue into
+        the neighbouring buckets: below the blocks and above them, not in the sums.
+        One group only is ``bottom``; a stack of whole groups has neither.
     """
 
     low: np.ndarray
@@ -69,68 +77,91 @@ class BlockStack(SizedByArrays):
     log: int = 0
     proba: int = 0
     infinite: bool = False
+    bottom: Group | None = None
+    top: Group | None = None
 
     def __len__(self) -> int:
         return len(self.pos)
 
 
-def bucket_blocks(bucket: Bucket, context: CurveContext) -> BlockStack:
-    """The PAV block stack of the distinct scores this bucket emits, pooled ties first.
+class Group(NamedTuple):
+    """One distinct score's rows (or weight) of each class: a tie group."""
+
+    score: float
+    pos: Any
+    neg: Any
+
+
+def bucket_blocks(bucket: Bucket) -> BlockStack:
+    """The PAV block stack of this bucket's distinct scores, its end groups kept aside.
+
+    Ties are pooled first; the lowest and the highest score's groups are the
+    stack's ``bottom`` and ``top`` (they may continue into the neighbouring
+    buckets), the scores between them are pooled and summed.  By one compiled
+    merge of the bucket's two classes where the numba loops run
+    (:func:`~.reliability_compiled.bucket_stack`), else by NumPy
+    (:func:`score_counts`, then :func:`pooled`): the same bits.
 
     Examples
     --------
-    >>> pos = SortedScores(np.array([0.2, 0.6, 0.8]))
+    >>> pos = SortedScores(np.array([0.2, 0.4, 0.7, 0.8]))
     >>> neg = SortedScores(np.array([0.4, 0.6]))
-    >>> context = CurveContext((3, 2), (0, 0), False, None, None)
-    >>> stack = bucket_blocks(Bucket.binary(pos, neg), context)
-    >>> stack.low, stack.high, stack.pos, stack.neg
-    (array([0.2, 0.8]), array([0.6, 0.8]), array([2, 1]), array([2, 0]))
+    >>> stack = bucket_blocks(Bucket.binary(pos, neg))
+    >>> stack.low, stack.high, stack.pos, stack.neg  # 0.4 (1 of 2) and 0.6 (0 of 1) pool
+    (array([0.4, 0.7]), array([0.6, 0.7]), array([1, 1]), array([2, 0]))
+    >>> [float(g.score) for g in (stack.bottom, stack.top)]
+    [0.2, 0.8]
     """
-    scores, pos, neg = score_counts(bucket, context)
-    if len(scores) and (scores[0] < 0 or scores[-1] > 1):
-        # not probabilities: the finish raises on the stack's ends, so no term is summed
-        return pooled(BlockStack(scores, scores, pos, neg))
-    # one term per distinct score, made of its whole tie group: the same floats whatever the
-    # partitioning, so their exact sums are too
+    found = bucket_stack(bucket, 1 - WEIGHTED_TOLERANCE)
+    if found is not None:
+        *blocks, ends = found
+        return BlockStack(*blocks, *(Group(*end) for end in ends))
+    scores, pos, neg = score_counts(bucket)
+    n = len(scores)
+    if n <= 1:
+        bottom = Group(scores[0], pos[0], neg[0]) if n else None
+        return BlockStack(scores[:0], scores[:0], pos[:0], neg[:0], bottom=bottom)
+    ends = (Group(scores[0], pos[0], neg[0]), Group(scores[-1], pos[-1], neg[-1]))
+    inner = slice(1, n - 1)
+    scores, pos, neg = scores[inner], pos[inner], neg[inner]
+    return pooled(BlockStack(scores, scores, pos, neg, *score_sums(scores, pos, neg), *ends))
+
+
+def score_sums(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> tuple[int, int, int, bool]:
+    """The exact Brier, finite log and probability sums of whole tie groups, and ``infinite``.
+
+    One term per distinct score, made of its whole tie group: the same floats
+    whatever the partitioning, so their exact sums are too.  Scores outside
+    [0, 1] are no probabilities: nothing is summed (the finish raises on them).
+    """
+    if len(scores) == 0 or scores.min() < 0 or scores.max() > 1:
+        return 0, 0, 0, False
     with np.errstate(divide="ignore"):  # log(0): a probability 0 of the outcome, inf
         log_terms = _xlog(pos, np.log(scores)) + _xlog(neg, np.log1p(-scores))
     finite = np.isfinite(log_terms)
-    return pooled(
-        BlockStack(
-            scores,
-            scores,
-            pos,
-            neg,
-            brier=exact_total(pos * (1 - scores) ** 2 + neg * scores**2),
-            log=exact_total(log_terms[finite]),
-            proba=exact_total((pos + neg) * scores),
-            infinite=not finite.all(),
-        )
+    return (
+        exact_total(pos * (1 - scores) ** 2 + neg * scores**2),
+        exact_total(log_terms[finite]),
+        exact_total((pos + neg) * scores),
+        not finite.all(),
     )
 
 
-def score_counts(bucket: Bucket, context: CurveContext) -> tuple[np.ndarray, ...]:
-    """The distinct scores (ascending, float64) this bucket emits, with each class's rows.
+def score_counts(bucket: Bucket) -> tuple[np.ndarray, ...]:
+    """The distinct scores (ascending, float64) of the bucket, with each class's rows at each.
 
-    The rows of higher buckets tied with this one's top score (``carried``)
-    join it; the bottom score is left to the lower buckets when its tie
-    continues there (``continues``): the last bucket holding a score emits it.
+    The NumPy path of :func:`bucket_blocks`; ``-0.0`` is 0.0.
     """
     (pos_scores, pos_counts), (neg_scores, neg_counts) = (
         _distinct(bucket.pos),
         _distinct(bucket.neg),
     )
     scores = np.union1d(pos_scores, neg_scores)
-    dtype = np.result_type(pos_counts, neg_counts, *context.carried)
+    dtype = np.result_type(pos_counts, neg_counts)
     pos, neg = np.zeros(len(scores), dtype), np.zeros(len(scores), dtype)
     pos[np.searchsorted(scores, pos_scores)] = pos_counts
     neg[np.searchsorted(scores, neg_scores)] = neg_counts
-    if len(scores):
-        pos[-1] += context.carried[0]
-        neg[-1] += context.carried[1]
-    if context.continues:
-        scores, pos, neg = scores[1:], pos[1:], neg[1:]
-    return scores.astype(np.float64), pos, neg
+    return np.add(scores, 0.0, dtype=np.float64), pos, neg
 
 
 def _distinct(part: SortedScores) -> tuple[np.ndarray, np.ndarray]:
@@ -159,8 +190,8 @@ def _xlog(count: np.ndarray, logs: np.ndarray) -> np.ndarray:
 def merged_blocks(stacks: Sequence[BlockStack]) -> BlockStack:
     """The PAV stack of consecutive buckets' stacks, given in bucket order (highest scores first).
 
-    Associative, not commutative: the stacks are concatenated in ascending
-    score order and pooled again, where only the seams can violate.
+    Associative, not commutative: the stacks are joined in ascending score
+    order (:func:`joined`), where only the seams can violate.
 
     Examples
     --------
@@ -171,24 +202,84 @@ def merged_blocks(stacks: Sequence[BlockStack]) -> BlockStack:
     (array([0.1]), array([0.9]), array([3]), array([1]))
     """
     ascending = list(stacks)[::-1]
-    if len(ascending) == 1:
-        return ascending[0]
+    merged = ascending[0]
+    for stack in ascending[1:]:
+        merged = joined(merged, stack)
+    return merged
+
+
+def joined(lower: BlockStack, upper: BlockStack) -> BlockStack:
+    """Two neighbouring stacks as one: ``upper`` holds the higher scores.
+
+    Their facing end groups become one when they hold one score; every group
+    no longer at an end of the result is whole, and joins the blocks (and the
+    sums) between the ends; the blocks are pooled again.
+    """
+    below, above = _items(lower), _items(upper)
+    items = [*below, *above]
+    seam = len(below)
+    if 0 < seam < len(items):
+        a, b = items[seam - 1], items[seam]
+        if isinstance(a, Group) and isinstance(b, Group) and a.score == b.score:
+            items[seam - 1 : seam + 1] = [Group(a.score, a.pos + b.pos, a.neg + b.neg)]
+    bottom = items[0] if items and isinstance(items[0], Group) else None
+    top = items[-1] if len(items) > 1 and isinstance(items[-1], Group) else None
+    inner = items[bottom is not None : len(items) - (top is not None)]
+    base = BlockStack(
+        lower.low[:0],
+        lower.low[:0],
+        lower.pos[:0],
+        lower.neg[:0],
+        lower.brier + upper.brier,
+        lower.log + upper.log,
+        lower.proba + upper.proba,
+        lower.infinite or upper.infinite,
+        bottom,
+        top,
+    )
+    return _assembled(base, inner)
+
+
+def completed(stack: BlockStack) -> BlockStack:
+    """The stack with its end groups whole (no bucket lies beyond it): blocks and sums only."""
+    if stack.bottom is None and stack.top is None:
+        return stack
+    return _assembled(replace(stack, bottom=None, top=None), _items(stack))
+
+
+def _items(stack: BlockStack) -> list[Any]:
+    """The stack in ascending order: its bottom group, its blocks (the stack), its top group."""
+    items: list[Any] = [] if stack.bottom is None else [stack.bottom]
+    if len(stack):
+        items.append(stack)
+    if stack.top is not None:
+        items.append(stack.top)
+    return items
+
+
+def _assembled(base: BlockStack, inner: list[Any]) -> BlockStack:
+    """``base``'s sums and ends with the blocks of ``inner`` (stacks, and groups made whole)."""
+    parts: list[BlockStack] = []
+    for item in inner:
+        if isinstance(item, Group):
+            scores = np.array([item.score], np.float64)
+            pos, neg = np.array([item.pos]), np.array([item.neg])
+            brier, log, proba, infinite = score_sums(scores, pos, neg)
+            base = replace(
+                base,
+                brier=base.brier + brier,
+                log=base.log + log,
+                proba=base.proba + proba,
+                infinite=base.infinite or infinite,
+            )
+            item = BlockStack(scores, scores, pos, neg)
+        parts.append(item)
+    if not parts:
+        return base
     low, high, pos, neg = (
-        np.concatenate([getattr(s, name) for s in ascending])
-        for name in ("low", "high", "pos", "neg")
+        np.concatenate([getattr(p, name) for p in parts]) for name in ("low", "high", "pos", "neg")
     )
-    return pooled(
-        BlockStack(
-            low,
-            high,
-            pos,
-            neg,
-            brier=sum(s.brier for s in ascending),
-            log=sum(s.log for s in ascending),
-            proba=sum(s.proba for s in ascending),
-            infinite=any(s.infinite for s in ascending),
-        )
-    )
+    return pooled(replace(base, low=low, high=high, pos=pos, neg=neg))
 
 
 def pooled(stack: BlockStack) -> BlockStack:
@@ -211,7 +302,7 @@ def pooled(stack: BlockStack) -> BlockStack:
         ends = np.append(starts[1:], len(pos)) - 1
         low, high = low[starts], high[ends]
         pos, neg = np.add.reduceat(pos, starts), np.add.reduceat(neg, starts)
-    return BlockStack(low, high, pos, neg, stack.brier, stack.log, stack.proba, stack.infinite)
+    return replace(stack, low=low, high=high, pos=pos, neg=neg)
 
 
 def _not_increasing(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
@@ -257,8 +348,7 @@ def decomposition(stack: BlockStack) -> Decomposition:
     --------
     >>> pos = SortedScores(np.array([0.2, 0.6, 0.8]))
     >>> neg = SortedScores(np.array([0.4, 0.6]))
-    >>> context = CurveContext((3, 2), (0, 0), False, None, None)
-    >>> parts = decomposition(bucket_blocks(Bucket.binary(pos, neg), context))
+    >>> parts = decomposition(completed(bucket_blocks(Bucket.binary(pos, neg))))
     >>> [round(v, 4) for v in parts.brier]  # S, MCB, DSC, UNC: (1.36 - 1) / 5, (1.2 - 1) / 5
     [0.272, 0.072, 0.04, 0.24]
     """

@@ -1,0 +1,117 @@
+"""The reliability diagram's compiled loop behind its door: ``None`` where it cannot run.
+
+The loops are in :mod:`dask_auc._kernels.binary._numba`, loaded by the sort's
+:func:`~dask_auc._kernels.sort.compiled.usable`; a ``None`` sends
+:func:`~dask_auc._kernels.binary.reliability.bucket_blocks` to its NumPy path,
+which gives the same bits.  A bucket costs one compiled pass over its rows
+instead of NumPy's dozen passes over its distinct scores: :func:`bucket_stack`,
+one merge of the two classes that pools each tie, sums the Brier, log and
+probability terms exactly (binned by exponent in integers: the integers
+``exact_total`` makes) and runs the PAV on a stack as it goes (counts; weights
+are pooled after it by NumPy's rounds, whose float sums keep their order).  The
+logarithms stay NumPy's, taken of each class's rows before the merge (``np.log``
+is not libm's ``log`` on every CPU).
+
+Nothing here imports dask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.summary import UNIT_BITS
+from ..sort.buckets import Bucket
+from ..sort.compiled import usable
+from ..sort.rows import SortedScores
+
+#: biased exponents of finite float64 (2047: inf and NaN)
+_EXPONENTS = 2047
+
+
+def _kind(part: SortedScores) -> int | None:
+    """0 rows, 1 integer multiplicities, 2 float64 weights; None: another weight dtype."""
+    if part.weights is None:
+        return 0
+    if part.weights.dtype.kind in "iu":
+        return 1 if part.weights.dtype == np.int64 else None
+    return 2 if part.weights.dtype == np.float64 else None
+
+
+def bucket_stack(bucket: Bucket, factor: float) -> tuple | None:
+    """``(low, high, pos, neg, brier, log, proba, infinite, ends)`` of the bucket's stack, or None.
+
+    :func:`~dask_auc._kernels.binary.reliability.bucket_blocks`' stack by one
+    compiled merge of the two classes (:func:`~._numba.bucket_pav`): the tie
+    pooling, the exact term sums and, for counts, the PAV; weights are pooled after
+    it by NumPy's rounds (:func:`~._numba.pooled_rounds`, ``factor`` one less the
+    relative tolerance of a tie of means).  ``ends``: ``(score, pos, neg)`` of the
+    lowest and the highest score, those the bucket holds (0, 1 or 2).  None where
+    the loops do not run, or counts whose products could pass int64.
+    """
+    pos, neg = bucket.pos, bucket.neg
+    kernel = usable(bucket.compiled, "binary", pos.scores, neg.scores)
+    kinds = _kind(pos), _kind(neg)
+    if kernel is None or pos.scores.dtype != neg.scores.dtype or None in kinds:
+        return None
+    dtype = np.result_type(*(np.float64 if k == 2 else np.int64 for k in kinds))
+    if dtype == np.int64 and pos.total * neg.total >= 2**63:
+        return None
+    n = len(pos.scores) + len(neg.scores)
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0); log(< 0): the finish raises
+        logs = np.log(pos.scores.astype(np.float64, copy=False))
+        log1ps = np.log1p(-neg.scores.astype(np.float64, copy=False))
+    low, high = np.empty(n, np.float64), np.empty(n, np.float64)
+    out_pos, out_neg = np.empty(n, dtype), np.empty(n, dtype)
+    bins_high, bins_low = np.zeros((3, _EXPONENTS), np.int64), np.zeros((3, _EXPONENTS), np.int64)
+    edge_scores, edge_pos, edge_neg = np.zeros(2), np.zeros(2, dtype), np.zeros(2, dtype)
+    no_weights = np.zeros(0, np.int64)
+    m, infinite, outside, edges = kernel.bucket_pav(
+        pos.scores,
+        no_weights if pos.weights is None else pos.weights,
+        kinds[0],
+        logs,
+        neg.scores,
+        no_weights if neg.weights is None else neg.weights,
+        kinds[1],
+        log1ps,
+        dtype == np.int64,
+        low,
+        high,
+        out_pos,
+        out_neg,
+        bins_high,
+        bins_low,
+        edge_scores,
+        edge_pos,
+        edge_neg,
+    )
+    if dtype == np.float64:
+        m = kernel.pooled_rounds(low[:m], high[:m], out_pos[:m], out_neg[:m], factor)
+    if outside:  # not probabilities: the finish raises on the stack's ends; no term is summed
+        sums: tuple[int, int, int, bool] = (0, 0, 0, False)
+    else:
+        brier, log, proba = (_binned_total(bins_high[t], bins_low[t]) for t in range(3))
+        sums = (brier, log, proba, bool(infinite))
+    if m < n:  # compact arrays, not views of the bucket-sized buffers
+        low, high, out_pos, out_neg = (a[:m].copy() for a in (low, high, out_pos, out_neg))
+    ends = [(edge_scores[e], edge_pos[e], edge_neg[e]) for e in range(edges)]
+    return (low, high, out_pos, out_neg, *sums, ends)
+
+
+def _binned_total(high: np.ndarray, low: np.ndarray) -> int:
+    """The exact total of the bins: ``(high << 26) + low`` units of ``2**(max(e, 1) - 1075)``."""
+    total = 0
+    for i in np.flatnonzero((high != 0) | (low != 0)).tolist():
+        shift = max(i, 1) - 1075 + UNIT_BITS
+        total += ((int(high[i]) << 26) + int(low[i])) << shift
+    return total
+
+
+def warm_up() -> None:
+    """Run the loops once, through their door, on tiny inputs: numba compiles (or loads) them."""
+    ascending = np.arange(300, dtype=np.float64) / 300
+    for dtype in (np.float64, np.int64):
+        scores = (ascending * 300).astype(dtype) if dtype == np.int64 else ascending
+        for weights in (None, np.ones(150, np.int64), np.ones(150)):
+            pos, neg = SortedScores(scores[::2].copy(), weights), SortedScores(scores[1::2].copy())
+            bucket_stack(Bucket.binary(pos, neg, compiled=True), 1.0)
