@@ -129,7 +129,7 @@ def test_equals_sklearn(variant, data) -> None:
         # which it returns only when its float sums of the weights cancel exactly (the
         # total and the one class's total, summed in two orders, can differ by an ulp:
         # then it returns NaN or +-1 of rounding).  dask-auc's counts give 0.0 always.
-        values = np.asarray(got[0][0][0])
+        values = np.asarray(got[0][0])
         assert np.all(values == 0.0), values
         expected = ((np.zeros_like(values), expected[0][1]), expected[1])
     _assert_same(got, expected, exact=w is None)
