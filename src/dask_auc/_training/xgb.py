@@ -50,8 +50,8 @@ class XGBoostAUC:
     xgboost.dask is the mean of the workers' AUCs, weighted by their pairs:
     pairs of rows on different workers are never counted.
 
-    Pass it as ``custom_metric=`` to :func:`xgboost.dask.train` (or
-    :func:`xgboost.train`), or as ``eval_metric=`` to
+    Pass it as ``custom_metric=`` to ``xgboost.dask.train`` (or
+    ``xgboost.train``), or as ``eval_metric=`` to
     ``xgboost.dask.DaskXGBClassifier``; add :meth:`history_callback` to the
     callbacks to keep its full value in the history and in early stopping.
 
@@ -114,7 +114,7 @@ class XGBoostAUC:
     def __call__(self, first: Any, second: Any, sample_weight: Any = None) -> Any:
         """As xgboost calls a metric: ``(predt, dmatrix) -> (name, auc)`` or ``(y, predt) -> auc``.
 
-        :func:`xgboost.train`'s ``custom_metric`` gets the predictions and the
+        ``xgboost.train``'s ``custom_metric`` gets the predictions and the
         ``DMatrix``; the scikit-learn estimators' ``eval_metric`` gets the
         labels, the predictions and ``sample_weight``.  Both run in every
         worker at once: this is a collective call.
