@@ -109,7 +109,7 @@ def test_every_entry_names_variants_or_takes_no_options() -> None:
 
 @every_metric
 def test_requests_differing_in_one_parameter_computed_together(metric: Metric) -> None:
-    """Each request computed beside the entry's default gives what it gives alone, both orders."""
+    """Each request computed beside the entry's default gives what it gives alone."""
     layout = metric.layouts[0]
     inputs = dask_inputs(_columns(metric), CUTS, layout)
     base = _lazy(metric, inputs, {}, {})
@@ -118,12 +118,12 @@ def test_requests_differing_in_one_parameter_computed_together(metric: Metric) -
         other = _lazy(metric, inputs, options, config)
         with dask.config.set(config):
             alone_other = other.compute()
+        # one order is enough: tasks of the two requests sharing a name would leave one
+        # version in the merged graph, and the request whose task was replaced (in this
+        # order, the first) would give another answer than alone
         together = dask_auc.compute(base, other)
         _same(metric, together[0], alone_base)
         _same(metric, together[1], alone_other)
-        reversed_order = dask_auc.compute(other, base)
-        _same(metric, reversed_order[0], alone_other)
-        _same(metric, reversed_order[1], alone_base)
 
 
 def test_the_reported_collision_gives_sklearns_auc() -> None:
