@@ -11,6 +11,7 @@ starts from.  A block that cannot run here (a cluster's address) follows a
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import runpy
 from pathlib import Path
@@ -22,9 +23,20 @@ import dask_auc
 from dask_auc import _demo
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md"] + sorted(
-    page for page in (ROOT / "docs").rglob("*.md") if "_build" not in page.parts
-)
+#: the docs build's output folders: CI builds the site while the suite runs, so they are
+#: not walked into (a folder the build deletes mid-walk would fail the collection)
+_BUILT = {"_build", "generated", "jupyter_execute"}
+
+
+def _pages(docs: Path) -> list[Path]:
+    found = []
+    for folder, subfolders, names in os.walk(docs):
+        subfolders[:] = [name for name in subfolders if name not in _BUILT]
+        found += [Path(folder) / name for name in names if name.endswith(".md")]
+    return sorted(found)
+
+
+PAGES = [ROOT / "README.md"] + _pages(ROOT / "docs")
 GETTING_STARTED = ROOT / "docs" / "getting-started.md"
 SETUP_MARKER = "<!-- docs-setup -->"
 SKIP = re.compile(r"^<!-- skip-test: (?P<reason>\S.*\S) -->$")
