@@ -4,7 +4,8 @@ Run it as a script::
 
     python benchmarks/bench_reliability.py --rows 2e7 --repeats 3
 
-Every score kind (``--kinds``) is measured in a fresh Python process, which
+Every score kind (``--kinds``) is measured in a fresh Python process
+(``_process.py``; ``--in-process``: all in this one, a smoke run), which
 generates ``_data.py``'s rows (labels and a logistic model's probabilities,
 ``tied``: rounded to 3 decimals; NumPy arrays wrapped in dask arrays of
 ``--chunks`` chunks, threaded scheduler), compiles the numba loops on a few
@@ -38,7 +39,6 @@ answer`` is ``yes`` within 1e-12 of the score.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -49,9 +49,9 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import _process  # noqa: E402
 from _data import KINDS  # noqa: E402
 
-_TAG = "@@bench-reliability "
 TOLERANCE = 1e-12
 ROWS = (
     "roc_auc_score",
@@ -87,8 +87,8 @@ def model_diagnostics_decompose(y: Any, p: Any) -> dict[str, float]:
     return {part: float(table[part][0]) for part in PARTS}
 
 
-def measure(args: argparse.Namespace, kind: str) -> dict[str, Any]:
-    """One process: each row's median time, peak memory and answer."""
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """One process, the kind ``args.measure``: each row's median time, peak memory and answer."""
     import importlib
     import importlib.util
 
@@ -101,7 +101,7 @@ def measure(args: argparse.Namespace, kind: str) -> dict[str, Any]:
     import dask_auc
 
     dask.config.set(scheduler="threads")
-    label, proba = generate(args.rows, kind)
+    label, proba = generate(args.rows, args.measure)
     size = -(-args.rows // args.chunks)
     y, p = da.from_array(label, chunks=size), da.from_array(proba, chunks=size)
     # compile the numba loops on a few rows and import the peers: not what the rows measure
@@ -185,14 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=16, help="dask chunks of the arrays")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per row")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"of {', '.join(KINDS)}")
+    _process.add_in_process_flag(parser)
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.rows < 2:
         raise SystemExit("--repeats must be >= 1 and --rows >= 2")
-    from bench_many import measured_in_child
-
     if args.measure:
-        print(_TAG + json.dumps(measure(args, args.measure)), flush=True)
+        _process.emit(measure(args))
         return 0
     passed = argv if argv is not None else sys.argv[1:]
     print(f"$ python {shlex.join(['benchmarks/bench_reliability.py', *passed])}")
@@ -200,13 +199,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.rows:,} rows, {args.chunks} chunks, threaded scheduler, {os.cpu_count()} cores; "
         "issue 33's bars: reliability_diagram alone <= 1.30x roc_auc_score, "
         "auc + reliability from one roc() <= 1.10x its auc alone"
+        + (f"; {_process.IN_PROCESS_NOTE}" if args.in_process else "")
     )
     for kind in args.kinds.split(","):
         if kind not in KINDS:
             raise SystemExit(f"unknown kind {kind!r}; choose among {', '.join(KINDS)}")
-        command = [sys.executable, __file__, *passed, "--measure", kind]
-        result = measured_in_child(command, _TAG)
-        if result is None:
+        command = _process.script_command(
+            __file__, "--rows", args.rows, "--chunks", args.chunks, "--repeats", args.repeats,
+            "--measure", kind,
+        )  # fmt: skip
+        result = _process.measure_row(measure, args, command, measure=kind)
+        if "error" in result:
+            print(f"{kind} scores: the measurement failed: {result['error']}", file=sys.stderr)
             return 1
         print(f"\n{kind} scores\n")
         print(table(result, args.rows))

@@ -5,7 +5,8 @@ Run it as a script::
     python benchmarks/bench_states.py --rows 5e7 --repeats 3
 
 On the same generated rows, in the same run, each method in a fresh process
-(the data generated before the peak-memory baseline, ``_memory.PeakMeter``):
+(``_process.py``; ``--in-process``: all in this one, a smoke run) (the data
+generated before the peak-memory baseline, ``_memory.PeakMeter``):
 
 - ``roc_auc_score``: ``dask_auc.roc_auc_score`` on dask arrays (~4 blocks per
   core, threaded scheduler): the exact AUC, every other row's reference.
@@ -38,12 +39,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import shlex
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -58,6 +56,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import _process  # noqa: E402
 from _data import GEN_CHUNK, generate  # noqa: E402
 from bench_auc import environment, fmt_rows, fmt_seconds, markdown_table  # noqa: E402
 
@@ -65,7 +64,6 @@ METHODS = ("roc_auc_score", "roc_state", "window-28", "tf-200", "torchmetrics-20
 KINDS = ("continuous", "ctr", "ctr4")
 DAYS = 28
 THRESHOLDS = 200
-_RESULT_TAG = "@@bench-states "
 MIB = 1 << 20
 
 
@@ -208,27 +206,14 @@ def measure(method: str, rows: int, kind: str, repeats: int, seed: int) -> dict[
 
 
 def run_measurement(method: str, rows: int, kind: str, args: argparse.Namespace) -> dict:
-    command = [
-        sys.executable, str(Path(__file__).resolve()), "--measure", method, "--rows", str(rows),
-        "--kinds", kind, "--repeats", str(args.repeats), "--seed", str(args.seed),
-    ]  # fmt: skip
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        start_new_session=True,
+    """One row: :func:`measure` in a fresh process (or in this one with ``--in-process``)."""
+    if args.in_process:
+        return _process.run_here(measure, method, rows, kind, args.repeats, args.seed)
+    command = _process.script_command(
+        __file__, "--measure", method, "--rows", rows, "--kinds", kind,
+        "--repeats", args.repeats, "--seed", args.seed,
     )  # fmt: skip
-    try:
-        stdout, stderr = process.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return {"error": f"timed out after {args.timeout:g} s"}
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(_RESULT_TAG):
-            return json.loads(line[len(_RESULT_TAG) :])
-    tail = (stderr.strip().splitlines() or ["no output"])[-1]
-    return {"error": f"exit {process.returncode}: {tail[:160]}"}
+    return _process.run_child(command, timeout=args.timeout)
 
 
 HEADER = [
@@ -320,6 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated data")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per measurement")
     parser.add_argument("--output", type=Path, help="also write the report to this file")
+    _process.add_in_process_flag(parser)
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     return parser
 
@@ -329,8 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rows < DAYS or args.repeats < 1:
         raise SystemExit(f"--rows must be >= {DAYS} and --repeats >= 1")
     if args.measure is not None:
-        result = measure(args.measure, args.rows, args.kinds[0], args.repeats, args.seed)
-        print(_RESULT_TAG + json.dumps(result), flush=True)
+        _process.emit(measure(args.measure, args.rows, args.kinds[0], args.repeats, args.seed))
         return 0
     shown = shlex.join(argv if argv is not None else sys.argv[1:])
     started = datetime.datetime.now().astimezone()
@@ -361,21 +346,15 @@ def main(argv: list[str] | None = None) -> int:
         "tf-200 and torchmetrics-200 share their inner thresholds (k/199): they differ only "
         "on scores equal to one of them (> against >=)",
     ]
-    report = "\n".join(
-        [
-            f"`python benchmarks/bench_states.py {shown}`",
-            "",
-            f"{started:%Y-%m-%d %H:%M %Z}; {env_line}",
-            "",
-            markdown_table(HEADER, lines, right=frozenset({3, 4, 5, 6, 7, 8, 9, 10, 12})),
-            "",
-            *[f"- {note}" for note in notes],
-        ]
+    _process.write_report(
+        command=f"python benchmarks/bench_states.py {shown}",
+        started=started,
+        env_line=env_line,
+        table=markdown_table(HEADER, lines, right=frozenset({3, 4, 5, 6, 7, 8, 9, 10, 12})),
+        notes=notes,
+        in_process=args.in_process,
+        output=args.output,
     )
-    print(report)
-    if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(report + "\n")
     return 0
 
 

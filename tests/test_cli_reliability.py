@@ -133,10 +133,11 @@ def test_probabilities_outside_the_unit_interval_keep_their_message(rows, tmp_pa
 
 def test_bench_reliability_prints_every_row_with_the_same_answers():
     done = subprocess.run(
-        # one kind: the smoke run checks that every row runs and agrees (each row is a
-        # process of its own), not the kinds, which the same code draws
+        # one kind: the smoke run checks that every row runs and agrees, not the kinds, which
+        # the same code draws; --in-process: measured in the script's own process
+        # (benchmarks/_process.py), no second Python start
         [sys.executable, BENCHMARKS / "bench_reliability.py", "--rows", "2e4", "--repeats", "1"]
-        + ["--kinds", "tied"],
+        + ["--kinds", "tied", "--in-process"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -155,3 +156,4 @@ def test_bench_reliability_prints_every_row_with_the_same_answers():
         found = [line for line in text.splitlines() if line.startswith(f"| {row} |")]
         assert len(found) == 1, (row, text)  # the one kind asked
         assert all("| yes (Δ" in line for line in found), found
+    assert "in-process (--in-process): every row was measured in this one" in text
