@@ -137,6 +137,26 @@ def measure_row(
     return run_child(command, timeout=timeout)
 
 
+def method_row(
+    script: str | Path,
+    measure: Callable[..., Mapping[str, Any]],
+    method: str,
+    rows: int,
+    kind: str,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """One (method, rows, kind) row of a script whose ``measure`` takes those and the repeats
+    and seed: in a fresh process running ``script --measure ...``, or here with ``--in-process``.
+    """
+    if args.in_process:
+        return run_here(measure, method, rows, kind, args.repeats, args.seed)
+    command = script_command(
+        script, "--measure", method, "--rows", rows, "--kinds", kind,
+        "--repeats", args.repeats, "--seed", args.seed,
+    )  # fmt: skip
+    return run_child(command, timeout=args.timeout)
+
+
 def add_in_process_flag(parser: argparse.ArgumentParser) -> None:
     """The ``--in-process`` flag (see the module's docstring)."""
     parser.add_argument(

@@ -207,13 +207,7 @@ def measure(method: str, rows: int, kind: str, repeats: int, seed: int) -> dict[
 
 def run_measurement(method: str, rows: int, kind: str, args: argparse.Namespace) -> dict:
     """One row: :func:`measure` in a fresh process (or in this one with ``--in-process``)."""
-    if args.in_process:
-        return _process.run_here(measure, method, rows, kind, args.repeats, args.seed)
-    command = _process.script_command(
-        __file__, "--measure", method, "--rows", rows, "--kinds", kind,
-        "--repeats", args.repeats, "--seed", args.seed,
-    )  # fmt: skip
-    return _process.run_child(command, timeout=args.timeout)
+    return _process.method_row(__file__, measure, method, rows, kind, args)
 
 
 HEADER = [
