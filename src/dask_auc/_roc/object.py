@@ -236,7 +236,8 @@ class ROC:
         """The CORP reliability diagram and decomposition, as :func:`dask_auc.reliability_diagram`.
 
         The scores must be probabilities of the ROC's positive class; on a
-        persisted ROC, O(buckets) small tasks.
+        persisted ROC, one task per bucket over the rows it keeps (no sort,
+        but a pass over the rows: the buckets keep no PAV stack).
         """
         return ask(self._sort, "reliability", max_points=max_points, compute=compute)
 
