@@ -25,10 +25,9 @@ import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-from dask.highlevelgraph import HighLevelGraph
 
 from ._calibration import log_loss
-from ._engine import LazyScore
+from ._engine import LazyScore, lazy_of
 from ._kernels.core.validation import InvalidParameterError
 from ._params import Boolean, Interval, Label, Options, check_params
 from ._roc import BOOTSTRAP_METRICS, BY_METHOD, bootstrap_test, delong_test, roc
@@ -286,9 +285,8 @@ def _joined_partition(*parts: Any, columns: list[str], names: list[str]) -> pd.D
 
 def _joined(lazies: list[LazyScore], finish: Any, label: str) -> LazyScore:
     """One lazy result of several: their graphs merged, ``finish(*their results)`` its value."""
-    graph = HighLevelGraph.merge(*(lazy.__dask_graph__() for lazy in lazies))
     keys = [lazy.__dask_keys__() for lazy in lazies]
-    return LazyScore(graph, [k for part in keys for k in part], _Split(lazies, keys, finish), label)
+    return lazy_of(lazies, _Split(lazies, keys, finish), label)
 
 
 class _Split:
