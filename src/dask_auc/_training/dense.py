@@ -38,16 +38,15 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels.states.bins import StateBins, score_keys
+from .._kernels.states.bins import StateBins, key_scores, score_keys
 from .._kernels.states.bounds import pair_counts
 from .._states import AUCBounds, ROCState
 
-__all__ = ["Allreduce", "collective_bounds", "key_scores"]
+__all__ = ["Allreduce", "collective_bounds"]
 
 #: ``allreduce(array, op)``: the elementwise "sum" or "max" of ``array`` over all workers
 Allreduce = Callable[[np.ndarray, str], np.ndarray]
 
-_SIGN = np.uint64(1 << 63)
 _ALL_ONES = np.uint64(np.iinfo(np.uint64).max)
 #: every chosen bin is cut in at least this many (so a refinement always gains)
 _MIN_CUTS = 4
@@ -117,20 +116,6 @@ def collective_bounds(
             last=refinement == refinements,
         )  # fmt: skip
     return _read(grid.bins(counts_dtype, resolution))
-
-
-def key_scores(keys: np.ndarray) -> np.ndarray:
-    """The float64 scores of 64-bit keys (the inverse of ``score_keys``).
-
-    Examples
-    --------
-    >>> s = np.array([-2.5, 0.0, 1e-300, 0.75])
-    >>> bool(np.array_equal(key_scores(score_keys(s)), s))
-    True
-    """
-    keys = np.asarray(keys, dtype=np.uint64)
-    top = (keys & _SIGN) != 0
-    return np.where(top, keys & ~_SIGN, ~keys).view(np.float64)
 
 
 class _Grid:
