@@ -70,13 +70,11 @@ def run_child(
     *,
     timeout: float | None = None,
     env: Mapping[str, str] | None = None,
-    tag: str = TAG,
 ) -> dict[str, Any]:
     """Run one measuring process; its result (:func:`emit`), or ``{"error": cell}``.
 
     ``env`` adds to (or overrides) this process's environment.  A child still
-    running after ``timeout`` seconds is killed with its process group.  ``tag``
-    is for scripts whose children print their own (``bench_reliability.py``).
+    running after ``timeout`` seconds is killed with its process group.
     """
     environment = {**os.environ, **(env or {})}
     environment["PYTHONPATH"] = os.pathsep.join(
@@ -97,8 +95,8 @@ def run_child(
         process.communicate()
         return {"error": f"timed out after {timeout:g} s"}
     for line in reversed(stdout.splitlines()):
-        if line.startswith(tag):  # measured, whatever its exit (a cluster's teardown) says
-            return json.loads(line[len(tag) :])
+        if line.startswith(TAG):  # measured, whatever its exit (a cluster's teardown) says
+            return json.loads(line[len(TAG) :])
     sys.stderr.write(stderr)
     tail = (stderr.strip().splitlines() or ["no result line"])[-1]
     return {"error": f"exit {process.returncode}: {tail[:_CELL]}"}

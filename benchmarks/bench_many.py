@@ -151,12 +151,6 @@ def timed(func, repeats: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
-def measured_in_child(command: list[str], tag: str) -> dict[str, Any] | None:
-    """``_process.run_child`` as ``bench_reliability.py`` calls it: None for a failed child."""
-    result = _process.run_child(command, tag=tag)
-    return None if "error" in result else result
-
-
 def measure_each_setting(
     measure: Callable[[argparse.Namespace], dict[str, Any]],
     args: argparse.Namespace,
