@@ -170,8 +170,11 @@ def test_weighted_and_string_label_states_contain_sklearn(days, folder, capsys):
     assert merged["lower"] <= merged["estimate"] <= merged["upper"]
     for report in reports:
         assert report["state"]["lower"] == pytest.approx(report["roc_auc"], abs=1e-12)
-    # a state of positive class 'clicked' and one of the default rule do not merge
-    status, _, err = in_process(capsys, "--states", states[0], folder / "program.state")
+    # a state of positive class 'clicked' and one of the default rule do not merge (its own
+    # file: the other test's may be written by another xdist worker, or not yet)
+    default_rule = folder / "default-rule.state"
+    dask_auc.roc_state(days[3]["y"], days[3]["p"]).save(default_rule)
+    status, _, err = in_process(capsys, "--states", states[0], default_rule)
     assert status == 1 and "states of different positive classes do not merge" in err
 
 
