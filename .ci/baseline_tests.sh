@@ -20,7 +20,7 @@ python=${1:-python3}
 # only the files that hold such tests are collected (collecting all of tests/ takes longer
 # than many of the tests)
 mapfile -t files < <(grep -l "pytest.mark.float_order" tests/test_*.py)
-exec "$python" .ci/baseline_simd.py "$python" -m pytest -q -p no:cacheprovider -n 2 --dist worksteal \
+exec "$python" .ci/baseline_simd.py "$python" -m pytest -q ${BASELINE_PYTEST_ARGS:-} -p no:cacheprovider -n 2 --dist worksteal \
     -m "float_order and not cluster" \
     -k "not thousands_of_tiny_partitions and not persisted-roc" \
     "${files[@]}"

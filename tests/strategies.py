@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dask
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
@@ -59,5 +58,6 @@ def dask_frame(columns: dict, cuts) -> dd.DataFrame:
     """A dask DataFrame whose partitions are cut exactly at ``cuts`` (some may be empty)."""
     frame = pd.DataFrame(columns)
     pieces = [frame.iloc[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
-    delayed_pieces = [dask.delayed(piece.copy)() for piece in pieces]
-    return dd.from_delayed(delayed_pieces, meta=frame.iloc[:0], verify_meta=False)
+    # one graph layer of partitions whose lengths dask does not know (as a read's): not
+    # ``from_delayed``, whose layer a partition makes every graph pass quadratic
+    return dd.from_map(pd.DataFrame.copy, pieces, meta=frame.iloc[:0], enforce_metadata=False)

@@ -1,13 +1,15 @@
-"""One process of a machine compiles a family of numba loops at a time (the lock file).
+"""One process of a machine compiles a stage's numba loops at a time (a lock file a stage).
 
 A fresh installation leaves numba's disk cache empty, and every process that starts then
 (a ``LocalCluster``'s workers, a test run's) would compile every loop itself: behind the
-lock the first compiles and writes the cache, the others load it.  A process whose first
-loop came from the cache lets the lock go at once, so that loading is not serialized.
+lock the first compiles and writes the cache, the others compile other stages meanwhile,
+then load it.  A process whose first loop came from the cache lets the lock go at once,
+so that loading is not serialized.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import tempfile
@@ -76,6 +78,7 @@ def test_a_loop_from_the_cache_lets_the_lock_go_at_once(family_name) -> None:
     compiled_now = SimpleNamespace(stats=SimpleNamespace(cache_hits={}))
     warm_before = compiled._cache_warm.is_set()  # loaded() sets it: this process's state
     with compiled._one_compiler(family_name):
+        family.holding = family_name
         path = _lock_path(family_name)
         family.loaded(compiled_now)  # compiled, not loaded: the cache was empty, keep it
         assert not _free(path)
@@ -84,3 +87,33 @@ def test_a_loop_from_the_cache_lets_the_lock_go_at_once(family_name) -> None:
     assert family_name not in compiled._compilers
     if not warm_before:
         compiled._cache_warm.clear()
+
+
+def test_a_stage_another_process_compiles_is_left_for_last(family_name, monkeypatch) -> None:
+    """Two processes on an empty cache compile different stages side by side."""
+    order = []
+    modules = {
+        stage: SimpleNamespace(warm_up=lambda loaded, stage=stage: order.append(stage))
+        for stage in ("sort", "binary", "groups")
+    }
+    monkeypatch.setattr(compiled, "_module", modules.get)
+    family = compiled._Family(family_name, tuple(modules), compiled._compile, 20.0, 2.0, 0.0)
+    # "another process": its own open file description holding the binary stage's lock
+    with compiled._one_compiler(f"{family_name}-binary"):
+        other = compiled._compilers.pop(f"{family_name}-binary")
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        thread = threading.Thread(target=compiled._compile, args=(family,))
+        thread.start()
+        thread.join(0.5)
+        assert order == ["sort", "groups"]  # the free stages, not waiting for binary
+        assert thread.is_alive()  # then it waits for the other process's stage
+        os.close(other)  # that process is done: this one loads the stage
+        thread.join(10)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(other)
+    assert order == ["sort", "groups", "binary"]
+    assert family.holding is None and not any(
+        n.startswith(family_name) for n in compiled._compilers
+    )

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._kernels.core.validation import check_lengths
 from .._kernels.sort.coalesce import block_row_counts
-from .blocks import Blocks, prepare_tasks
+from .blocks import Blocks, computed_per_block, prepare_tasks
 from .config import measure_above
 from .sizing import coalesced_groups
 
@@ -95,9 +95,9 @@ def _array_lengths(reference: da.Array, arrays: Sequence[da.Array]) -> tuple[int
         return tuple(int(n) for n in rows)
     if reference.numblocks[0] <= measure_above():
         return None
-    columns = [a.to_delayed(optimize_graph=False).ravel() for a in arrays]
-    task = dask.delayed(block_row_counts, pure=True)
-    counts = dask.compute(*[task(*blocks) for blocks in zip(*columns, strict=True)])
+    columns = [list(dask.core.flatten(a.__dask_keys__())) for a in arrays]
+    per_block = [tuple(keys) for keys in zip(*columns, strict=True)]
+    counts = computed_per_block(arrays, per_block, block_row_counts)
     if any(len(set(c)) > 1 for c in counts):
         return None  # cut differently: the planning task says where
     return tuple(c[0] for c in counts)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-import dask
 import dask.array as da
 import dask.dataframe as dd
 from dask.base import tokenize
@@ -22,7 +21,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from .._kernels.core.validation import scores_checked
 from .._kernels.sort.coalesce import block_row_counts
-from .blocks import Blocks, prepare_tasks
+from .blocks import Blocks, computed_per_block, prepare_tasks
 from .config import measure_above
 from .sizing import (
     SAMPLES_PER_BUCKET,
@@ -148,6 +147,10 @@ def _partitions(*partitions: Any) -> tuple[Any, ...]:
     return partitions
 
 
+def _rows_of(partitions: tuple[Any, ...]) -> tuple[int, ...]:
+    return block_row_counts(*partitions)
+
+
 def _frame_lengths(frames: list[Any]) -> tuple[int, ...] | None:
     """Rows per partition when they pair up and are known (or worth a measuring pass).
 
@@ -160,7 +163,8 @@ def _frame_lengths(frames: list[Any]) -> tuple[int, ...] | None:
     if any(k is None for k in known):
         if frames[0].npartitions <= measure_above():
             return None
-        counts = dask.compute(*map_frame(frames[0], block_row_counts, *frames[1:]))
+        parts = map_frame(frames[0], _partitions, *frames[1:])
+        counts = computed_per_block(parts[:1], [(p.key,) for p in parts], _rows_of)
         known = [tuple(c[i] for c in counts) for i in range(len(frames))]
     if len(set(known)) > 1:
         return None
