@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from functools import partial
+from operator import methodcaller
 from statistics import NormalDist
 from typing import Any, cast
 
@@ -68,16 +69,10 @@ def _curve_plot(curve: CurveKind, doc: str) -> Callable[..., Any]:
             pos_label=pos_label,
         )
         max_points, pos_label = checked["max_points"], checked["pos_label"]
-        models, lazies = _asked(
-            y_true,
-            y_score,
-            name,
-            pos_label,
-            sample_weight,
-            lambda source: source.curve(
-                curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True
-            ),
+        ask = methodcaller(
+            "curve", curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True
         )
+        models, lazies = _asked(y_true, y_score, name, pos_label, sample_weight, ask)
         if pos_label is None:  # ROC objects given: the axes name their positive class
             pos_label = next(iter(models.values())).pos_label
         draw = partial(_draw_curves, curve, list(models), ax, chance_level, pos_label)
@@ -268,14 +263,8 @@ def plot_det(
         compute=compute,
         pos_label=pos_label,
     )
-    models, lazies = _asked(
-        y_true,
-        y_score,
-        name,
-        checked["pos_label"],
-        sample_weight,
-        lambda source: source.det_curve(max_points=checked["max_points"], compute=False),
-    )
+    ask = methodcaller("det_curve", max_points=checked["max_points"], compute=False)
+    models, lazies = _asked(y_true, y_score, name, checked["pos_label"], sample_weight, ask)
     draw = partial(_draw_det, list(models), ax, checked["pos_label"])
     return drawn("plot_det", lazies, draw, checked["compute"])
 
@@ -361,14 +350,8 @@ def plot_gains(
         compute=compute,
         pos_label=pos_label,
     )
-    models, lazies = _asked(
-        y_true,
-        y_score,
-        name,
-        checked["pos_label"],
-        sample_weight,
-        lambda source: source.gains_table(n_bins=checked["n_bins"], compute=False),
-    )
+    ask = methodcaller("gains_table", n_bins=checked["n_bins"], compute=False)
+    models, lazies = _asked(y_true, y_score, name, checked["pos_label"], sample_weight, ask)
     draw = partial(_draw_gains, checked["kind"], list(models), ax, checked["baseline"])
     return drawn("plot_gains", lazies, draw, checked["compute"])
 
