@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._calibration import log_loss
-from ._engine import LazyScore, lazy_of
+from ._engine import FinishEach, LazyScore, lazy_of
 from ._kernels.core.validation import InvalidParameterError
 from ._params import Boolean, Interval, Label, Options, check_params
 from ._roc import BOOTSTRAP_METRICS, BY_METHOD, bootstrap_test, delong_test, roc
@@ -189,7 +189,7 @@ def compare(
     table = _Table(
         names, metric_names, baseline, test, checked["confidence_level"], pos_label, others
     )
-    lazy = _joined(lazies, table, "compare")
+    lazy = lazy_of(lazies, FinishEach(lazies, table), "compare")
     return lazy.compute() if checked["compute"] else lazy
 
 
@@ -281,26 +281,6 @@ def _joined_partition(*parts: Any, columns: list[str], names: list[str]) -> pd.D
         )
     # the partitions' own dtypes kept (categorical or nullable labels, float32 scores)
     return pd.DataFrame({c: p.reset_index(drop=True) for c, p in zip(columns, parts, strict=True)})
-
-
-def _joined(lazies: list[LazyScore], finish: Any, label: str) -> LazyScore:
-    """One lazy result of several: their graphs merged, ``finish(*their results)`` its value."""
-    keys = [lazy.__dask_keys__() for lazy in lazies]
-    return lazy_of(lazies, _Split(lazies, keys, finish), label)
-
-
-class _Split:
-    """Each lazy result's parts to its own finish; ``finish`` of all the results."""
-
-    def __init__(self, lazies: list[LazyScore], keys: list[list[Any]], finish: Any):
-        self.lazies, self.sizes, self.finish = lazies, [len(k) for k in keys], finish
-
-    def __call__(self, *parts: Any) -> Any:
-        results, start = [], 0
-        for lazy, size in zip(self.lazies, self.sizes, strict=True):
-            results.append(lazy.finish(parts[start : start + size]))
-            start += size
-        return self.finish(*results)
 
 
 class _Table:

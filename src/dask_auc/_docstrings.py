@@ -25,6 +25,12 @@ compute : bool, default=True
 split_every : int >= 2, optional
     Fan-in of the tree that adds up the blocks' sums (default:
     ``dask-auc.split-every``).  The result does not depend on it.""",
+    # the per-row ranking metrics: what they return
+    "returns_same_bits": """\
+Returns
+-------
+float or LazyScore
+    The same bits for any partitioning.""",
     # every plot: what it returns, and how its example draws without a display
     "plot_returns": """\
 Returns

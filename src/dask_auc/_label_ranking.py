@@ -53,10 +53,7 @@ def coverage_error(
         Non-negative row weights.
     %(compute_split_every)s
 
-    Returns
-    -------
-    float or LazyScore
-        The same bits for any partitioning.
+    %(returns_same_bits)s
 
     Examples
     --------
@@ -71,6 +68,7 @@ def coverage_error(
     )
 
 
+@shared_docs
 def label_ranking_average_precision_score(
     y_true: Any,
     y_score: Any,
@@ -93,11 +91,9 @@ def label_ranking_average_precision_score(
         accepted (every row then scores 1), as in scikit-learn; so is a SciPy
         sparse ``y_true`` (made dense: it is in memory already).
 
-    Returns
-    -------
-    float or LazyScore
-        The same bits for any partitioning.  Weights summing to 0 give NaN
-        with NumPy's ``RuntimeWarning``, as in scikit-learn.
+    %(returns_same_bits)s
+        Weights summing to 0 give NaN with NumPy's ``RuntimeWarning``, as in
+        scikit-learn.
 
     Examples
     --------
@@ -112,6 +108,7 @@ def label_ranking_average_precision_score(
     )
 
 
+@shared_docs
 def label_ranking_loss(
     y_true: Any,
     y_score: Any,
@@ -133,10 +130,7 @@ def label_ranking_loss(
         As in :func:`coverage_error`; a SciPy sparse ``y_true`` is accepted, as
         in scikit-learn (made dense: it is in memory already).
 
-    Returns
-    -------
-    float or LazyScore
-        The same bits for any partitioning.
+    %(returns_same_bits)s
 
     Examples
     --------
@@ -149,6 +143,7 @@ def label_ranking_loss(
     )
 
 
+@shared_docs
 def dcg_score(
     y_true: Any,
     y_score: Any,
@@ -185,10 +180,7 @@ def dcg_score(
         Rank by NumPy's sort alone (tied scores in the order it leaves them),
         as scikit-learn does: faster, and right only without ties.
 
-    Returns
-    -------
-    float or LazyScore
-        The same bits for any partitioning.
+    %(returns_same_bits)s
 
     Examples
     --------
@@ -213,6 +205,7 @@ def dcg_score(
     )
 
 
+@shared_docs
 def ndcg_score(
     y_true: Any,
     y_score: Any,
@@ -235,10 +228,7 @@ def ndcg_score(
     y_score, k, sample_weight, ignore_ties, compute, split_every
         As in :func:`dcg_score` (base-2 discount).
 
-    Returns
-    -------
-    float or LazyScore
-        The same bits for any partitioning.
+    %(returns_same_bits)s
 
     Examples
     --------

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._engine import LazyScore, lazy_of
+from ._engine import FinishEach, LazyScore, lazy_of
 from ._roc import ROC
 
 PLOT_EXTRA_MESSAGE = 'plotting needs matplotlib: pip install "dask-auc[plot]"'
@@ -28,23 +28,8 @@ def pyplot() -> Any:
 
 def drawn(name: str, lazies: list[LazyScore], draw: Any, compute: bool) -> Any:
     """The plot ``name`` of the models' lazy results: drawn now, or a lazy result that draws."""
-    lazy = lazy_of(lazies, PlotFinish(lazies, draw), name)
+    lazy = lazy_of(lazies, FinishEach(lazies, draw), name)
     return lazy.compute() if compute else lazy
-
-
-class PlotFinish:
-    """The finalize step of a plot of several lazy results: finish each, then ``draw`` them."""
-
-    def __init__(self, lazies: list[LazyScore], draw: Any):
-        self.counts = [len(lazy.__dask_keys__()) for lazy in lazies]
-        self.lazies, self.draw = lazies, draw
-
-    def __call__(self, *parts: Any) -> Any:
-        finished, start = [], 0
-        for lazy, count in zip(self.lazies, self.counts, strict=True):
-            finished.append(lazy.finish(parts[start : start + count]))
-            start += count
-        return self.draw(*finished)
 
 
 def axes(ax: Any) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from functools import partial
+from operator import methodcaller
 from statistics import NormalDist
 from typing import Any, cast
 
@@ -68,16 +69,12 @@ def _curve_plot(curve: CurveKind, doc: str) -> Callable[..., Any]:
             pos_label=pos_label,
         )
         max_points, pos_label = checked["max_points"], checked["pos_label"]
-        pyplot()  # fail before any graph is built
-        models = _models(y_true, y_score, name, pos_label, sample_weight)
+        ask = methodcaller(
+            "curve", curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True
+        )
+        models, lazies = _asked(y_true, y_score, name, pos_label, sample_weight, ask)
         if pos_label is None:  # ROC objects given: the axes name their positive class
             pos_label = next(iter(models.values())).pos_label
-        lazies = [
-            source.curve(
-                curve, drop_intermediate=curve == ROC, max_points=max_points, with_score=True
-            )
-            for source in models.values()
-        ]
         draw = partial(_draw_curves, curve, list(models), ax, chance_level, pos_label)
         return drawn(f"plot_{curve.name}", lazies, draw, compute)
 
@@ -137,6 +134,24 @@ plot_precision_recall = _curve_plot(
     ['m (AP = 0.833)', 'Chance level (AP = 0.500)']
     """,
 )
+
+
+def _asked(
+    y_true: Any,
+    y_score: Any,
+    name: str | None,
+    pos_label: Any,
+    sample_weight: Any,
+    ask: Callable[[RocObject], Any],
+) -> tuple[dict[str, RocObject], list[LazyScore]]:
+    """The models to draw (:func:`_models`) and ``ask(model)``'s lazy result of each.
+
+    matplotlib is imported first, so that a missing one fails before any
+    graph is built.
+    """
+    pyplot()
+    models = _models(y_true, y_score, name, pos_label, sample_weight)
+    return models, [cast(LazyScore, ask(source)) for source in models.values()]
 
 
 def _models(
@@ -248,12 +263,8 @@ def plot_det(
         compute=compute,
         pos_label=pos_label,
     )
-    pyplot()
-    models = _models(y_true, y_score, name, checked["pos_label"], sample_weight)
-    lazies = [
-        cast(LazyScore, source.det_curve(max_points=checked["max_points"], compute=False))
-        for source in models.values()
-    ]
+    ask = methodcaller("det_curve", max_points=checked["max_points"], compute=False)
+    models, lazies = _asked(y_true, y_score, name, checked["pos_label"], sample_weight, ask)
     draw = partial(_draw_det, list(models), ax, checked["pos_label"])
     return drawn("plot_det", lazies, draw, checked["compute"])
 
@@ -339,12 +350,8 @@ def plot_gains(
         compute=compute,
         pos_label=pos_label,
     )
-    pyplot()
-    models = _models(y_true, y_score, name, checked["pos_label"], sample_weight)
-    lazies = [
-        cast(LazyScore, source.gains_table(n_bins=checked["n_bins"], compute=False))
-        for source in models.values()
-    ]
+    ask = methodcaller("gains_table", n_bins=checked["n_bins"], compute=False)
+    models, lazies = _asked(y_true, y_score, name, checked["pos_label"], sample_weight, ask)
     draw = partial(_draw_gains, checked["kind"], list(models), ax, checked["baseline"])
     return drawn("plot_gains", lazies, draw, checked["compute"])
 

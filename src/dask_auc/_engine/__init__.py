@@ -11,13 +11,14 @@ from .config import compiled_kernels, split_every_default
 from .frames import hashed_blocks, map_frame
 from .hashed import HashedGraph
 from .inputs import only_column, prepared_blocks
-from .lazy import LazyScore, compute
+from .lazy import FinishEach, LazyScore, compute
 from .matrices import score_column_count, side_by_side
 from .sample_sort import SortedGraph
 
 __all__ = [
     "MIN_ROWS_PER_BLOCK",
     "Blocks",
+    "FinishEach",
     "HashedGraph",
     "LazyScore",
     "SortedGraph",

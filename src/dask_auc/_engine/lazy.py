@@ -124,6 +124,36 @@ def compute(*results: Any, **kwargs: Any) -> tuple[Any, ...]:
     )
 
 
+class FinishEach:
+    """A finalize of several lazy results' parts: each result's own finish, then ``then``.
+
+    The parts arrive concatenated in the order of ``lazies`` (as
+    :func:`~dask_auc._engine.lazy_of` lists their keys); each result takes as
+    many as it has keys.  A class, not a closure, so the finalize pickles.
+
+    Examples
+    --------
+    >>> import numpy as np, dask_auc
+    >>> y, s = np.array([0, 1, 1]), np.array([0.1, 0.8, 0.3])
+    >>> lazies = [dask_auc.roc_auc_score(y, s, compute=False),
+    ...           dask_auc.average_precision_score(y, s, compute=False)]
+    >>> finish = FinishEach(lazies, lambda *results: results)
+    >>> finish(*lazies[0].parts().compute(), *lazies[1].parts().compute())
+    (1.0, 1.0)
+    """
+
+    def __init__(self, lazies: Sequence[LazyScore], then: Callable[..., Any]):
+        self.lazies, self.then = list(lazies), then
+        self.counts = [len(lazy.__dask_keys__()) for lazy in self.lazies]
+
+    def __call__(self, *parts: Any) -> Any:
+        finished, start = [], 0
+        for lazy, count in zip(self.lazies, self.counts, strict=True):
+            finished.append(lazy.finish(parts[start : start + count]))
+            start += count
+        return self.then(*finished)
+
+
 def _apply_finalize(results: list[Any], finalize: Callable[..., Any]) -> Any:
     return finalize(*results)
 

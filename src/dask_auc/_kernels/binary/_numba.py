@@ -66,19 +66,33 @@ def merged_points(pos, neg, values, below_neg, below_pos):  # pragma: no cover -
     j = 0
     m = 0
     while i < n_pos or j < n_neg:
-        if j == n_neg or (i < n_pos and pos[i] <= neg[j]):
-            value = pos[i]
-        else:
-            value = neg[j]
-        values[m] = value
         below_neg[m] = j
         below_pos[m] = i
+        values[m], i, j = _next_run(pos, neg, i, j)
         m += 1
-        while i < n_pos and pos[i] == value:
-            i += 1
-        while j < n_neg and neg[j] == value:
-            j += 1
     return m
+
+
+@_compile
+def _next_run(pos, neg, i, j):  # pragma: no cover - compiled
+    """The next distinct score of two ascending arrays from ``pos[i]``, ``neg[j]``, and its ends.
+
+    ``(value, i, j)``: the lowest score left, and the index past its run in
+    each array.  Of equal scores (``-0.0`` and ``0.0``) ``value`` is the first
+    of ``pos`` holding it, else the first of ``neg``.  The merge walk of
+    :func:`merged_points` and :func:`bucket_pav`; call it while either array
+    has rows left.
+    """
+    n_pos, n_neg = len(pos), len(neg)
+    if j == n_neg or (i < n_pos and pos[i] <= neg[j]):
+        value = pos[i]
+    else:
+        value = neg[j]
+    while i < n_pos and pos[i] == value:
+        i += 1
+    while j < n_neg and neg[j] == value:
+        j += 1
+    return value, i, j
 
 
 @_compile
@@ -203,15 +217,8 @@ def bucket_pav(
     i = 0
     j = 0
     while i < n_pos or j < n_neg:
-        if j == n_neg or (i < n_pos and pos[i] <= neg[j]):
-            value = pos[i]
-        else:
-            value = neg[j]
         start_pos, start_neg = i, j
-        while i < n_pos and pos[i] == value:
-            i += 1
-        while j < n_neg and neg[j] == value:
-            j += 1
+        value, i, j = _next_run(pos, neg, i, j)
         if pos_kind == 0:  # rows: the common case, counted here (a call would cost more)
             p_count = zero + (i - start_pos)
         else:

@@ -13,9 +13,8 @@ Nothing here imports dask.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +24,6 @@ from .heavy_groups import (
     HeavyBlockInfo,
     HeavyPiece,
     HeavyPlan,
-    heavy_pieces,
     plan_heavy_groups,
     sample_group_keys,
 )
@@ -91,25 +89,23 @@ def plan_score_groups(
 
 
 def heavy_score_pieces(
-    group: np.ndarray,
-    labels: tuple[Any, ...],
-    label: np.ndarray,
     score: np.ndarray,
-    weight: np.ndarray | None,
-    gauc_weight: np.ndarray | None,
     plan: HeavyPlan | HeavyPlans,
+    pieces_of: Callable[[np.ndarray, HeavyPlan], tuple[list[HeavyPiece], HeavyBlockInfo]],
 ) -> tuple[list[HeavyPiece], HeavyBlockInfo]:
-    """:func:`~.heavy_groups.heavy_pieces` of one score column, or of each (2-D ``score``).
+    """``pieces_of(score, plan)`` for one score column, or for each column of a 2-D ``score``.
 
-    With several, the slots of column ``i`` follow those of the columns
-    before it; the rows' counts and weights (the info) are every column's.
+    ``pieces_of`` is :func:`~.heavy_groups.heavy_pieces` of the block's rows,
+    their score and plan left open.  With several columns, the slots of
+    column ``i`` follow those of the columns before it; the rows' counts and
+    weights (the info) are every column's.
     """
     if isinstance(plan, HeavyPlan):
-        return heavy_pieces(group, labels, label, score, weight, gauc_weight, plan)
+        return pieces_of(score, plan)
     slots: list[HeavyPiece] = []
     info = None
     for i, one in enumerate(plan.plans):
-        pieces, found = heavy_pieces(group, labels, label, score[:, i], weight, gauc_weight, one)
+        pieces, found = pieces_of(score[:, i], one)
         slots += pieces
         info = found if info is None else info
     assert info is not None

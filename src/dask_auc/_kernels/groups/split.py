@@ -50,6 +50,7 @@ from .heavy_groups import (
     HeavyPiece,
     HeavyPlan,
     heavy_group_of,
+    heavy_pieces,
     joined_infos,
     joined_pieces,
 )
@@ -174,7 +175,11 @@ def split_group_block(
         )
         row_group = key_group if codes is None else key_group[codes]
         slots, heavy_info = heavy_score_pieces(
-            row_group, classes, label, score, weight, gauc_weight, heavy
+            score,
+            heavy,
+            lambda column, one: heavy_pieces(
+                row_group, classes, label, column, weight, gauc_weight, one
+            ),
         )
         del row_group
         if (key_group < 0).all():
