@@ -15,6 +15,10 @@ the process's baseline (``_memory.py``), and the ratio to one
 Rows:
 
 * ``roc_auc_score`` -- one exact AUC (the unit);
+* ``roc(...).persist(): kept`` -- the memory a persisted ROC keeps: RSS
+  after ``persist()`` minus before (not a peak), and its time; a line under
+  the table gives it in bytes a row, with the bootstrap's peak beside the
+  AUC's (issue 34's two memory measures);
 * ``bootstrap_ci(roc_auc)`` -- ``--replicates`` replicates of the AUC (one
   sort, every replicate side by side in each bucket);
 * ``bootstrap_ci(average_precision)`` -- the same for average precision
@@ -80,6 +84,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
     B = args.replicates
     auc = run("roc_auc_score", lambda: dask_auc.roc_auc_score(y, s))
+    curve, out[PERSISTED] = kept_by_persist(dask_auc.roc, y, s)
+    out["persisted_auc_is_the_auc"] = curve.auc() == auc
+    del curve
     ci = run(
         f"bootstrap_ci(roc_auc), {B} replicates",
         lambda: dask_auc.bootstrap_ci(y, s, n_bootstraps=B, random_state=0),
@@ -138,6 +145,34 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+#: the row of what a persisted ROC keeps: RSS after ``persist()`` above RSS before, not a peak
+PERSISTED = "roc(...).persist(): kept (RSS after minus before)"
+
+
+def kept_by_persist(roc: Any, y: Any, s: Any) -> tuple[Any, dict[str, Any]]:
+    """``roc(y, s).persist()`` and its row: seconds, and the RSS it keeps (issue 34's measure).
+
+    The resident memory after ``persist()`` minus before it, each read after a
+    garbage collection and ``malloc_trim`` (so freed temporaries are not
+    counted); a small ROC is persisted first, so that no first-call cost is.
+    """
+    import gc
+    import time
+
+    import _memory
+
+    roc(y[:1000], s[:1000]).persist()
+    gc.collect()
+    _memory._release_free_heap()
+    before = _memory._rss_bytes()
+    start = time.perf_counter()
+    curve = roc(y, s).persist()
+    seconds = time.perf_counter() - start
+    gc.collect()
+    _memory._release_free_heap()
+    return curve, {"seconds": seconds, "memory": max(0, _memory._rss_bytes() - before)}
+
+
 def _fmt_bytes(value: Any, rows: int) -> str:
     if value is None:
         return ""
@@ -168,6 +203,18 @@ def table(results: dict[str, dict[str, Any]], rows: int, gauc_rows: int) -> str:
             ]
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def memory_line(result: dict[str, Any], rows: int, replicates: int) -> str:
+    """Issue 34's two memory measures: what a persisted ROC keeps, the bootstrap's peak / AUC's."""
+    kept = result[PERSISTED]["memory"] / rows
+    auc = result["roc_auc_score"]["memory"]
+    boot = result[f"bootstrap_ci(roc_auc), {replicates} replicates"]["memory"]
+    ratio = f"{boot / auc:.2f}x" if auc else "-"
+    return (
+        f"persisted ROC keeps {kept:.1f} bytes/row (goal <= 24); bootstrap peak "
+        f"{boot / rows:.1f} bytes/row, one AUC's {auc / rows:.1f}: {ratio} (goal <= 1.5x)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     for setting, result in results.items():
         extra = {k: v for k, v in result.items() if not isinstance(v, dict)}
         print(f"numba {setting}: {extra}")
+        print(f"numba {setting}: {memory_line(result, args.rows, args.replicates)}")
     return 0
 
 

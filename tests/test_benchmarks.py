@@ -258,7 +258,10 @@ def test_bench_bootstrap_prints_every_row_and_the_estimate_is_the_auc():
     names = [row["measurement"] for row in rows]
     assert names[0] == "roc_auc_score"
     assert "bootstrap_ci(roc_auc), 10 replicates" in names
+    assert "roc(...).persist(): kept (RSS after minus before)" in names
     assert "'estimate_is_the_auc': True" in done.stdout
+    assert "'persisted_auc_is_the_auc': True" in done.stdout
+    assert "numba on: persisted ROC keeps " in done.stdout
     assert IN_PROCESS in done.stdout
 
 
