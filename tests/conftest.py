@@ -28,7 +28,7 @@ settings.register_profile(
 # tests' own counts too, through strategies.examples.
 settings.register_profile(
     "baseline",
-    max_examples=3,
+    max_examples=2,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

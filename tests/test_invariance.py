@@ -67,7 +67,7 @@ def _graph_size(metric: Metric, inputs, **options) -> int:
 
 
 @every_metric
-@settings(max_examples=examples(8), deadline=None)
+@settings(max_examples=examples(5), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_equals_its_reference_on_tied_data(metric: Metric, data) -> None:
@@ -115,7 +115,7 @@ def test_weighted_ks_statistic_of_one_tie_group_is_zero() -> None:
 
 
 @every_metric
-@settings(max_examples=examples(5), deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_any_partitioning_gives_the_same_result(metric: Metric, data) -> None:
@@ -273,7 +273,7 @@ def test_thousands_of_tiny_partitions_equal_the_reference() -> None:
 
 
 @every_metric
-@settings(max_examples=examples(4), deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(
     data=st.data(),
     exchange=st.sampled_from(["direct", "tasks"]),
