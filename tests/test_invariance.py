@@ -67,7 +67,7 @@ def _graph_size(metric: Metric, inputs, **options) -> int:
 
 
 @every_metric
-@settings(max_examples=examples(5), deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_equals_its_reference_on_tied_data(metric: Metric, data) -> None:
@@ -133,7 +133,7 @@ def test_any_partitioning_gives_the_same_result(metric: Metric, data) -> None:
 
 
 @every_sorting_metric
-@settings(max_examples=examples(3), deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_bucket_count_does_not_change_the_result(metric: Metric, data) -> None:
@@ -153,7 +153,7 @@ def test_bucket_count_does_not_change_the_result(metric: Metric, data) -> None:
 
 
 @pytest.mark.parametrize("metric", TAKES_SPLIT_EVERY.values(), ids=TAKES_SPLIT_EVERY.keys())
-@settings(max_examples=examples(3), deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 @given(data=st.data(), split_every=st.sampled_from([2, 3, 100]))
 @pytest.mark.float_order
 def test_split_every_does_not_change_the_result(metric: Metric, data, split_every: int) -> None:
@@ -200,7 +200,7 @@ def test_split_every_shapes_the_merge_tree(metric: Metric) -> None:
 
 
 @every_metric
-@settings(max_examples=examples(3), deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1))
 @pytest.mark.float_order
 def test_row_order_does_not_change_the_result(metric: Metric, data, seed: int) -> None:
@@ -273,7 +273,7 @@ def test_thousands_of_tiny_partitions_equal_the_reference() -> None:
 
 
 @every_metric
-@settings(max_examples=examples(3), deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 @given(
     data=st.data(),
     exchange=st.sampled_from(["direct", "tasks"]),
@@ -305,7 +305,7 @@ def test_coalesced_partitions_and_every_exchange_give_the_same_result(
 
 @every_sorting_metric
 @pytest.mark.parametrize("threshold", ["UNSPLIT_MIN_ROWS", "AGGREGATE_MIN_ROWS"])
-@settings(max_examples=examples(3), deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 @given(data=st.data())
 @pytest.mark.float_order
 def test_compiled_kernels_give_the_numpy_result(metric: Metric, threshold: str, data) -> None:

@@ -109,7 +109,7 @@ def _as_dask(layout, cuts, y, s, w):
 
 
 @pytest.mark.parametrize("variant", range(len(VARIANTS)), ids=VARIANT_IDS)
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(data=st.data())
 def test_equals_sklearn(variant, data) -> None:
     """scikit-learn's arrays and warnings, on dask inputs of any partitioning."""
