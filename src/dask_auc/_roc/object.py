@@ -312,22 +312,17 @@ class ROC:
         (its distinct scores and the rows, or weight, of each class at or
         above and below each) and its answers to the questions that take no
         parameter (its part of the average precision, its KS statistic,
-        ``roc_curve``'s corners), compactly: on continuous unweighted scores
-        about 8 bytes a row (each distinct score, a bit saying its row's
-        class, a bit a corner: the counts and the rows follow from them), far
-        less on tied ones; weighted, 40 bytes per distinct score and the rows.
-        Under a ``distributed`` client they stay on the workers (a lost
+        ``roc_curve``'s corners): about 50 bytes a row on continuous scores
+        (the sorted score, and 40 bytes per distinct score), far less on tied
+        ones.  Under a ``distributed`` client they stay on the workers (a lost
         worker's buckets are recomputed from the input, as for any persisted
         collection); on the threaded scheduler, in this process.  Every
-        query after it reads them: O(buckets) small tasks, no sort and no
-        merge, each opening its bucket again for itself (one vectorised pass
-        over the bucket's points to rebuild the counts it reads, the same
-        bits as before they were kept) and looking up the points it needs.
-        The input's validated rows are kept too, from the same read (the
-        score and the label: 9 bytes a row with int8 labels, 17 weighted),
-        for the bootstrap, whose replicates need each row's position
-        (:meth:`ci`): every answer of a persisted ROC describes the rows it
-        read then, whatever its source holds later.
+        query after it reads them: O(buckets) small tasks that look up the
+        points they need by bisection, no sort and no scan of the points.
+        The input's validated rows are kept too, from the same read (16
+        bytes a row, 24 weighted), for the bootstrap, whose replicates need
+        each row's position (:meth:`ci`): every answer of a persisted ROC
+        describes the rows it read then, whatever its source holds later.
 
         Examples
         --------

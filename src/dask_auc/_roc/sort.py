@@ -17,7 +17,7 @@ from .._engine import LazyScore, SortedGraph, split_every_default
 from .._kernels.binary.average_precision import bucket_precision_sum
 from .._kernels.binary.curve_context import CurveContext, curve_contexts
 from .._kernels.binary.partial import cut_bucket_at, interval_area, locate_crossings
-from .._kernels.binary.persisted import kept_bucket, open_kept, with_answers, with_placed_points
+from .._kernels.binary.persisted import with_answers, with_placed_points
 from .._kernels.sort.buckets import summarize_bucket
 from .._kernels.sort.labels import LabelChoice, binary_bucket, choose_positive, plan_labels
 from .labels import asks_the_other_class
@@ -103,19 +103,15 @@ class CurveSort(BinarySort):
 
         Each bucket is kept with its placed points and its answers to the
         questions that take no parameter (average precision, KS, roc_curve's
-        corners), compact (:func:`~dask_auc._kernels.binary.persisted.kept_bucket`):
-        every query after it opens them again, bucket by bucket, and looks
-        them up; none re-merges.
+        corners): every query after it looks them up, none re-merges.
         """
-        graph = self.graph
-        answered = graph.per_bucket(
+        answered = self.graph.per_bucket(
             "curve-answers", with_answers, each=self.contexts, on=self.placed
         )
-        kept = graph.per_bucket("curve-kept", kept_bucket, each=self.contexts, on=answered)
-        keys = [self.choice, *kept, *self.summaries, self.contexts]
+        keys = [self.choice, *answered, *self.summaries, self.contexts]
         # the bootstrap's rows are kept from the same pass: one read of the input
-        self.replicates.persist_with(partial(graph.persist, keys))
-        self.buckets = self.placed = graph.per_bucket("curve-opened", open_kept, on=kept)
+        self.replicates.persist_with(partial(self.graph.persist, keys))
+        self.buckets = self.placed = answered
         self.persisted = True
 
     def kept(self) -> tuple[Any, Any]:
