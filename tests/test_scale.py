@@ -145,6 +145,42 @@ def test_coalesced_partitions_of_different_dtypes_keep_every_value_exact():
         dask_auc.roc_auc_score(frame["y"], frame["s"])
 
 
+def test_persisted_partitions_are_counted_not_read_again():
+    """A persisted frame's lengths are one ``len`` a partition: coalesced, buckets by rows.
+
+    Its column selections and row-wise ``assign`` keep the partitions' lengths, so they
+    are counted too; a filter of it, or a read (``from_map``), is not computed to count
+    it (below ``measure-above`` partitions).  The answer is the one of unknown lengths.
+    """
+    rng = np.random.default_rng(16)
+    parts = [
+        pd.DataFrame({"y": rng.integers(0, 2, n), "s": rng.integers(0, 9, n) / 8.0})
+        for n in (40, 0, 7, 300, 1, 52)
+    ]
+    reads = []
+
+    def load(i):
+        reads.append(i)
+        return parts[i]
+
+    read = dd.from_map(load, range(len(parts)), enforce_metadata=False)
+    kept = read.persist()
+    whole = pd.concat(parts)
+    expected = counting_auc(whole["y"].to_numpy(), whole["s"].to_numpy())
+    with dask.config.set({"dask-auc.coalesce": True}):
+        reads.clear()
+        for frame in (kept, kept.assign(s=kept["s"] * 2)):
+            blocks = prepared_blocks(frame["y"], frame["s"])
+            assert len(blocks) == 1 and blocks.sizes.rows == (400,)
+            assert dask_auc.roc_auc_score(frame["y"], frame["s"]) == expected
+        assert reads == []  # counted from memory, never read again
+        filtered = kept[kept["s"] >= 0]
+        assert prepared_blocks(filtered["y"], filtered["s"]).sizes.rows is None
+        assert dask_auc.roc_auc_score(filtered["y"], filtered["s"]) == expected
+        assert prepared_blocks(read["y"], read["s"]).sizes.rows is None
+        assert reads == []  # building the graph of a read reads nothing
+
+
 def test_unknown_lengths_are_measured_only_above_the_threshold():
     reads = []
 
