@@ -20,7 +20,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
@@ -317,6 +317,7 @@ def mixed_dtype_layouts(draw):
     return parts
 
 
+@settings(max_examples=20, deadline=None)
 @given(mixed_dtype_layouts())
 def test_any_layout_of_numeric_key_dtypes_groups_by_value(parts):
     check_layout(parts, ["user"])
