@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# numba's loops compiled into the checkout's (empty) numba cache, before the suite and the
+# docs build start: two processes, each stage's loops behind a lock of their own, so that
+# they compile different stages side by side (~20 s on 2 cores).  Without this step every
+# process of the suite and the docs build that starts on the empty cache joins in, and the
+# two test workers wait at their session's start for stages that a notebook's worker,
+# sharing the cores with everything else, holds the lock of (55 s in a CI run).
+# Fails when numba is installed but its loops do not import: the suite would then test
+# the NumPy paths only.
+# Usage: bash .ci/compile_numba.sh [PYTHON]   (default python3: the environment with the `test` extra)
+set -euo pipefail
+python=${1:-python3}
+compile='from dask_auc._kernels.sort import compiled
+import sys
+sys.exit(0 if compiled.compile_now(timeout=600) else "numba is installed but its loops did not compile")'
+pids=()
+for _ in 1 2; do
+    "$python" -c "$compile" &
+    pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do
+    wait "$pid" || status=1
+done
+exit "$status"
