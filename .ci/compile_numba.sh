@@ -11,7 +11,10 @@
 set -euo pipefail
 python=${1:-python3}
 compile='from dask_auc._kernels.sort import compiled
+import importlib.util
 import sys
+if importlib.util.find_spec("numba") is None:
+    sys.exit("numba is not installed: the test extra installs it")
 sys.exit(0 if compiled.compile_now(timeout=600) else "numba is installed but its loops did not compile")'
 pids=()
 for _ in 1 2; do
