@@ -22,7 +22,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from .._kernels.core.validation import scores_checked
 from .._kernels.sort.coalesce import block_row_counts
-from .blocks import Blocks, computed_per_block, prepare_tasks
+from .blocks import Blocks, prepare_tasks
 from .config import measure_above
 from .sizing import (
     SAMPLES_PER_BUCKET,
@@ -148,10 +148,6 @@ def _partitions(*partitions: Any) -> tuple[Any, ...]:
     return partitions
 
 
-def _rows_of(partitions: tuple[Any, ...]) -> tuple[int, ...]:
-    return block_row_counts(*partitions)
-
-
 def _frame_lengths(frames: list[Any]) -> tuple[int, ...] | None:
     """Rows per partition when they pair up and are known (or worth a measuring pass).
 
@@ -160,43 +156,56 @@ def _frame_lengths(frames: list[Any]) -> tuple[int, ...] | None:
     measured by one pass over the inputs.  Inputs cut differently give
     None: the planning task names the first block where they differ.
     """
-    known = [_known_lengths(x) for x in frames]
+    known = _known_lengths(frames)
     if any(k is None for k in known):
         if frames[0].npartitions <= measure_above():
             return None
-        parts = map_frame(frames[0], _partitions, *frames[1:])
-        counts = computed_per_block(parts[:1], [(p.key,) for p in parts], _rows_of)
+        counts = dask.compute(*map_frame(frames[0], block_row_counts, *frames[1:]))
         known = [tuple(c[i] for c in counts) for i in range(len(frames))]
     if len(set(known)) > 1:
         return None
     return known[0]
 
 
-def _known_lengths(frame: Any) -> tuple[int, ...] | None:
-    """Partition lengths known without reading data, or None.
+def _known_lengths(frames: list[Any]) -> list[tuple[int, ...] | None]:
+    """Each frame's partition lengths where known without reading data, else None.
 
     Dask knows them for some inputs (Parquet metadata, ``from_pandas``); for
     partitions already in memory (a persisted frame, and any column selection
     or row-wise ``assign`` of it) they are one ``len`` a partition, computed
-    here: then tiny partitions are coalesced and the buckets sized by the
-    rows, where unknown lengths would give one bucket per partition and
-    ``P x P`` exchange pieces (a persisted frame of 16 partitions and 2e5 rows
-    on a 2-worker cluster: 256 pieces, about a second a query).
+    here, for all the frames in one pass (the columns of one persisted frame
+    share their count): then tiny partitions are coalesced and the buckets
+    sized by the rows, where unknown lengths would give one bucket per
+    partition and ``P x P`` exchange pieces (a persisted frame of 16
+    partitions and 2e5 rows on a 2-worker cluster: 256 pieces, about a second
+    a query).
     """
     try:
         from dask.dataframe.dask_expr._collection import new_collection
         from dask.dataframe.dask_expr._expr import Lengths, Literal
         from dask.dataframe.dask_expr.io.io import FromGraph
-
-        lengths = Lengths(frame.expr).optimize(fuse=False)
-    except Exception:  # an older or newer dask-expr: treat as unknown
-        return None
-    if isinstance(lengths, Literal):
-        return tuple(int(n) for n in lengths.value)
-    if frame.npartitions > 1 and all(isinstance(e, (Lengths, FromGraph)) for e in lengths.walk()):
-        (counts,) = dask.compute(new_collection(lengths))
-        return tuple(int(n) for n in counts)
-    return None
+    except ImportError:  # an older or newer dask-expr: treat as unknown
+        return [None] * len(frames)
+    known: list[tuple[int, ...] | None] = []
+    in_memory = {}
+    for i, frame in enumerate(frames):
+        try:
+            lengths = Lengths(frame.expr).optimize(fuse=False)
+        except Exception:  # an older or newer dask-expr: treat as unknown
+            lengths = None
+        known.append(None)
+        if isinstance(lengths, Literal):
+            known[i] = tuple(int(n) for n in lengths.value)
+        elif (
+            lengths is not None
+            and frame.npartitions > 1
+            and all(isinstance(e, (Lengths, FromGraph)) for e in lengths.walk())
+        ):
+            in_memory[i] = new_collection(lengths)
+    if in_memory:
+        for i, counts in zip(in_memory, dask.compute(*in_memory.values()), strict=True):
+            known[i] = tuple(int(n) for n in counts)
+    return known
 
 
 def map_frame(frame: Any, func: Callable, *args: Any) -> list[Delayed]:

@@ -222,7 +222,7 @@ def _one_compiler(name: str, *, wait: bool = True) -> Any:
     except ImportError:  # Windows: no lock, each process compiles
         yield True
         return
-    # one lock per installation (its path) and family: other checkouts do not wait
+    # one lock per installation (its path) and name: other checkouts do not wait
     here = hashlib.sha256(os.path.dirname(os.path.abspath(__file__)).encode()).hexdigest()
     path = os.path.join(tempfile.gettempdir(), f"{name}-{here[:16]}.lock")
     try:
@@ -234,8 +234,7 @@ def _one_compiler(name: str, *, wait: bool = True) -> Any:
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            _release_compiler(name)
+        except BlockingIOError:  # with wait=False: another process compiles it
             yield False
             return
         yield True
