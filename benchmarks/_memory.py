@@ -52,6 +52,14 @@ def _release_free_heap() -> None:
         pass
 
 
+def settled_rss() -> int:
+    """This process's resident bytes of live data: after a garbage collection and
+    :func:`_release_free_heap`, so that freed temporaries are not counted."""
+    gc.collect()
+    _release_free_heap()
+    return _rss_bytes()
+
+
 def _reset_high_water_mark() -> bool:
     try:
         with open(_CLEAR_REFS, "w") as clear_refs:
@@ -72,9 +80,7 @@ class PeakMeter:
         self._stopping = threading.Event()
 
     def start(self) -> None:
-        gc.collect()
-        _release_free_heap()
-        self.baseline = _rss_bytes()
+        self.baseline = settled_rss()
         if _reset_high_water_mark():
             self.method = "VmHWM"
             return

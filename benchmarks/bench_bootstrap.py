@@ -156,21 +156,16 @@ def kept_by_persist(roc: Any, y: Any, s: Any) -> tuple[Any, dict[str, Any]]:
     garbage collection and ``malloc_trim`` (so freed temporaries are not
     counted); a small ROC is persisted first, so that no first-call cost is.
     """
-    import gc
     import time
 
-    import _memory
+    from _memory import settled_rss
 
     roc(y[:1000], s[:1000]).persist()
-    gc.collect()
-    _memory._release_free_heap()
-    before = _memory._rss_bytes()
+    before = settled_rss()
     start = time.perf_counter()
     curve = roc(y, s).persist()
     seconds = time.perf_counter() - start
-    gc.collect()
-    _memory._release_free_heap()
-    return curve, {"seconds": seconds, "memory": max(0, _memory._rss_bytes() - before)}
+    return curve, {"seconds": seconds, "memory": max(0, settled_rss() - before)}
 
 
 def _fmt_bytes(value: Any, rows: int) -> str:
