@@ -109,21 +109,21 @@ def test_every_entry_names_variants_or_takes_no_options() -> None:
 
 @every_metric
 def test_requests_differing_in_one_parameter_computed_together(metric: Metric) -> None:
-    """Each request computed beside the entry's default gives what it gives alone."""
+    """Requests differing in one parameter, computed in one graph, give what each gives alone."""
     layout = metric.layouts[0]
     inputs = dask_inputs(_columns(metric), CUTS, layout)
-    base = _lazy(metric, inputs, {}, {})
-    alone_base = base.compute()
-    for options, config in _requests(metric):
-        other = _lazy(metric, inputs, options, config)
+    requests = [({}, {}), *_requests(metric)]
+    lazies, alone = [], []
+    for options, config in requests:
+        lazies.append(_lazy(metric, inputs, options, config))
         with dask.config.set(config):
-            alone_other = other.compute()
-        # one order is enough: tasks of the two requests sharing a name would leave one
-        # version in the merged graph, and the request whose task was replaced (in this
-        # order, the first) would give another answer than alone
-        together = dask_auc.compute(base, other)
-        _same(metric, together[0], alone_base)
-        _same(metric, together[1], alone_other)
+            alone.append(lazies[-1].compute())
+    # all in one graph: tasks of two requests sharing a name would leave one version in
+    # the merged graph, and a request whose task was replaced would give another answer
+    # than alone
+    together = dask_auc.compute(*lazies)
+    for got, want in zip(together, alone, strict=True):
+        _same(metric, got, want)
 
 
 def test_the_reported_collision_gives_sklearns_auc() -> None:
