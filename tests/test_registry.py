@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import dask_auc
-from dask_auc._roc import BOOTSTRAP_METRICS, BY_METHOD, QUERIES, ROC
+from dask_auc._roc import BOOTSTRAP_METRICS, BY_METHOD, QUERIES, ROC, answer
 from metric_registry import REGISTRY, ROC_QUERIES
 
 #: the function's keywords a ROC method does not take: its class is the ROC's, and the
@@ -77,6 +78,58 @@ def test_function_and_method_give_the_entry_result_alike(function):
             np.testing.assert_array_equal(a, b)
     else:
         assert by_function == by_method
+
+
+#: the faces that answer by themselves rather than through ``answer``: a 2-D target (multilabel,
+#: multi-class) is not one binary input, and roc_auc_ci is DeLong's (``_roc/delong.py``)
+SELF_ANSWERED = {"roc_auc_score", "average_precision_score", "roc_auc_ci"}
+#: the ROC methods that do not forward their own parameters alone: ``auc`` adds roc_auc_score's
+#: ``multi_class``, ``ci`` hands the bootstrap's parameters over unchecked
+METHODS_ASKING_MORE = {"auc", "ci"}
+
+
+def recorder(calls):
+    def record(*args, **kwargs):
+        calls.append((args, kwargs))
+        return "answered"
+
+    return record
+
+
+@pytest.mark.parametrize("function", sorted(set(QUERIES) - SELF_ANSWERED))
+def test_each_face_hands_answer_every_parameter_of_its_signature(function, monkeypatch):
+    """A parameter added to a face's signature reaches the query (none dropped on the way)."""
+    face, calls = getattr(dask_auc, function), []
+    monkeypatch.setattr(sys.modules[face.__module__], "answer", recorder(calls))
+    given = {name: object() for name in inspect.signature(face).parameters}
+    assert face(**given) == "answered"
+    [(args, kwargs)] = calls
+    assert args == (function,)
+    assert kwargs.keys() == given.keys()
+    assert all(kwargs[name] is given[name] for name in given)
+    data = {"y_true", "y_score", "y_proba", "sample_weight"}
+    assert set(given) - data == set(QUERIES[function].parameters)
+
+
+@pytest.mark.parametrize("method", sorted(set(BY_METHOD) - METHODS_ASKING_MORE))
+def test_each_roc_method_hands_ask_every_parameter_of_its_signature(method, monkeypatch):
+    calls = []
+    monkeypatch.setattr(sys.modules[ROC.__module__], "ask", recorder(calls))
+    bound = getattr(dask_auc.roc(Y, S), method)
+    given = {name: object() for name in inspect.signature(bound).parameters}
+    assert bound(**given) == "answered"
+    [(args, kwargs)] = calls
+    assert args[1] == method
+    assert kwargs.keys() == given.keys()
+    assert all(kwargs[name] is given[name] for name in given)
+
+
+def test_answer_refuses_a_parameter_its_table_does_not_declare():
+    with pytest.raises(KeyError, match=r"ks_statistic declares no \['max_points'\]"):
+        answer(
+            "ks_statistic", y_true=Y, y_score=S, sample_weight=None, pos_label=None,
+            compute=True, max_points=5,
+        )  # fmt: skip
 
 
 #: each bootstrap metric's parameters, and its estimate by the query it replicates

@@ -17,7 +17,7 @@ Only 1-D probabilities of the positive class (a binary target) are taken;
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from ._kernels.core.calibration import (
 )
 from ._kernels.core.summary import as_float
 from ._kernels.core.validation import check_aligned, warn, warn_undefined
-from ._params import Boolean, Label, Satisfies, check_params
+from ._params import Boolean, Constraint, Label, Satisfies, check_params
 from ._per_row import ROW_PARAMETERS
 
 _NAMES = ("y_true", "y_proba", "sample_weight")
@@ -96,17 +96,7 @@ def log_loss(
     >>> round(dask_auc.log_loss(y, p), 6)
     0.216162
     """
-    checked = check_params(
-        "log_loss",
-        {"normalize": Boolean(), **ROW_PARAMETERS},
-        normalize=normalize,
-        compute=compute,
-        split_every=split_every,
-    )
-    finalize = _LogLossFinish(checked["normalize"], _given_labels(labels))
-    return _calibration_score(
-        "log_loss", y_true, y_proba, sample_weight, finalize, checked, "lower"
-    )
+    return _calibration_score("log_loss", **locals())
 
 
 def brier_score_loss(
@@ -151,26 +141,15 @@ def brier_score_loss(
 
     Examples
     --------
-    >>> import numpy as np, dask.array as da, dask_auc
-    >>> y = da.from_array(np.array([0, 1, 1, 0]), chunks=2)
-    >>> p = da.from_array(np.array([0.1, 0.9, 0.8, 0.3]), chunks=2)
-    >>> round(dask_auc.brier_score_loss(y, p), 6)
+    >>> import numpy as np, dask_auc
+    >>> y = np.array(["no", "yes", "yes", "no"])  # string classes: name the positive one
+    >>> p = np.array([0.1, 0.9, 0.8, 0.3])  # the probabilities of "yes"
+    >>> round(dask_auc.brier_score_loss(y, p, pos_label="yes"), 6)
     0.0375
-    >>> round(dask_auc.brier_score_loss(y, p, scale_by_half=False), 6)
+    >>> round(dask_auc.brier_score_loss(y, p, pos_label="yes", scale_by_half=False), 6)
     0.075
     """
-    checked = check_params(
-        "brier_score_loss",
-        {"pos_label": Label(), "scale_by_half": _SCALE_BY_HALF, **ROW_PARAMETERS},
-        pos_label=pos_label,
-        scale_by_half=scale_by_half,
-        compute=compute,
-        split_every=split_every,
-    )
-    finalize = _BrierFinish(checked["pos_label"], checked["scale_by_half"] is not False)
-    return _calibration_score(
-        "brier_score_loss", y_true, y_proba, sample_weight, finalize, checked, "less"
-    )
+    return _calibration_score("brier_score_loss", **locals())
 
 
 def normalized_entropy(
@@ -208,27 +187,54 @@ def normalized_entropy(
     >>> dask_auc.normalized_entropy(y, p)  # the base rate itself: no information
     1.0
     """
-    checked = check_params(
-        "normalized_entropy", ROW_PARAMETERS, compute=compute, split_every=split_every
-    )
-    finalize = _EntropyFinish(_given_labels(labels))
-    return _calibration_score(
-        "normalized_entropy", y_true, y_proba, sample_weight, finalize, checked, "lower"
-    )
+    return _calibration_score("normalized_entropy", **locals())
 
 
 # -- the graph: one task per block, a tree of exact merges, one finalize --------------------
 
 
+#: each metric's parameters, in the order they are checked; its finalize, of the checked
+#: values and the ``labels`` given; and scikit-learn's word in its message of a probability
+#: below 0 ("values lower than 0", "values less than 0")
+_METRICS: dict[str, tuple[Mapping[str, Constraint], Callable[[dict[str, Any], Any], Any], str]] = {
+    "log_loss": (
+        {"normalize": Boolean(), **ROW_PARAMETERS},
+        lambda checked, labels: _LogLossFinish(checked["normalize"], _given_labels(labels)),
+        "lower",
+    ),
+    "brier_score_loss": (
+        {"pos_label": Label(), "scale_by_half": _SCALE_BY_HALF, **ROW_PARAMETERS},
+        lambda checked, labels: _BrierFinish(
+            checked["pos_label"], checked["scale_by_half"] is not False
+        ),
+        "less",
+    ),
+    "normalized_entropy": (
+        ROW_PARAMETERS,
+        lambda checked, labels: _EntropyFinish(_given_labels(labels)),
+        "lower",
+    ),
+}
+
+
 def _calibration_score(
     name: str,
+    /,
     y_true: Any,
     y_proba: Any,
     sample_weight: Any,
-    finalize: Any,
-    checked: dict[str, Any],
-    below: str,
+    labels: Any,
+    **options: Any,
 ) -> float | LazyScore:
+    """The calibration metric ``name`` of the public function's arguments (its ``locals()``).
+
+    ``options`` are exactly the metric's parameters in :data:`_METRICS`, checked once, here.
+    """
+    parameters, finalize_of, below = _METRICS[name]
+    if options.keys() != parameters.keys():  # a programming error: a face and its table differ
+        raise KeyError(f"{name} declares {sorted(parameters)}; got {sorted(options)}")
+    checked = check_params(name, parameters, **options)
+    finalize = finalize_of(checked, labels)
     if _is_two_dimensional(y_proba):
         raise ValueError(
             f"{name} of dask-auc takes the 1-D probabilities of the positive class (a "

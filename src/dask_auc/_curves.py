@@ -85,16 +85,7 @@ def roc_curve(
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
-    return answer(
-        "roc_curve",
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        drop_intermediate=drop_intermediate,
-        compute=compute,
-        max_points=max_points,
-    )
+    return answer("roc_curve", **locals())
 
 
 def precision_recall_curve(
@@ -141,16 +132,7 @@ def precision_recall_curve(
     >>> thresholds
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
-    return answer(
-        "precision_recall_curve",
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        drop_intermediate=drop_intermediate,
-        compute=compute,
-        max_points=max_points,
-    )
+    return answer("precision_recall_curve", **locals())
 
 
 def average_precision_score(
@@ -257,9 +239,7 @@ def ks_statistic(
     >>> dask_auc.ks_statistic(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     KSStatistic(statistic=0.5, threshold=0.8)
     """
-    return answer(
-        "ks_statistic", y_true, y_score, sample_weight, pos_label=pos_label, compute=compute
-    )
+    return answer("ks_statistic", **locals())
 
 
 def _indicator_average_precision(

@@ -63,9 +63,7 @@ def coverage_error(
     >>> dask_auc.coverage_error(y, s)
     1.5
     """
-    return sample_metric(
-        COVERAGE_ERROR, y_true, y_score, sample_weight, compute=compute, split_every=split_every
-    )
+    return sample_metric(COVERAGE_ERROR, ROW_PARAMETERS, **locals())
 
 
 @shared_docs
@@ -103,9 +101,7 @@ def label_ranking_average_precision_score(
     >>> dask_auc.label_ranking_average_precision_score(y_true, y_score)
     0.41666666666666663
     """
-    return sample_metric(
-        LRAP, y_true, y_score, sample_weight, compute=compute, split_every=split_every
-    )
+    return sample_metric(LRAP, ROW_PARAMETERS, **locals())
 
 
 @shared_docs
@@ -138,9 +134,7 @@ def label_ranking_loss(
     >>> dask_auc.label_ranking_loss([[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]])
     0.75
     """
-    return sample_metric(
-        RANKING_LOSS, y_true, y_score, sample_weight, compute=compute, split_every=split_every
-    )
+    return sample_metric(RANKING_LOSS, ROW_PARAMETERS, **locals())
 
 
 @shared_docs
@@ -191,18 +185,7 @@ def dcg_score(
     >>> dask_auc.dcg_score(true_relevance, np.asarray([[1, 0, 0, 0, 1]]), k=1)
     7.5
     """
-    return sample_metric(
-        DCG,
-        y_true,
-        y_score,
-        sample_weight,
-        compute=compute,
-        split_every=split_every,
-        k=k,
-        log_base=log_base,
-        ignore_ties=ignore_ties,
-        parameters=_DCG_PARAMETERS,
-    )
+    return sample_metric(DCG, _DCG_PARAMETERS, **locals())
 
 
 @shared_docs
@@ -234,19 +217,10 @@ def ndcg_score(
     --------
     >>> import numpy as np, dask_auc
     >>> true_relevance = np.asarray([[10, 0, 0, 1, 5]])
-    >>> dask_auc.ndcg_score(true_relevance, np.asarray([[.1, .2, .3, 4, 70]]))
-    0.6956940443813076
-    >>> dask_auc.ndcg_score(true_relevance, np.asarray([[1, 0, 0, 0, 1]]), k=1)
+    >>> scores = np.asarray([[1, 0, 0, 0, 1]])  # items 0 and 4 tie at the top
+    >>> dask_auc.ndcg_score(true_relevance, scores, k=1)  # the tie shares its gains: 7.5 / 10
     0.75
+    >>> dask_auc.ndcg_score(true_relevance, scores, k=1, ignore_ties=True)  # NumPy's order: 5 / 10
+    0.5
     """
-    return sample_metric(
-        NDCG,
-        y_true,
-        y_score,
-        sample_weight,
-        compute=compute,
-        split_every=split_every,
-        k=k,
-        ignore_ties=ignore_ties,
-        parameters=_NDCG_PARAMETERS,
-    )
+    return sample_metric(NDCG, _NDCG_PARAMETERS, **locals())

@@ -99,27 +99,26 @@ ROW_PARAMETERS = {"compute": Boolean(), "split_every": AtLeast(2)}
 
 def sample_metric(
     metric: str,
+    parameters: Mapping[str, Constraint],
+    /,
     y_true: Any,
     y_score: Any,
     sample_weight: Any,
-    *,
-    compute: bool,
-    split_every: int | None,
-    k: int | None = None,
-    log_base: float = 2,
-    ignore_ties: bool = False,
-    parameters: Mapping[str, Constraint] = ROW_PARAMETERS,
+    **options: Any,
 ) -> float | LazyScore:
     """The lazy ``metric`` of a 2-D ``y_true`` and ``y_score``: checks, blocks, sums, tree.
 
-    ``parameters`` is the public function's table: the options it names are
-    checked once, here, in its order (``log_base`` is checked, then used as given).
+    ``parameters`` is the public function's table and ``options`` its
+    options, by name (its ``locals()`` when this is its first statement):
+    exactly the table's, checked once, here, in its order (``log_base`` is
+    checked, then used as given).
     """
-    given = dict(k=k, log_base=log_base, ignore_ties=ignore_ties)
-    given.update(compute=compute, split_every=split_every)
-    checked = check_params(metric, parameters, **{name: given[name] for name in parameters})
+    if options.keys() != parameters.keys():  # a programming error: a face and its table differ
+        raise KeyError(f"{metric} declares {sorted(parameters)}; got {sorted(options)}")
+    checked = check_params(metric, parameters, **options)
     compute, split_every = checked["compute"], checked["split_every"]
-    k, ignore_ties = checked.get("k", k), checked.get("ignore_ties", ignore_ties)
+    k, ignore_ties = checked.get("k"), checked.get("ignore_ties", False)
+    log_base = options.get("log_base", 2)
     if metric in (LRAP, RANKING_LOSS) and hasattr(y_true, "tocsr"):
         y_true = y_true.toarray()  # a SciPy sparse matrix, in memory: scikit-learn takes it too
     true_dims, n_columns = dimensions(y_true)

@@ -199,7 +199,4 @@ def partial_roc_auc_score(
     >>> dask_auc.partial_roc_auc_score(y, s, fpr_range=(0.25, 0.75))
     0.9375
     """
-    return answer(
-        "partial_roc_auc_score", y_true, y_score, sample_weight,
-        fpr_range=fpr_range, tpr_range=tpr_range, standardized=standardized, compute=compute,
-    )  # fmt: skip
+    return answer("partial_roc_auc_score", **locals())

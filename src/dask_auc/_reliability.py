@@ -94,11 +94,4 @@ def reliability_diagram(
     >>> [round(v, 4) for v in diagram.log_score]
     [0.5074, 0.1891, 0.3749, 0.6931]
     """
-    return answer(
-        "reliability_diagram",
-        y_true,
-        y_proba,
-        sample_weight,
-        max_points=max_points,
-        compute=compute,
-    )
+    return answer("reliability_diagram", **locals())

@@ -63,15 +63,7 @@ def confusion_matrix_at_thresholds(
     >>> thresholds
     array([0.8 , 0.4 , 0.35, 0.1 ])
     """
-    return answer(
-        "confusion_matrix_at_thresholds",
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        compute=compute,
-        max_points=max_points,
-    )
+    return answer("confusion_matrix_at_thresholds", **locals())
 
 
 def det_curve(
@@ -123,16 +115,7 @@ def det_curve(
     >>> fpr, fnr, thresholds
     (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
     """
-    return answer(
-        "det_curve",
-        y_true,
-        y_score,
-        sample_weight,
-        pos_label=pos_label,
-        drop_intermediate=drop_intermediate,
-        compute=compute,
-        max_points=max_points,
-    )
+    return answer("det_curve", **locals())
 
 
 def operating_point(
@@ -217,21 +200,7 @@ def operating_point(
     >>> dask_auc.operating_point(y, s, criterion="youden").threshold
     0.7
     """
-    return answer(
-        "operating_point",
-        y_true,
-        y_score,
-        sample_weight,
-        fpr=fpr,
-        tpr=tpr,
-        precision=precision,
-        recall=recall,
-        threshold=threshold,
-        criterion=criterion,
-        cost=cost,
-        pos_label=pos_label,
-        compute=compute,
-    )
+    return answer("operating_point", **locals())
 
 
 def gains_table(
@@ -290,12 +259,4 @@ def gains_table(
     3                    4     1          0  0.000000                 1.000000
     4                    1     2          0  0.000000                 1.000000
     """
-    return answer(
-        "gains_table",
-        y_true,
-        y_score,
-        sample_weight,
-        n_bins=n_bins,
-        pos_label=pos_label,
-        compute=compute,
-    )
+    return answer("gains_table", **locals())

@@ -40,6 +40,8 @@ from .sort import CurveSort
 
 #: the one prepare of every ROC: any labels, one sorted part per label
 _PREPARE = partial(prepare_block, any_labels=True)
+#: the names of a public function's scores: :func:`answer` takes either
+_SCORES = ("y_score", "y_proba")
 
 
 def roc(y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None) -> ROC:
@@ -109,6 +111,10 @@ class ROC:
         replicates = RocReplicates(y_true, y_score, sample_weight, pos_label)
         self._sort = CurveSort(blocks, pos_label, replicates)
 
+    def _ask(self, method: str, arguments: dict[str, Any]) -> Any:
+        """This ROC's query ``method``; ``arguments``: the method's ``locals()``."""
+        return ask(self._sort, method, **{k: v for k, v in arguments.items() if k != "self"})
+
     def curve(self, curve: CurveKind, **options: Any) -> LazyScore:
         """The lazy curve of ``curve`` kind, for the plots (``queries.curve_query``).
 
@@ -146,10 +152,7 @@ class ROC:
         compute: bool = True,
     ) -> float | LazyScore:
         """The partial AUC over an FPR or a TPR range, as :func:`dask_auc.partial_roc_auc_score`."""
-        return ask(
-            self._sort, "partial_auc",
-            fpr_range=fpr_range, tpr_range=tpr_range, standardized=standardized, compute=compute,
-        )  # fmt: skip
+        return self._ask("partial_auc", locals())
 
     def average_precision(self, *, compute: bool = True) -> float | LazyScore:
         """Average precision, as :func:`dask_auc.average_precision_score` with this ``pos_label``.
@@ -158,16 +161,13 @@ class ROC:
         default), also where the ROC's positive class is another label (a
         target in {1, 2}): the same points answer it.
         """
-        return ask(self._sort, "average_precision", compute=compute)
+        return self._ask("average_precision", locals())
 
     def roc_curve(
         self, *, drop_intermediate: bool = True, max_points: int | None = None, compute: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``fpr, tpr, thresholds`` as :func:`dask_auc.roc_curve`."""
-        return ask(
-            self._sort, "roc_curve",
-            drop_intermediate=drop_intermediate, max_points=max_points, compute=compute,
-        )  # fmt: skip
+        return self._ask("roc_curve", locals())
 
     def precision_recall_curve(
         self,
@@ -177,18 +177,13 @@ class ROC:
         compute: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``precision, recall, thresholds`` as :func:`dask_auc.precision_recall_curve`."""
-        return ask(
-            self._sort, "precision_recall_curve",
-            drop_intermediate=drop_intermediate, max_points=max_points, compute=compute,
-        )  # fmt: skip
+        return self._ask("precision_recall_curve", locals())
 
     def confusion_matrix_at_thresholds(
         self, *, max_points: int | None = None, compute: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``tns, fps, fns, tps, thresholds`` as :func:`dask_auc.confusion_matrix_at_thresholds`."""
-        return ask(
-            self._sort, "confusion_matrix_at_thresholds", max_points=max_points, compute=compute
-        )
+        return self._ask("confusion_matrix_at_thresholds", locals())
 
     def det_curve(
         self,
@@ -198,14 +193,11 @@ class ROC:
         compute: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | LazyScore:
         """``fpr, fnr, thresholds`` as :func:`dask_auc.det_curve`."""
-        return ask(
-            self._sort, "det_curve",
-            drop_intermediate=drop_intermediate, max_points=max_points, compute=compute,
-        )  # fmt: skip
+        return self._ask("det_curve", locals())
 
     def ks(self, *, compute: bool = True) -> KSStatistic | LazyScore:
         """The Kolmogorov-Smirnov statistic, as :func:`dask_auc.ks_statistic`."""
-        return ask(self._sort, "ks", compute=compute)
+        return self._ask("ks", locals())
 
     def operating_point(
         self,
@@ -220,15 +212,11 @@ class ROC:
         compute: bool = True,
     ) -> OperatingPoint | LazyScore:
         """The threshold meeting one target, as :func:`dask_auc.operating_point`."""
-        return ask(
-            self._sort, "operating_point",
-            fpr=fpr, tpr=tpr, precision=precision, recall=recall,
-            threshold=threshold, criterion=criterion, cost=cost, compute=compute,
-        )  # fmt: skip
+        return self._ask("operating_point", locals())
 
     def gains_table(self, *, n_bins: int = 10, compute: bool = True) -> pd.DataFrame | LazyScore:
         """The gains (lift) table, as :func:`dask_auc.gains_table`."""
-        return ask(self._sort, "gains_table", n_bins=n_bins, compute=compute)
+        return self._ask("gains_table", locals())
 
     def reliability(
         self, *, max_points: int | None = None, compute: bool = True
@@ -239,7 +227,7 @@ class ROC:
         persisted ROC, one task per bucket over the rows it keeps (no sort,
         but a pass over the rows: the buckets keep no PAV stack).
         """
-        return ask(self._sort, "reliability", max_points=max_points, compute=compute)
+        return self._ask("reliability", locals())
 
     def ci(
         self,
@@ -387,23 +375,32 @@ def roc_auc(
     )  # fmt: skip
 
 
-def answer(name: str, y_true: Any, y_score: Any, sample_weight: Any, **params: Any) -> Any:
+def answer(name: str, /, **arguments: Any) -> Any:
     """The public function ``name`` of one binary input: its registry entry's ROC method.
 
-    The parameters are checked once, against ``name``'s table (so the
-    messages name the function); ``pos_label``, where the function takes one,
-    chooses the ROC's positive class, and the rest go to the method.
+    ``arguments`` are the function's own, by name: its ``locals()`` when this
+    is its first statement, so that each parameter of its signature reaches
+    the query, none forgotten.  ``y_true``, the scores (``y_score``, or
+    ``y_proba`` for probabilities) and ``sample_weight`` make the ROC; the
+    rest are checked once, against ``name``'s table (so the messages name the
+    function; a parameter the table does not declare raises ``KeyError``);
+    ``pos_label``, where the function takes one, chooses the ROC's positive
+    class, and the rest go to the method.
 
     Examples
     --------
     >>> import numpy as np
-    >>> answer("ks_statistic", np.array([0, 1, 1]), np.array([0.2, 0.9, 0.4]), None,
-    ...        pos_label=None, compute=True).statistic
+    >>> answer("ks_statistic", y_true=np.array([0, 1, 1]), y_score=np.array([0.2, 0.9, 0.4]),
+    ...        sample_weight=None, pos_label=None, compute=True).statistic
     1.0
     """
-    checked = check_query(name, **params)
+    y_true, sample_weight = arguments.pop("y_true"), arguments.pop("sample_weight")
+    scores = [arguments.pop(key) for key in _SCORES if key in arguments]
+    if len(scores) != 1:  # a programming error: a face's scores under another name
+        raise TypeError(f"{name} passes {len(scores)} of {_SCORES}")
+    checked = check_query(name, **arguments)
     with checked_once(checked):  # the ROC and its query do not check them again
         curve = roc(
-            y_true, y_score, pos_label=checked.pop("pos_label", None), sample_weight=sample_weight
+            y_true, scores[0], pos_label=checked.pop("pos_label", None), sample_weight=sample_weight
         )
         return getattr(curve, QUERIES[name].method)(**checked)
