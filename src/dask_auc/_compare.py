@@ -119,15 +119,19 @@ def compare(
     Examples
     --------
     >>> import numpy as np, dask_auc
-    >>> y = np.array([0, 0, 1, 1, 0, 1, 0, 1])
-    >>> a = np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.9, 0.5, 0.6])
-    >>> b = np.array([0.3, 0.2, 0.1, 0.6, 0.7, 0.8, 0.4, 0.5])
-    >>> table = dask_auc.compare(y, {"a": a, "b": b}, metrics=("roc_auc", "log_loss"))
+    >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 1])
+    >>> models = {
+    ...     "old": np.array([0.7, 0.2, 0.6, 0.4, 0.8, 0.3, 0.5, 0.1, 0.6, 0.9]),
+    ...     "new": np.array([0.9, 0.1, 0.3, 0.6, 0.7, 0.2, 0.8, 0.4, 0.5, 0.6]),
+    ...     "tiny": np.array([0.6, 0.5, 0.4, 0.3, 0.6, 0.2, 0.4, 0.5, 0.1, 0.7]),
+    ... }
+    >>> table = dask_auc.compare(y, models, metrics=("roc_auc", "log_loss"))
     >>> table[["roc_auc", "difference", "p_value"]].round(4)  # doctest: +NORMALIZE_WHITESPACE
            roc_auc  difference  p_value
     model
-    a        0.875         NaN      NaN
-    b        0.625       -0.25   0.2207
+    old       0.84         NaN      NaN
+    new       1.00        0.16   0.2482
+    tiny      0.78       -0.06   0.7055
     """
     checked = check_params(
         "compare",

@@ -280,6 +280,9 @@ def cross_sums(
     """Pair one block's placements under every model by row; sum their products.
 
     ``pieces[i]`` is model ``i``'s routed ``(ids, V - AUC)`` of this block's rows.
+    Each pair of models is summed as the two-model kernel sums it
+    (:func:`pair_products`), so that the test of two models in a ``k``-model
+    pass is :func:`~dask_auc.delong_test`'s, to the bit.
 
     Examples
     --------
@@ -298,8 +301,33 @@ def cross_sums(
         for ids, placed in routed:
             values[model, ids & mask] = placed
     positive = block.labels == plan.positive_label if n else np.empty(0, bool)
-    pos, neg = values[:, positive], values[:, ~positive]
-    return CrossSums(pos @ pos.T, neg @ neg.T)
+    return CrossSums(pair_products(values[:, positive]), pair_products(values[:, ~positive]))
+
+
+def pair_products(rows: np.ndarray) -> np.ndarray:
+    """``k x k`` sums of products of ``k`` rows of values, each pair's from the two rows alone.
+
+    One ``k``-row product (``rows @ rows.T``) would be the same sums, but BLAS
+    may add a pair's products in another order for ``k`` rows than for two (it
+    does on OpenBLAS's oldest x86 kernels: ``.ci/baseline_simd.py``), and a
+    model scored twice would then differ from itself by a rounding.  The
+    product of two rows has entries that depend on those rows alone (neither on
+    their order nor on the other row's values: ``tests/test_delong.py``), so
+    each entry is the same whichever pair gives it.
+
+    Examples
+    --------
+    >>> rows = np.array([[1.0, 2.0], [0.5, -1.0], [1.0, 2.0]])
+    >>> pair_products(rows).tolist()
+    [[5.0, -1.5, 5.0], [-1.5, 1.25, -1.5], [5.0, -1.5, 5.0]]
+    """
+    k = len(rows)
+    sums = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            pair = rows[[i, j]]
+            (sums[i, i], sums[i, j]), (sums[j, i], sums[j, j]) = pair @ pair.T
+    return sums
 
 
 def total_cross_sums(parts: Sequence[CrossSums]) -> CrossSums:
