@@ -377,6 +377,7 @@ def test_the_benchmark_runs_and_checks_its_answers(capsys):
     text = bench.main(["--rows", "3000", "--models", "3", "--groups", "50", "--files", "2",
                        "--repeats", "1"])  # fmt: skip
     assert "| compare x3 |" in text and "| grouped x3 |" in text
+    assert "| compare x3 delong |" in text and "| delong_test x2 pairwise |" in text
 
 
 def test_compare_and_grouped_many_scores_on_a_process_cluster(client):
