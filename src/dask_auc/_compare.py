@@ -93,8 +93,9 @@ def compare(
         The model the others are tested against (default: the first).
     test : {"delong", "bootstrap"} or None, default "delong"
         The paired test of ``metrics[0]``, each model against the baseline:
-        DeLong's (:func:`dask_auc.delong_test`, of ``"roc_auc"`` only, with a
-        normal interval of the difference) or the paired bootstrap's
+        DeLong's (:func:`dask_auc.delong_test`'s results, of ``"roc_auc"``
+        only, with a normal interval of the difference; every model's in one
+        pass, each model sorted once more with row ids) or the paired bootstrap's
         (:func:`dask_auc.bootstrap_test`, its percentile interval).
     confidence_level : float in (0, 1), default 0.95
         Of the intervals of the differences.
