@@ -17,14 +17,19 @@ model's time.
 - ``compare xN``: ``dask_auc.compare(df["y"], {...}, test=None)``: every
   model's AUC in one computation (the issue's goal: <= 3x one AUC).
 - ``compare xN delong``: the same with DeLong's paired test of each model
-  against the first (a second sort of every model, with row ids).
+  against the first: one multi-model DeLong (every model's scores sorted once
+  more, with row ids, its placements routed back to their blocks once, and
+  every pair's cross sums made there).
+- ``delong_test x(N-1) pairwise``: what ``compare``'s tests cost before, one
+  ``delong_test`` per model and the first (each sorts and routes both models).
 - ``grouped x1``: ``grouped_roc_auc_score(df, by="user", score="s0")``.
 - ``grouped xN``: ``score=[s0, ..., sN-1]``, one hash exchange (the issue's
   goal: <= 2.5x one).
 - ``grouped xN separate``: one call per column.
 
 Every answer is checked: ``compare``'s AUCs against the separate calls' (the
-same bits), the grouped tables of the list against the separate calls'.
+same bits), its DeLong columns against the pairwise ``delong_test`` calls'
+(to rounding: see :func:`check_delong`), the grouped tables of the list against the separate calls'.
 ``--scheduler processes`` runs on a ``distributed.LocalCluster`` of
 ``--workers`` single-thread worker processes instead of threads.
 """
@@ -112,11 +117,18 @@ def measure(path: Path, models: int, repeats: int) -> list[tuple[str, float, str
     )
     if list(table["roc_auc"]) != separate:
         raise AssertionError(f"compare's AUCs {list(table['roc_auc'])} != {separate}")
-    add(
+    tested = add(
         f"compare x{models} delong",
         lambda: dask_auc.compare(df["y"], {n: df[n] for n in names}),
-        "DeLong against s0",
+        "DeLong against s0, one multi-model pass",
     )
+    if models > 1:
+        pairwise = add(
+            f"delong_test x{models - 1} pairwise",
+            lambda: [dask_auc.delong_test(df["y"], df[n], df["s0"]) for n in names[1:]],
+            "each model against s0, one call a pair",
+        )
+        check_delong(tested, names, pairwise)
 
     def grouped(score: Any) -> Any:
         return dask_auc.grouped_roc_auc_score(df, by="user", label="y", score=score)
@@ -129,12 +141,28 @@ def measure(path: Path, models: int, repeats: int) -> list[tuple[str, float, str
     return rows
 
 
+def check_delong(table: pd.DataFrame, names: list[str], pairwise: list[Any]) -> None:
+    """``compare``'s DeLong columns are the pairwise ``delong_test`` results.
+
+    The same bits on the same blocks; ``compare`` cuts a frame's columns into
+    one block per partition, where a direct call may join small partitions
+    (coalescing), so their float sums may differ in the last bits.
+    """
+    for name, test in zip(names[1:], pairwise, strict=True):
+        got = tuple(table.loc[name, ["difference", "std_error", "z", "p_value"]])
+        want = (test.difference, test.std_error, test.z, test.p_value)
+        if not np.allclose(got, want, rtol=1e-11, atol=0, equal_nan=True):
+            raise AssertionError(f"compare's DeLong row of {name} {got} != delong_test's {want}")
+    print(table.to_string(float_format="{:.6g}".format), file=sys.stderr, flush=True)
+
+
 def report(rows: list[tuple[str, float, str]]) -> str:
     """A Markdown table: seconds, and the ratio to the one-model time of the same kind."""
     lines = ["| measurement | seconds | x one model | note |", "| --- | ---: | ---: | --- |"]
     base = {
         "roc": rows[0][1],
         "com": rows[0][1],
+        "del": rows[0][1],
         "gro": next(s for n, s, _ in rows if n == "grouped x1"),
     }
     for name, seconds, note in rows:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import warnings
 from statistics import NormalDist
 
@@ -92,6 +93,56 @@ def test_delong_columns_are_the_reference_paired_test_against_the_baseline():
         assert row["p_value"] == pytest.approx(p, rel=1e-6, abs=1e-300)
         assert row["low"] == pytest.approx(diff - half * se, abs=1e-12)
         assert row["high"] == pytest.approx(diff + half * se, abs=1e-12)
+
+
+#: adversarial layouts of 120 rows: (cuts, dask-auc.buckets, distinct scores)
+_LAYOUTS = {
+    "ties across partition edges": (list(range(0, 120, 7)) + [120], 9, 2),
+    "one partition": ([0, 120], None, 12),
+    "empty partitions": ([0, 0, 40, 40, 40, 110, 120, 120], 3, 5),
+    "many partitions": ([0, *range(2, 120, 3), 120], 30, 1000),
+}
+
+
+@pytest.mark.float_order
+@pytest.mark.parametrize("layout", _LAYOUTS, ids=list(_LAYOUTS))
+def test_delong_rows_are_pairwise_delong_test_bit_for_bit(layout):
+    """compare's one multi-model pass against one delong_test per model and the baseline."""
+    cuts, buckets, distinct = _LAYOUTS[layout]
+    y, models = _models(21, 120, distinct)
+    models["d"], models["e"] = -models["a"], models["b"].copy()  # reversed; the baseline again
+    labels, scores = dask_array(y, cuts), {m: dask_array(s, cuts) for m, s in models.items()}
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        table = dask_auc.compare(labels, scores, baseline="b", confidence_level=0.8)
+        pairs = {m: dask_auc.delong_test(labels, scores[m], scores["b"]) for m in "acde"}
+    half = NormalDist().inv_cdf(0.9)
+    for name, test in pairs.items():
+        se = test.std_error
+        expected = [test.difference, test.difference - half * se, test.difference + half * se,
+                    se, test.z, test.p_value]  # fmt: skip
+        np.testing.assert_array_equal(
+            table.loc[name, ["difference", "low", "high", "std_error", "z", "p_value"]], expected
+        )
+        assert table.loc[name, "roc_auc"] == test.auc_a == dask_auc.roc_auc_score(y, models[name])
+    # the same ranking as the baseline's: a standard error of exactly 0, as delong_test's
+    assert table.loc["e", "std_error"] == 0 and math.isnan(table.loc["e", "z"])
+
+
+def test_one_class_of_many_models_is_nan_with_the_warning():
+    y, models = np.ones(9, int), {m: np.arange(9.0) * k for k, m in enumerate("abc", 1)}
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):
+        table = dask_auc.compare(dask_array(y, [0, 4, 4, 9]), models)
+    assert table.isna().all().all()
+
+
+def test_delong_sorts_and_routes_each_model_once():
+    """k traced sorts for k models, whatever the baseline (one delong_test a pair took 2(k-1))."""
+    y, models = _models(22, 60)
+    models["d"] = models["a"] * 0.5
+    lazy = dask_auc.compare(y, models, baseline="c", compute=False)
+    routes = {k[0] for k in dict(lazy.__dask_graph__()) if isinstance(k, tuple)
+              and re.fullmatch(r"auc-delong-route-[0-9a-f]+", str(k[0]))}  # fmt: skip
+    assert len(routes) == len(models)
 
 
 def test_pos_label_of_the_smaller_class_flips_delongs_difference():
@@ -326,6 +377,7 @@ def test_the_benchmark_runs_and_checks_its_answers(capsys):
     text = bench.main(["--rows", "3000", "--models", "3", "--groups", "50", "--files", "2",
                        "--repeats", "1"])  # fmt: skip
     assert "| compare x3 |" in text and "| grouped x3 |" in text
+    assert "| compare x3 delong |" in text and "| delong_test x2 pairwise |" in text
 
 
 def test_compare_and_grouped_many_scores_on_a_process_cluster(client):

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
-from strategies import boundaries, dask_array, dask_frame
+from dask_auc._kernels.binary.delong import pair_products
+from dask_auc._roc import delong_covariance
+from strategies import boundaries, dask_array, dask_frame, examples
 
 
 def _placements(y, s):
@@ -44,6 +46,14 @@ def reference_test(y, a, b):
         return v10a.mean(), v10b.mean(), diff, se, math.nan, math.nan
     z = diff / se
     return v10a.mean(), v10b.mean(), diff, se, z, math.erfc(abs(z) / math.sqrt(2))
+
+
+def reference_covariance(y, scores):
+    """Every model's AUC and DeLong's covariance ``S10 / m + S01 / n`` of the placements."""
+    components = [_placements(y, s) for s in scores]
+    v10 = np.array([c[0] for c in components])  # models x positives
+    v01 = np.array([c[1] for c in components])  # models x negatives
+    return v10.mean(axis=1), np.cov(v10) / v10.shape[1] + np.cov(v01) / v01.shape[1]
 
 
 def _rows(seed, n, distinct):
@@ -170,3 +180,58 @@ def test_one_class_warns_and_returns_nan():
     with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):
         test = dask_auc.delong_test(np.ones(5), np.arange(5.0), np.arange(5.0))
     assert all(math.isnan(v) for v in test)
+
+
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(6, 120),
+    st.sampled_from([1, 2, 4, 1000]),
+    st.sampled_from([None, 1, 5, 16]),
+    st.data(),
+)
+@settings(max_examples=examples(10), deadline=None)
+def test_covariance_of_k_models_is_the_reference_of_their_placements(
+    seed, n, distinct, buckets, data
+):
+    """The k x k matrix of one pass against DeLong's structural components, in memory."""
+    y, a, b = _rows(seed, n, distinct)
+    noise = np.floor(np.random.default_rng(seed).random(n) * distinct) / distinct
+    scores = [a, b, noise, -a]  # the last a reversed: its covariance with a is -var(a)
+    cuts = data.draw(boundaries(n, max_parts=10))
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        lazy = delong_covariance(
+            dask_array(y, cuts), [dask_array(s, cuts) for s in scores], names=tuple("yabcd")
+        )
+        covariance = lazy.compute()
+    aucs, matrix = reference_covariance(y, scores)
+    assert covariance.aucs == tuple(dask_auc.roc_auc_score(y, s) for s in scores)
+    np.testing.assert_allclose(covariance.aucs, aucs, rtol=1e-12)
+    np.testing.assert_allclose(covariance.matrix, matrix, rtol=1e-9, atol=1e-15)
+    assert np.array_equal(covariance.matrix, covariance.matrix.T)
+    # any pair's test is the pairwise reference's
+    np.testing.assert_allclose(covariance.test(3, 1), reference_test(y, -a, b), rtol=1e-9)
+
+
+def test_covariance_of_one_class_warns_and_is_nan():
+    y, s = np.zeros(6, int), np.arange(6.0)
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="Only one class"):
+        covariance = delong_covariance(y, [s, -s, s], names=tuple("yabc")).compute()
+    assert np.isnan(covariance.aucs).all() and np.isnan(covariance.matrix).all()
+    assert covariance.matrix.shape == (3, 3)
+    assert all(math.isnan(v) for v in covariance.test(0, 2))
+    with pytest.raises(ValueError, match="f: DeLong's covariance needs at least two models"):
+        delong_covariance(y, [s], names=("y", "a"), function="f")
+
+
+@pytest.mark.float_order
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 7, 64, 385, 5000]))
+@settings(max_examples=examples(6), deadline=None)
+def test_a_pairs_products_depend_on_its_two_rows_alone(seed, n):
+    """What lets a k-model pass test a pair as delong_test does, on every BLAS kernel."""
+    x, y, z = np.random.default_rng(seed).random((3, n)) - 0.3
+    sums = pair_products(np.stack([x, y, z, x]))
+    xy, zx = np.stack([x, y]), np.stack([z, x])
+    # the two-model kernel's sums (values[:, rows] @ values[:, rows].T), entry by entry
+    assert sums[[0, 1]][:, [0, 1]].tolist() == (xy @ xy.T).tolist()
+    assert sums[[2, 0]][:, [2, 0]].tolist() == (zx @ zx.T).tolist()
+    assert sums[0, 3] == sums[0, 0] == sums[3, 3]  # a row twice: its square sum

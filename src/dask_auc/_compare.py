@@ -1,11 +1,14 @@
 """Many models in one pass: ``compare`` -- their metrics and paired tests against a baseline.
 
 Every model is a :func:`dask_auc.roc` of the same labels (and weights); its
-metrics are queries of that ROC, its paired test DeLong's
-(:func:`dask_auc.delong_test`) or the bootstrap's (:func:`dask_auc.bootstrap_test`)
-against the baseline model, and the log loss :func:`dask_auc.log_loss`: all
-are lazy results, computed together in **one** dask compute
-(:func:`dask_auc.compute`), so the inputs are read once.  Dask DataFrame
+metrics are queries of that ROC, and the log loss :func:`dask_auc.log_loss`.
+The paired tests against the baseline model are DeLong's, all from **one**
+multi-model DeLong covariance (every model's scores sorted once with row ids,
+its placements routed back to their blocks once, every pair's cross sums
+made there: :func:`~dask_auc._roc.delong_covariance`), or the bootstrap's
+(:func:`dask_auc.bootstrap_test`, one per model).  All are lazy results,
+computed together in **one** dask compute (:func:`dask_auc.compute`), so the
+inputs are read once.  Dask DataFrame
 columns are first joined partition by partition into one block per
 partition (:func:`_read_once`): the labels' partition is then one task that
 every model's sort reads, rather than a read fused into each model's tasks.
@@ -30,7 +33,7 @@ from ._calibration import log_loss
 from ._engine import FinishEach, LazyScore, lazy_of
 from ._kernels.core.validation import InvalidParameterError
 from ._params import Boolean, Interval, Label, Options, check_params
-from ._roc import BOOTSTRAP_METRICS, BY_METHOD, bootstrap_test, delong_test, roc
+from ._roc import BOOTSTRAP_METRICS, BY_METHOD, bootstrap_test, delong_covariance, roc
 
 __all__ = ["compare", "COMPARE_METRICS"]
 
@@ -90,8 +93,9 @@ def compare(
         The model the others are tested against (default: the first).
     test : {"delong", "bootstrap"} or None, default "delong"
         The paired test of ``metrics[0]``, each model against the baseline:
-        DeLong's (:func:`dask_auc.delong_test`, of ``"roc_auc"`` only, with a
-        normal interval of the difference) or the paired bootstrap's
+        DeLong's (:func:`dask_auc.delong_test`'s results, of ``"roc_auc"``
+        only, with a normal interval of the difference; every model's in one
+        pass, each model sorted once more with row ids) or the paired bootstrap's
         (:func:`dask_auc.bootstrap_test`, its percentile interval).
     confidence_level : float in (0, 1), default 0.95
         Of the intervals of the differences.
@@ -116,15 +120,19 @@ def compare(
     Examples
     --------
     >>> import numpy as np, dask_auc
-    >>> y = np.array([0, 0, 1, 1, 0, 1, 0, 1])
-    >>> a = np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.9, 0.5, 0.6])
-    >>> b = np.array([0.3, 0.2, 0.1, 0.6, 0.7, 0.8, 0.4, 0.5])
-    >>> table = dask_auc.compare(y, {"a": a, "b": b}, metrics=("roc_auc", "log_loss"))
+    >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 1])
+    >>> models = {
+    ...     "old": np.array([0.7, 0.2, 0.6, 0.4, 0.8, 0.3, 0.5, 0.1, 0.6, 0.9]),
+    ...     "new": np.array([0.9, 0.1, 0.3, 0.6, 0.7, 0.2, 0.8, 0.4, 0.5, 0.6]),
+    ...     "tiny": np.array([0.6, 0.5, 0.4, 0.3, 0.6, 0.2, 0.4, 0.5, 0.1, 0.7]),
+    ... }
+    >>> table = dask_auc.compare(y, models, metrics=("roc_auc", "log_loss"))
     >>> table[["roc_auc", "difference", "p_value"]].round(4)  # doctest: +NORMALIZE_WHITESPACE
            roc_auc  difference  p_value
     model
-    a        0.875         NaN      NaN
-    b        0.625       -0.25   0.2207
+    old       0.84         NaN      NaN
+    new       1.00        0.16   0.2482
+    tiny      0.78       -0.06   0.7055
     """
     checked = check_params(
         "compare",
@@ -164,30 +172,30 @@ def compare(
     base = names.index(baseline)
     others = [i for i in range(len(names)) if i != base]
     seed = _one_seed(random_state) if test == "bootstrap" else None
-    for i in others if test is not None else ():
-        if test == "delong":
-            lazies.append(delong_test(y, models[i], models[base], compute=False))
-        else:
-            lazies.append(
-                bootstrap_test(
-                    y,
-                    models[i],
-                    models[base],
-                    metric=metric_names[0],
-                    n_bootstraps=n_bootstraps,
-                    confidence_level=confidence_level,
-                    random_state=seed,
-                    sample_weight=weight,
-                    pos_label=pos_label,
-                    compute=False,
-                )
+    if test == "delong" and others:
+        # one pass for every pair: each model sorted and routed back once
+        lazies.append(delong_covariance(y, models, names=_input_names(scores), function="compare"))
+    for i in others if test == "bootstrap" else ():
+        lazies.append(
+            bootstrap_test(
+                y,
+                models[i],
+                models[base],
+                metric=metric_names[0],
+                n_bootstraps=n_bootstraps,
+                confidence_level=confidence_level,
+                random_state=seed,
+                sample_weight=weight,
+                pos_label=pos_label,
+                compute=False,
             )
+        )
     # the labels' order, to read pos_label: DeLong's test and the log loss take the greater
     needs_labels = pos_label is not None and (test == "delong" or "log_loss" in metric_names)
     if needs_labels:
         lazies.append(curves[base].labels(compute=False))
     table = _Table(
-        names, metric_names, baseline, test, checked["confidence_level"], pos_label, others
+        names, metric_names, baseline, test, checked["confidence_level"], pos_label, base
     )
     lazy = lazy_of(lazies, FinishEach(lazies, table), "compare")
     return lazy.compute() if checked["compute"] else lazy
@@ -238,8 +246,7 @@ def _read_once(
     arrays and in-memory inputs are shared by their keys already.
     """
     models = list(scores.values())
-    names = ["y_true", *(f"scores[{n!r}]" for n in scores)]
-    names += [] if sample_weight is None else ["sample_weight"]
+    names = [*_input_names(scores), *([] if sample_weight is None else ["sample_weight"])]
     inputs = [y_true, *models] + ([] if sample_weight is None else [sample_weight])
     series = [x[x.columns[0]] if _one_column_frame(x) else x for x in inputs]
     if not any(isinstance(x, dd.Series) for x in series):
@@ -265,6 +272,11 @@ def _read_once(
     frame = dd.from_delayed(joined.to_delayed(), meta=meta, verify_meta=False)
     read = [frame[c] for c in columns]
     return read[0], read[1 : 1 + len(models)], (read[-1] if sample_weight is not None else None)
+
+
+def _input_names(scores: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of ``y_true`` and of each model's scores in the error messages."""
+    return ("y_true", *(f"scores[{n!r}]" for n in scores))
 
 
 def _one_column_frame(x: Any) -> bool:
@@ -294,17 +306,24 @@ class _Table:
         test: str | None,
         confidence_level: float,
         pos_label: Any,
-        others: list[int],
+        base: int,
     ):
         self.names, self.metrics, self.baseline, self.test = names, metrics, baseline, test
-        self.confidence_level, self.pos_label, self.others = confidence_level, pos_label, others
+        self.confidence_level, self.pos_label, self.base = confidence_level, pos_label, base
+        self.others = [i for i in range(len(names)) if i != base]
 
     def __call__(self, *results: Any) -> pd.DataFrame:
         n = len(self.metrics) * len(self.names)
-        values, tests = results[:n], list(results[n : n + len(self.others) * bool(self.test)])
+        values, rest = results[:n], list(results[n:])
+        tests: list[Any] = []
+        if self.test == "delong" and self.others:  # one covariance of every model
+            covariance = rest.pop(0)
+            tests = [covariance.test(i, self.base) for i in self.others]
+        elif self.test == "bootstrap":  # one test a model
+            tests, rest = rest[: len(self.others)], rest[len(self.others) :]
         flip = False
-        if self.pos_label is not None and len(results) > n + len(tests):
-            labels = results[-1]
+        if self.pos_label is not None and rest:
+            labels = rest[-1]
             greater = labels[-1] if len(labels) else None
             flip = len(labels) == 2 and self.pos_label != greater
             if flip and "log_loss" in self.metrics:

@@ -15,12 +15,13 @@ This package is the wing's door: the public faces import from
 - :mod:`.results`: the result types;
 - :mod:`.replicates`, :mod:`.replicate_metrics`, :mod:`.bootstrap`: the
   bootstrap's sort, its replicates' metrics and intervals, its public functions;
-- :mod:`.delong`: DeLong's interval and paired test; :mod:`.mannwhitney`: the U test.
+- :mod:`.delong`: DeLong's interval, covariance of k AUCs and paired test;
+  :mod:`.mannwhitney`: the U test.
 """
 
 from .bootstrap import bootstrap_ci, bootstrap_counts, bootstrap_test, grouped_interval
 from .declarations import BinaryQuery, Replicated
-from .delong import delong_test, roc_auc_ci
+from .delong import DeLongCovariance, delong_covariance, delong_test, roc_auc_ci
 from .mannwhitney import mannwhitneyu
 from .object import ROC, answer, roc, roc_auc
 from .params import PARAMETERS, check_query, checked_once
@@ -50,6 +51,7 @@ __all__ = [
     "AUCInterval",
     "BootstrapInterval",
     "BootstrapTest",
+    "DeLongCovariance",
     "DeLongTest",
     "KSStatistic",
     "MannwhitneyuResult",
@@ -61,6 +63,7 @@ __all__ = [
     "bootstrap_test",
     "check_query",
     "checked_once",
+    "delong_covariance",
     "delong_test",
     "grouped_interval",
     "mannwhitneyu",

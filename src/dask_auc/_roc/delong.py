@@ -1,4 +1,4 @@
-"""Confidence intervals of the AUC and the paired test of two AUCs (DeLong et al. 1988).
+"""DeLong et al. (1988): the AUC's confidence interval, the covariance of k AUCs, paired tests.
 
 Both come from *placement values* computed on the same sorted buckets as the
 AUC itself (:mod:`dask_auc._kernels.binary.delong`):
@@ -7,15 +7,21 @@ AUC itself (:mod:`dask_auc._kernels.binary.delong`):
   confidence interval, clipped to ``[0, 1]``.  Each
   bucket sums its rows' squared centred placements given the counts of the
   buckets above it (one scan of the bucket summaries); no row is collected.
-* :func:`delong_test` -- two models scored on the same rows.  The covariance
-  of the two AUCs needs *both* placements of each row, so each model's scores
-  are sorted with a row id (``block << 32 | position``), and every bucket
-  sends its rows' placements back to their input block (the reverse of the
-  sort's split: one more all-to-all of one float per row).  There the two
-  placements of a row meet and the block sums their products.  Pairing by row
-  id is exact and keeps to the sort's own shuffle pattern; the alternative,
-  a cross term from rank counts alone, is a two-dimensional dominance count
-  that no single sort order gives.
+* :func:`delong_covariance` -- ``k`` models scored on the same rows: every
+  model's AUC and DeLong's ``k x k`` covariance of them
+  (:class:`DeLongCovariance`), from which any pair's test follows.  The
+  covariance needs every model's placement of each row, so each model's
+  scores are sorted *once* with a row id (``block << 32 | position``), and
+  every bucket sends its rows' placements back to their input block (the
+  reverse of the sort's split: one more all-to-all of one float per row and
+  model).  There all ``k`` placements of a row meet and the block sums their
+  products, ``k x k`` over the positive rows and over the negative rows.
+  Pairing by row id is exact and keeps to the sort's own shuffle pattern; the
+  alternative, a cross term from rank counts alone, is a two-dimensional
+  dominance count that no single sort order gives.
+* :func:`delong_test` -- two models: the ``k = 2`` case, the test of the
+  first against the second.  :func:`dask_auc.compare` asks the ``k``-model
+  covariance once and tests every model against its baseline from it.
 
 Sample weights are not supported: DeLong's estimator is a U-statistic of
 unweighted rows, and there is no standard weighted version (pROC has none);
@@ -29,9 +35,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from .._engine import (
+    FinishEach,
     LazyScore,
     SortedGraph,
     gather,
@@ -45,7 +54,7 @@ from .._kernels.binary.delong import (
     BucketContext,
     CrossSums,
     bucket_contexts,
-    paired_sums,
+    cross_sums,
     prepare_paired_block,
     routed_placements,
     total_cross_sums,
@@ -205,14 +214,48 @@ def delong_test(
     >>> round(test.auc_a, 4), round(test.auc_b, 4), round(test.p_value, 4)
     (0.875, 0.625, 0.2207)
     """
+    covariance = delong_covariance(y_true, (score_a, score_b), names=PAIRED_INPUTS)
+    lazy = lazy_of([covariance], FinishEach([covariance], _PairTest(0, 1)), "delong_test")
+    return lazy.compute() if compute else lazy
+
+
+def delong_covariance(
+    y_true: Any, scores: Sequence[Any], *, names: tuple[str, ...], function: str = "delong_test"
+) -> LazyScore:
+    """The lazy :class:`DeLongCovariance` of ``k >= 2`` models scored on the same rows.
+
+    Each model's scores are sorted once with their row ids; every bucket sends
+    its rows' placements back to their input block (the exchange run
+    backwards), where all ``k`` placements of a row meet and the block sums
+    their products.  ``names`` are ``y_true``'s and each model's names in the
+    error messages; ``function`` the caller's, in the error of a target of more
+    than two classes.  :func:`delong_test` is the case ``k = 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0, 1, 1, 0, 1, 0, 1, 0])
+    >>> a = np.array([0.2, 0.7, 0.6, 0.4, 0.9, 0.1, 0.3, 0.5])
+    >>> b = np.array([0.3, 0.5, 0.8, 0.1, 0.5, 0.6, 0.7, 0.2])
+    >>> c = np.array([0.5, 0.5, 0.9, 0.5, 0.2, 0.4, 0.8, 0.1])
+    >>> k3 = delong_covariance(y, [a, b, c], names=("y", "a", "b", "c")).compute()
+    >>> k3.aucs
+    (0.875, 0.875, 0.75)
+    >>> k3.matrix.round(4)
+    array([[ 0.0208, -0.0104, -0.013 ],
+           [-0.0104,  0.0208,  0.0104],
+           [-0.013 ,  0.0104,  0.0391]])
+    >>> round(k3.test(2, 0).p_value, 4)  # c against a
+    0.6698
+    """
+    if len(scores) < 2:
+        raise ValueError(f"{function}: DeLong's covariance needs at least two models")
+    first, second, *rest = scores
     blocks = prepared_blocks(
-        y_true, score_a, score_b, prepare=prepare_paired_block, names=PAIRED_INPUTS
+        y_true, first, second, prepare=prepare_paired_block, names=tuple(names), extra=rest
     )
-    # each model's scores sorted with their row ids; every bucket sends its rows'
-    # placements back to their input block (the exchange run backwards), where the
-    # two placements of a row meet
     contexts, plans, placements = [], [], []
-    for model in (0, 1):
+    for model in range(len(scores)):
         graph = SortedGraph(
             map_indexed_blocks(traced_block, blocks, model), plan=SHARED_BINARY_PLAN
         )
@@ -223,13 +266,69 @@ def delong_test(
         contexts.append(context_part)
         plans.append(plan)
         placements.append(per_block)
-    sums = zip_blocks(paired_sums, blocks, [plans[0]] * len(blocks), *placements)
+    sums = zip_blocks(cross_sums, blocks, [plans[0]] * len(blocks), *placements)
     total = gather(total_cross_sums, sums)
-    lazy = lazy_of([total, contexts[0], contexts[1], plans[0]], DeLongTestFinish(), "delong_test")
-    return lazy.compute() if compute else lazy
+    finish = DeLongFinish(BinaryTarget(function))
+    return lazy_of([total, plans[0], *contexts], finish, "delong_covariance")
 
 
-_DELONG_TARGET = BinaryTarget("delong_test")
+class DeLongCovariance(NamedTuple):
+    """``k`` models' AUCs and DeLong's covariance of them, from one pass over the rows.
+
+    ``sums`` holds the ``k x k`` sums of centred placement products over the
+    positive and over the negative rows
+    (:class:`~dask_auc._kernels.binary.delong.CrossSums`); ``positives`` and
+    ``negatives`` count those rows.  ``aucs`` are NaN and ``sums`` None when
+    the AUC is undefined (one class).  :attr:`matrix` is the covariance and
+    :meth:`test` any pair's test, both from ``sums`` alone.
+    """
+
+    aucs: tuple[float, ...]
+    sums: CrossSums | None
+    positives: int
+    negatives: int
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """DeLong's ``k x k`` covariance of the AUCs, ``S10 / m + S01 / n``.
+
+        ``S10`` and ``S01`` are the sample covariance matrices of the models'
+        placements of the positive and of the negative rows; NaN with fewer than
+        two rows in a class.
+        """
+        k, m, n = len(self.aucs), self.positives, self.negatives
+        if self.sums is None or m < 2 or n < 2:
+            return np.full((k, k), np.nan)
+        # as test()'s variance: each class's sample covariance, over its count
+        return self.sums.pos / (m - 1) / m + self.sums.neg / (n - 1) / n
+
+    def test(self, i: int, j: int) -> DeLongTest:
+        """DeLong's paired test of model ``i``'s AUC against model ``j``'s (two-sided)."""
+        nan = float("nan")
+        if self.sums is None:
+            return DeLongTest(nan, nan, nan, nan, nan, nan)
+        m, n, pair, contrast = self.positives, self.negatives, (i, j), (1.0, -1.0)
+
+        def quadratic(matrix: Any) -> float:
+            return float(
+                sum(
+                    contrast[a] * matrix[pair[a]][pair[b]] * contrast[b]
+                    for a in (0, 1)
+                    for b in (0, 1)
+                )
+            )
+
+        variance = (
+            sample_variance(quadratic(self.sums.pos), m) / m
+            + sample_variance(quadratic(self.sums.neg), n) / n
+        )
+        auc_a, auc_b = self.aucs[i], self.aucs[j]
+        difference = auc_a - auc_b
+        std_error = math.sqrt(max(variance, 0.0)) if variance == variance else nan
+        if not std_error > 0:
+            return DeLongTest(auc_a, auc_b, difference, std_error, nan, nan)
+        z = difference / std_error
+        return DeLongTest(auc_a, auc_b, difference, std_error, z, math.erfc(abs(z) / math.sqrt(2)))
 
 
 def _defined(plan: SortPlan, context: BucketContext | None, target: BinaryTarget) -> bool:
@@ -239,42 +338,29 @@ def _defined(plan: SortPlan, context: BucketContext | None, target: BinaryTarget
     return defined_or_warn(len(plan.classes), context.total_pos, context.total_neg)
 
 
-class DeLongTestFinish:
-    """The paired test from the cross sums and both models' contexts (DeLong's covariance)."""
+class DeLongFinish:
+    """Every model's AUC and the cross sums, from the sums and each model's bucket contexts."""
+
+    def __init__(self, target: BinaryTarget):
+        self.target = target
 
     def __call__(
-        self,
-        sums: CrossSums,
-        contexts_a: Sequence[BucketContext | None],
-        contexts_b: Sequence[BucketContext | None],
-        plan: SortPlan,
-    ) -> DeLongTest:
-        return _tested(sums, contexts_a, contexts_b, plan)
+        self, sums: CrossSums, plan: SortPlan, *contexts: Sequence[BucketContext | None]
+    ) -> DeLongCovariance:
+        # the models score the same rows: each has rows in a bucket, or none has
+        placed = [c for c in map(first_context, contexts) if c is not None]
+        if not _defined(plan, placed[0] if placed else None, self.target):
+            return DeLongCovariance((float("nan"),) * len(contexts), None, 0, 0)
+        assert len(placed) == len(contexts)
+        aucs = tuple(c.auc for c in placed)
+        return DeLongCovariance(aucs, sums, placed[0].total_pos, placed[0].total_neg)
 
 
-def _tested(
-    sums: CrossSums,
-    contexts_a: Sequence[BucketContext | None],
-    contexts_b: Sequence[BucketContext | None],
-    plan: SortPlan,
-) -> DeLongTest:
-    a, b = first_context(contexts_a), first_context(contexts_b)
-    nan = float("nan")
-    if not _defined(plan, a, _DELONG_TARGET):
-        return DeLongTest(nan, nan, nan, nan, nan, nan)
-    assert a is not None and b is not None
-    m, n = a.total_pos, a.total_neg
-    contrast = (1.0, -1.0)
+class _PairTest:
+    """Model ``i``'s test against model ``j``, of a :class:`DeLongCovariance`."""
 
-    def quadratic(matrix: Any) -> float:
-        return float(sum(contrast[i] * matrix[i][j] * contrast[j] for i in (0, 1) for j in (0, 1)))
+    def __init__(self, i: int, j: int):
+        self.i, self.j = i, j
 
-    variance = (
-        sample_variance(quadratic(sums.pos), m) / m + sample_variance(quadratic(sums.neg), n) / n
-    )
-    difference = a.auc - b.auc
-    std_error = math.sqrt(max(variance, 0.0)) if variance == variance else nan
-    if not std_error > 0:
-        return DeLongTest(a.auc, b.auc, difference, std_error, nan, nan)
-    z = difference / std_error
-    return DeLongTest(a.auc, b.auc, difference, std_error, z, math.erfc(abs(z) / math.sqrt(2)))
+    def __call__(self, covariance: DeLongCovariance) -> DeLongTest:
+        return covariance.test(self.i, self.j)

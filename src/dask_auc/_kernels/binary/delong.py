@@ -14,9 +14,13 @@ rows of neighbouring buckets that tie with its top or bottom score (a heavy tie
 may be spread over several buckets).  One scan of the bucket summaries
 (:func:`bucket_contexts`) gives every bucket that context; no rows move.
 
-For the paired test of two models the covariance needs both placements of a
-row; the rows carry their ids through the sort (``SortedScores.ids``) so that the
-placements can be routed back to their input block and paired by row.
+For the covariance of ``k`` models' AUCs (the paired test of two, and the
+``k x k`` matrix of :func:`~dask_auc.compare`) every model's placement of a row is
+needed together: each model's rows carry their ids through its sort
+(``SortedScores.ids``), every bucket routes its rows' placements back to their
+input block (:func:`routed_placements`), and there all ``k`` placements of a
+row meet and the block sums their products (:func:`cross_sums`): ``k x k``
+matrices over the positive rows and over the negative rows.
 
 Nothing here imports dask.
 """
@@ -187,26 +191,33 @@ def total_square_sums(parts: Sequence[SquareSums]) -> SquareSums:
 
 @dataclass(frozen=True)
 class PairedBlock(SizedByArrays):
-    """One validated block of ``y_true`` with the two models' scores."""
+    """One validated block of ``y_true`` with every model's scores of its rows."""
 
     lengths: RowCounts
     classes: tuple[Any, ...]
     labels: np.ndarray
-    scores: tuple[np.ndarray, np.ndarray]
+    scores: tuple[np.ndarray, ...]
 
 
 def prepare_paired_block(
-    label: Any, score_a: Any, score_b: Any, *, names: tuple[str, ...] = PAIRED_INPUTS
+    label: Any, *scores: Any, names: tuple[str, ...] = PAIRED_INPUTS
 ) -> PairedBlock:
-    """Validate one block of ``(y_true, score_a, score_b)`` (scikit-learn's messages)."""
-    label, a, b = to_numpy(label), to_numpy(score_a), to_numpy(score_b)
-    lengths = RowCounts.of(names, label, a, b)
+    """Validate one block of ``(y_true, *scores)``, one score per model (scikit-learn's messages).
+
+    Examples
+    --------
+    >>> block = prepare_paired_block([0, 1, 1], [0.2, 0.4, 0.3], [1, 2, 3], [0.5, 0.5, 0.1])
+    >>> block.classes, len(block.scores), block.scores[2].tolist()
+    ((0, 1), 3, [0.5, 0.5, 0.1])
+    """
+    label, models = to_numpy(label), [to_numpy(s) for s in scores]
+    lengths = RowCounts.of(names, label, *models)
     if not lengths.aligned:
-        return PairedBlock(lengths, (), label[:0], (a[:0], b[:0]))
-    # any number of classes: a target of more than two is delong_test's error
+        return PairedBlock(lengths, (), label[:0], tuple(s[:0] for s in models))
+    # any number of classes: a target of more than two is the caller's error
     # once every block's classes are known (its finish step)
     classes = distinct_labels(label)
-    return PairedBlock(lengths, classes, label, (as_score_array(a), as_score_array(b)))
+    return PairedBlock(lengths, classes, label, tuple(as_score_array(s) for s in models))
 
 
 def traced_block(block: PairedBlock, index: int, model: int) -> PreparedBlock:
@@ -233,7 +244,9 @@ def routed_placements(
         ]
     )
     blocks = ids >> ID_BITS
-    order = np.argsort(blocks, kind="stable")
+    # the order within a block's piece is free (a row's value goes to its own slot):
+    # block numbers of 16 bits sort by radix, in linear time
+    order = np.argsort(blocks.astype(np.uint16) if n_blocks <= 1 << 16 else blocks, kind="stable")
     cuts = np.searchsorted(blocks[order], np.arange(n_blocks + 1))
     return [
         (ids[order[cuts[i] : cuts[i + 1]]], values[order[cuts[i] : cuts[i + 1]]])
@@ -247,35 +260,80 @@ def _ids(part: SortedScores) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CrossSums(SizedByArrays):
-    """Sums over the positive (and the negative) rows of centred placement products."""
+    """Sums over the positive (and the negative) rows of centred placement products.
 
-    pos: np.ndarray  # [[aa, ab], [ab, bb]]
+    ``pos[i, j]`` sums ``(V10_i - AUC_i) * (V10_j - AUC_j)`` over the positive
+    rows, models ``i`` and ``j`` (``k x k``, symmetric); ``neg`` the same of
+    ``V01`` over the negative rows.
+    """
+
+    pos: np.ndarray
     neg: np.ndarray
 
     def __add__(self, other: CrossSums) -> CrossSums:
         return CrossSums(self.pos + other.pos, self.neg + other.neg)
 
 
-def paired_sums(
-    block: PairedBlock,
-    plan: Any,
-    pieces_a: Sequence[tuple[np.ndarray, np.ndarray]],
-    pieces_b: Sequence[tuple[np.ndarray, np.ndarray]],
+def cross_sums(
+    block: PairedBlock, plan: Any, *pieces: Sequence[tuple[np.ndarray, np.ndarray]]
 ) -> CrossSums:
-    """Pair one block's placements under both models by row; sum their products."""
+    """Pair one block's placements under every model by row; sum their products.
+
+    ``pieces[i]`` is model ``i``'s routed ``(ids, V - AUC)`` of this block's rows.
+    Each pair of models is summed as the two-model kernel sums it
+    (:func:`pair_products`), so that the test of two models in a ``k``-model
+    pass is :func:`~dask_auc.delong_test`'s, to the bit.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> block = prepare_paired_block([0, 1, 1], [0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
+    >>> ids = np.array([2, 0, 1])  # rows of block 0, in any order
+    >>> piece = [(ids, np.array([0.5, -1.0, 0.25]))]
+    >>> sums = cross_sums(block, SimpleNamespace(positive_label=1), piece, piece)
+    >>> sums.pos.tolist(), sums.neg.tolist()
+    ([[0.3125, 0.3125], [0.3125, 0.3125]], [[1.0, 1.0], [1.0, 1.0]])
+    """
     n = len(block.labels)
     mask = np.int64((1 << ID_BITS) - 1)
-    values = np.zeros((2, n))
-    for model, pieces in enumerate((pieces_a, pieces_b)):
-        for ids, placed in pieces:
+    values = np.zeros((len(pieces), n))
+    for model, routed in enumerate(pieces):
+        for ids, placed in routed:
             values[model, ids & mask] = placed
     positive = block.labels == plan.positive_label if n else np.empty(0, bool)
-    pos, neg = values[:, positive], values[:, ~positive]
-    return CrossSums(pos @ pos.T, neg @ neg.T)
+    return CrossSums(pair_products(values[:, positive]), pair_products(values[:, ~positive]))
+
+
+def pair_products(rows: np.ndarray) -> np.ndarray:
+    """``k x k`` sums of products of ``k`` rows of values, each pair's from the two rows alone.
+
+    One ``k``-row product (``rows @ rows.T``) would be the same sums, but BLAS
+    may add a pair's products in another order for ``k`` rows than for two (it
+    does on OpenBLAS's oldest x86 kernels: ``.ci/baseline_simd.py``), and a
+    model scored twice would then differ from itself by a rounding.  The
+    product of two rows has entries that depend on those rows alone (neither on
+    their order nor on the other row's values: ``tests/test_delong.py``), so
+    each entry is the same whichever pair gives it.
+
+    Examples
+    --------
+    >>> rows = np.array([[1.0, 2.0], [0.5, -1.0], [1.0, 2.0]])
+    >>> pair_products(rows).tolist()
+    [[5.0, -1.5, 5.0], [-1.5, 1.25, -1.5], [5.0, -1.5, 5.0]]
+    """
+    k = len(rows)
+    sums = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            pair = rows[[i, j]]
+            (sums[i, i], sums[i, j]), (sums[j, i], sums[j, j]) = pair @ pair.T
+    return sums
 
 
 def total_cross_sums(parts: Sequence[CrossSums]) -> CrossSums:
-    total = CrossSums(np.zeros((2, 2)), np.zeros((2, 2)))
+    """The blocks' sums, added in block order (from zero, as one block's own)."""
+    parts = list(parts)
+    total = CrossSums(np.zeros_like(parts[0].pos), np.zeros_like(parts[0].neg))
     for part in parts:
         total = total + part
     return total
