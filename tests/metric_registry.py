@@ -32,6 +32,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 import pandas as pd
+import sklearn
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
@@ -341,11 +342,13 @@ def grouped_reference(columns: Columns) -> Fields:
         n_neg = len(counted) - n_pos
         auc = np.nan
         if n_pos and n_neg:
-            auc = skm.roc_auc_score(
-                group["y_true"],
-                group["y_score"],
-                sample_weight=group["sample_weight"] if weighted else None,
-            )
+            # scikit-learn's computation without its per-call checks (~10 ms a group)
+            with sklearn.config_context(skip_parameter_validation=True, assume_finite=True):
+                auc = skm.roc_auc_score(
+                    group["y_true"].to_numpy(),
+                    group["y_score"].to_numpy(),
+                    sample_weight=group["sample_weight"].to_numpy() if weighted else None,
+                )
         weight_pos = group.loc[group["positive"], "sample_weight"].sum()
         weight_neg = group.loc[~group["positive"], "sample_weight"].sum()
         rows.append((key, auc, n_pos, n_neg, weight_pos, weight_neg))
