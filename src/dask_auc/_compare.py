@@ -33,7 +33,7 @@ from ._calibration import log_loss
 from ._engine import FinishEach, LazyScore, lazy_of
 from ._kernels.core.validation import InvalidParameterError
 from ._params import Boolean, Interval, Label, Options, check_params
-from ._roc import BOOTSTRAP_METRICS, BY_METHOD, bootstrap_test, delong_covariance, roc
+from ._roc import BOOTSTRAP_METRICS, BY_METHOD, TracedModels, bootstrap_test, roc
 
 __all__ = ["compare", "COMPARE_METRICS"]
 
@@ -161,7 +161,18 @@ def compare(
             f"got {metric_names[0]!r}"
         )
     y, models, weight = _read_once(y_true, scores, sample_weight)
-    curves = [roc(y, s, pos_label=pos_label, sample_weight=weight) for s in models]
+    base = names.index(baseline)
+    others = [i for i in range(len(names)) if i != base]
+    traced = None
+    if test == "delong" and others:
+        # each model sorted once, its rows carrying their ids: its metrics and DeLong's
+        # placements from the same buckets
+        traced = TracedModels(
+            y, models, names=_input_names(scores), function="compare", pos_label=pos_label
+        )
+        curves = traced.rocs
+    else:
+        curves = [roc(y, s, pos_label=pos_label, sample_weight=weight) for s in models]
     lazies: list[Any] = []  # each a LazyScore, in the order the table reads them
     for model, curve in zip(models, curves, strict=True):
         for metric in metric_names:
@@ -169,12 +180,9 @@ def compare(
                 lazies.append(log_loss(y, model, sample_weight=weight, compute=False))
             else:
                 lazies.append(getattr(curve, _ROC_METRICS[metric])(compute=False))
-    base = names.index(baseline)
-    others = [i for i in range(len(names)) if i != base]
     seed = _one_seed(random_state) if test == "bootstrap" else None
-    if test == "delong" and others:
-        # one pass for every pair: each model sorted and routed back once
-        lazies.append(delong_covariance(y, models, names=_input_names(scores), function="compare"))
+    if traced is not None:  # one covariance for every pair: each model routed back once
+        lazies.append(traced.covariance())
     for i in others if test == "bootstrap" else ():
         lazies.append(
             bootstrap_test(
