@@ -1,12 +1,15 @@
 """Many models in one pass: ``compare`` -- their metrics and paired tests against a baseline.
 
-Every model is a :func:`dask_auc.roc` of the same labels (and weights); its
-metrics are queries of that ROC, and the log loss :func:`dask_auc.log_loss`.
-The paired tests against the baseline model are DeLong's, all from **one**
-multi-model DeLong covariance (every model's scores sorted once with row ids,
-its placements routed back to their blocks once, every pair's cross sums
-made there: :func:`~dask_auc._roc.delong_covariance`), or the bootstrap's
-(:func:`dask_auc.bootstrap_test`, one per model).  All are lazy results,
+Every model is a ROC of the same labels (and weights); its metrics are
+queries of that ROC, and the log loss :func:`dask_auc.log_loss`.  The paired
+tests against the baseline model are DeLong's, all from **one** multi-model
+DeLong covariance, or the bootstrap's (:func:`dask_auc.bootstrap_test`, one
+per model).  With DeLong's, each model is sorted **once**, its rows carrying
+their ids (:class:`~dask_auc._roc.TracedModels`): its ROC's queries (the
+metric columns, exact counts, so the bits of :func:`dask_auc.roc`'s) and its
+placements read the same buckets, the placements routed back to their blocks
+once and every pair's cross sums made there.  Without, each model is a
+:func:`dask_auc.roc`.  All are lazy results,
 computed together in **one** dask compute (:func:`dask_auc.compute`), so the
 inputs are read once.  Dask DataFrame
 columns are first joined partition by partition into one block per
@@ -95,7 +98,7 @@ def compare(
         The paired test of ``metrics[0]``, each model against the baseline:
         DeLong's (:func:`dask_auc.delong_test`'s results, of ``"roc_auc"``
         only, with a normal interval of the difference; every model's in one
-        pass, each model sorted once more with row ids) or the paired bootstrap's
+        pass, on the one sort of each model that its metrics read) or the paired bootstrap's
         (:func:`dask_auc.bootstrap_test`, its percentile interval).
     confidence_level : float in (0, 1), default 0.95
         Of the intervals of the differences.

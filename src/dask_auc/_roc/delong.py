@@ -16,6 +16,9 @@ AUC itself (:mod:`dask_auc._kernels.binary.delong`):
   reverse of the sort's split: one more all-to-all of one float per row and
   model).  There all ``k`` placements of a row meet and the block sums their
   products, ``k x k`` over the positive rows and over the negative rows.
+  Each model's sort is the ROC's, its rows carrying their ids
+  (:class:`TracedModels`): a ROC on it answers every metric of the model, so
+  :func:`dask_auc.compare` sorts each model once for its metrics and tests.
   Pairing by row id is exact and keeps to the sort's own shuffle pattern; the
   alternative, a cross term from rank counts alone, is a two-dimensional
   dominance count that no single sort order gives.
