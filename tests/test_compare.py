@@ -95,35 +95,46 @@ def test_delong_columns_are_the_reference_paired_test_against_the_baseline():
         assert row["high"] == pytest.approx(diff + half * se, abs=1e-12)
 
 
-#: adversarial layouts of 120 rows: (cuts, dask-auc.buckets, distinct scores)
+#: adversarial layouts of 120 rows: (cuts, dask-auc.buckets, distinct scores, pos_label)
 _LAYOUTS = {
-    "ties across partition edges": (list(range(0, 120, 7)) + [120], 9, 2),
-    "one partition": ([0, 120], None, 12),
-    "empty partitions": ([0, 0, 40, 40, 40, 110, 120, 120], 3, 5),
-    "many partitions": ([0, *range(2, 120, 3), 120], 30, 1000),
+    "ties across partition edges": (list(range(0, 120, 7)) + [120], 9, 2, 0),
+    "one partition": ([0, 120], None, 12, None),
+    "empty partitions": ([0, 0, 40, 40, 40, 110, 120, 120], 3, 5, 0),
+    "many partitions": ([0, *range(2, 120, 3), 120], 30, 1000, None),
 }
+_ROC_COLUMNS = ["roc_auc", "average_precision", "ks"]
 
 
 @pytest.mark.float_order
 @pytest.mark.parametrize("layout", _LAYOUTS, ids=list(_LAYOUTS))
-def test_delong_rows_are_pairwise_delong_test_bit_for_bit(layout):
-    """compare's one multi-model pass against one delong_test per model and the baseline."""
-    cuts, buckets, distinct = _LAYOUTS[layout]
+def test_delong_table_is_the_plain_path_and_pairwise_delong_test_bit_for_bit(layout):
+    """compare's one sort a model against the two paths it replaced, to the bit.
+
+    The metric columns against ``test=None`` (each model a plain ROC sort), the
+    test columns against one ``delong_test`` per model and the baseline (its
+    sign flipped where ``pos_label`` is the smaller label).
+    """
+    cuts, buckets, distinct, pos_label = _LAYOUTS[layout]
     y, models = _models(21, 120, distinct)
     models["d"], models["e"] = -models["a"], models["b"].copy()  # reversed; the baseline again
     labels, scores = dask_array(y, cuts), {m: dask_array(s, cuts) for m, s in models.items()}
+    common = dict(metrics=_ROC_COLUMNS, pos_label=pos_label, baseline="b")
     with dask.config.set({"dask-auc.buckets": buckets}):
-        table = dask_auc.compare(labels, scores, baseline="b", confidence_level=0.8)
+        table = dask_auc.compare(labels, scores, confidence_level=0.8, **common)
+        plain = dask_auc.compare(labels, scores, test=None, **common)
         pairs = {m: dask_auc.delong_test(labels, scores[m], scores["b"]) for m in "acde"}
-    half = NormalDist().inv_cdf(0.9)
+    pd.testing.assert_frame_equal(table[_ROC_COLUMNS], plain, check_exact=True)
+    half, sign = NormalDist().inv_cdf(0.9), (1.0 if pos_label is None else -1.0)
     for name, test in pairs.items():
-        se = test.std_error
-        expected = [test.difference, test.difference - half * se, test.difference + half * se,
-                    se, test.z, test.p_value]  # fmt: skip
+        se, difference = test.std_error, sign * test.difference
+        expected = [difference, difference - half * se, difference + half * se,
+                    se, sign * test.z, test.p_value]  # fmt: skip
         np.testing.assert_array_equal(
             table.loc[name, ["difference", "low", "high", "std_error", "z", "p_value"]], expected
         )
-        assert table.loc[name, "roc_auc"] == test.auc_a == dask_auc.roc_auc_score(y, models[name])
+        if pos_label is None:  # DeLong's AUC, the ROC query's and roc_auc_score's: one number
+            auc = dask_auc.roc_auc_score(y, models[name])
+            assert table.loc[name, "roc_auc"] == test.auc_a == auc
     # the same ranking as the baseline's: a standard error of exactly 0, as delong_test's
     assert table.loc["e", "std_error"] == 0 and math.isnan(table.loc["e", "z"])
 
@@ -135,14 +146,26 @@ def test_one_class_of_many_models_is_nan_with_the_warning():
     assert table.isna().all().all()
 
 
-def test_delong_sorts_and_routes_each_model_once():
-    """k traced sorts for k models, whatever the baseline (one delong_test a pair took 2(k-1))."""
+def _kinds(lazy, kind: str) -> int:
+    """How many distinct ``kind-<token>`` task names the lazy result's graph holds."""
+    return len({k[0] for k in dict(lazy.__dask_graph__()) if isinstance(k, tuple)
+                and re.fullmatch(rf"{kind}-[0-9a-f]+", str(k[0]))})  # fmt: skip
+
+
+@pytest.mark.parametrize("metrics", [("roc_auc",), (*_ROC_COLUMNS, "log_loss")])
+def test_delong_sorts_and_routes_each_model_once(metrics):
+    """k sorts and k routes for k models, whatever the baseline and the metrics.
+
+    One sort a model answers its metric columns and DeLong's placements (the
+    plain path sorted every model once more; one delong_test a pair took 2(k-1)).
+    """
     y, models = _models(22, 60)
     models["d"] = models["a"] * 0.5
-    lazy = dask_auc.compare(y, models, baseline="c", compute=False)
-    routes = {k[0] for k in dict(lazy.__dask_graph__()) if isinstance(k, tuple)
-              and re.fullmatch(r"auc-delong-route-[0-9a-f]+", str(k[0]))}  # fmt: skip
-    assert len(routes) == len(models)
+    lazy = dask_auc.compare(y, models, metrics=metrics, baseline="c", compute=False)
+    assert _kinds(lazy, "auc-plan") == _kinds(lazy, "auc-bucket") == len(models)
+    assert _kinds(lazy, "auc-delong-route") == len(models)
+    plain = dask_auc.compare(y, models, metrics=metrics, test=None, compute=False)
+    assert _kinds(plain, "auc-plan") == len(models)  # what the count sees: one a ROC
 
 
 def test_pos_label_of_the_smaller_class_flips_delongs_difference():

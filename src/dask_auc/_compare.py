@@ -1,12 +1,15 @@
 """Many models in one pass: ``compare`` -- their metrics and paired tests against a baseline.
 
-Every model is a :func:`dask_auc.roc` of the same labels (and weights); its
-metrics are queries of that ROC, and the log loss :func:`dask_auc.log_loss`.
-The paired tests against the baseline model are DeLong's, all from **one**
-multi-model DeLong covariance (every model's scores sorted once with row ids,
-its placements routed back to their blocks once, every pair's cross sums
-made there: :func:`~dask_auc._roc.delong_covariance`), or the bootstrap's
-(:func:`dask_auc.bootstrap_test`, one per model).  All are lazy results,
+Every model is a ROC of the same labels (and weights); its metrics are
+queries of that ROC, and the log loss :func:`dask_auc.log_loss`.  The paired
+tests against the baseline model are DeLong's, all from **one** multi-model
+DeLong covariance, or the bootstrap's (:func:`dask_auc.bootstrap_test`, one
+per model).  With DeLong's, each model is sorted **once**, its rows carrying
+their ids (:class:`~dask_auc._roc.TracedModels`): its ROC's queries (the
+metric columns, exact counts, so the bits of :func:`dask_auc.roc`'s) and its
+placements read the same buckets, the placements routed back to their blocks
+once and every pair's cross sums made there.  Without, each model is a
+:func:`dask_auc.roc`.  All are lazy results,
 computed together in **one** dask compute (:func:`dask_auc.compute`), so the
 inputs are read once.  Dask DataFrame
 columns are first joined partition by partition into one block per
@@ -33,7 +36,7 @@ from ._calibration import log_loss
 from ._engine import FinishEach, LazyScore, lazy_of
 from ._kernels.core.validation import InvalidParameterError
 from ._params import Boolean, Interval, Label, Options, check_params
-from ._roc import BOOTSTRAP_METRICS, BY_METHOD, bootstrap_test, delong_covariance, roc
+from ._roc import BOOTSTRAP_METRICS, BY_METHOD, TracedModels, bootstrap_test, roc
 
 __all__ = ["compare", "COMPARE_METRICS"]
 
@@ -95,7 +98,7 @@ def compare(
         The paired test of ``metrics[0]``, each model against the baseline:
         DeLong's (:func:`dask_auc.delong_test`'s results, of ``"roc_auc"``
         only, with a normal interval of the difference; every model's in one
-        pass, each model sorted once more with row ids) or the paired bootstrap's
+        pass, on the one sort of each model that its metrics read) or the paired bootstrap's
         (:func:`dask_auc.bootstrap_test`, its percentile interval).
     confidence_level : float in (0, 1), default 0.95
         Of the intervals of the differences.
@@ -161,7 +164,18 @@ def compare(
             f"got {metric_names[0]!r}"
         )
     y, models, weight = _read_once(y_true, scores, sample_weight)
-    curves = [roc(y, s, pos_label=pos_label, sample_weight=weight) for s in models]
+    base = names.index(baseline)
+    others = [i for i in range(len(names)) if i != base]
+    traced = None
+    if test == "delong" and others:
+        # each model sorted once, its rows carrying their ids: its metrics and DeLong's
+        # placements from the same buckets
+        traced = TracedModels(
+            y, models, names=_input_names(scores), function="compare", pos_label=pos_label
+        )
+        curves = traced.rocs
+    else:
+        curves = [roc(y, s, pos_label=pos_label, sample_weight=weight) for s in models]
     lazies: list[Any] = []  # each a LazyScore, in the order the table reads them
     for model, curve in zip(models, curves, strict=True):
         for metric in metric_names:
@@ -169,12 +183,9 @@ def compare(
                 lazies.append(log_loss(y, model, sample_weight=weight, compute=False))
             else:
                 lazies.append(getattr(curve, _ROC_METRICS[metric])(compute=False))
-    base = names.index(baseline)
-    others = [i for i in range(len(names)) if i != base]
     seed = _one_seed(random_state) if test == "bootstrap" else None
-    if test == "delong" and others:
-        # one pass for every pair: each model sorted and routed back once
-        lazies.append(delong_covariance(y, models, names=_input_names(scores), function="compare"))
+    if traced is not None:  # one covariance for every pair: each model routed back once
+        lazies.append(traced.covariance())
     for i in others if test == "bootstrap" else ():
         lazies.append(
             bootstrap_test(

@@ -21,7 +21,7 @@ This package is the wing's door: the public faces import from
 
 from .bootstrap import bootstrap_ci, bootstrap_counts, bootstrap_test, grouped_interval
 from .declarations import BinaryQuery, Replicated
-from .delong import DeLongCovariance, delong_covariance, delong_test, roc_auc_ci
+from .delong import DeLongCovariance, TracedModels, delong_covariance, delong_test, roc_auc_ci
 from .mannwhitney import mannwhitneyu
 from .object import ROC, answer, roc, roc_auc
 from .params import PARAMETERS, check_query, checked_once
@@ -58,6 +58,7 @@ __all__ = [
     "OperatingPoint",
     "ReliabilityDiagram",
     "ScoreDecomposition",
+    "TracedModels",
     "bootstrap_ci",
     "bootstrap_counts",
     "bootstrap_test",

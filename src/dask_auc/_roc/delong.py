@@ -16,6 +16,9 @@ AUC itself (:mod:`dask_auc._kernels.binary.delong`):
   reverse of the sort's split: one more all-to-all of one float per row and
   model).  There all ``k`` placements of a row meet and the block sums their
   products, ``k x k`` over the positive rows and over the negative rows.
+  Each model's sort is the ROC's, its rows carrying their ids
+  (:class:`TracedModels`): a ROC on it answers every metric of the model, so
+  :func:`dask_auc.compare` sorts each model once for its metrics and tests.
   Pairing by row id is exact and keeps to the sort's own shuffle pattern; the
   alternative, a cross term from rank counts alone, is a two-dimensional
   dominance count that no single sort order gives.
@@ -47,6 +50,7 @@ from .._engine import (
     lazy_of,
     map_indexed_blocks,
     prepared_blocks,
+    sizes_of,
     zip_blocks,
 )
 from .._kernels.binary.delong import (
@@ -61,15 +65,16 @@ from .._kernels.binary.delong import (
     traced_block,
 )
 from .._kernels.core.validation import BinaryTarget, defined_or_warn
-from .._kernels.sort.buckets import summarize_bucket
-from .._kernels.sort.plan import SHARED_BINARY_PLAN, SortPlan
+from .._kernels.sort.labels import plan_labels
+from .._kernels.sort.plan import SortPlan
 from .finish import first_context, sample_variance
-from .object import roc
+from .object import ROC, roc
 from .params import check_query, checked_once
 from .queries import WEIGHTS_MESSAGE
 from .registry import interval_of
-from .replicates import replicate_sort
+from .replicates import RocReplicates, replicate_sort
 from .results import AUCInterval, DeLongTest
+from .sort import BinarySort, CurveSort
 
 
 def roc_auc_ci(
@@ -176,12 +181,6 @@ def _auc_interval(
     return AUCInterval(estimate, low, high, std_error, confidence_level)
 
 
-def _contexts(graph: SortedGraph) -> tuple:
-    """Key of every bucket's :class:`BucketContext`: one scan of the bucket summaries."""
-    summaries = graph.per_bucket("auc-summary", summarize_bucket)
-    return graph.task("auc-delong-context", bucket_contexts, summaries)
-
-
 def delong_test(
     y_true: Any, score_a: Any, score_b: Any, *, compute: bool = True
 ) -> DeLongTest | LazyScore:
@@ -229,7 +228,8 @@ def delong_covariance(
     backwards), where all ``k`` placements of a row meet and the block sums
     their products.  ``names`` are ``y_true``'s and each model's names in the
     error messages; ``function`` the caller's, in the error of a target of more
-    than two classes.  :func:`delong_test` is the case ``k = 2``.
+    than two classes.  :func:`delong_test` is the case ``k = 2``;
+    :class:`TracedModels` gives each model's ROC on the same sorts too.
 
     Examples
     --------
@@ -248,28 +248,80 @@ def delong_covariance(
     >>> round(k3.test(2, 0).p_value, 4)  # c against a
     0.6698
     """
-    if len(scores) < 2:
-        raise ValueError(f"{function}: DeLong's covariance needs at least two models")
-    first, second, *rest = scores
-    blocks = prepared_blocks(
-        y_true, first, second, prepare=prepare_paired_block, names=tuple(names), extra=rest
-    )
-    contexts, plans, placements = [], [], []
-    for model in range(len(scores)):
-        graph = SortedGraph(
-            map_indexed_blocks(traced_block, blocks, model), plan=SHARED_BINARY_PLAN
+    return TracedModels(y_true, scores, names=names, function=function).covariance()
+
+
+class TracedModels:
+    """``k >= 2`` models scored on the same rows, each sorted once, its rows carrying their ids.
+
+    Each model's sort is the ROC's (:class:`~.sort.CurveSort`, one part per
+    label, the positive class chosen after it) made of blocks whose rows carry
+    their ids (``block << 32 | position``): :attr:`rocs` holds each model's
+    :class:`~dask_auc.ROC` on it, which answers every ROC query as
+    :func:`dask_auc.roc` of the model does, to the bit (exact counts, whatever
+    the buckets), and :meth:`covariance` DeLong's covariance from the same
+    buckets.  So :func:`dask_auc.compare` sorts each model once for its
+    metrics and its tests.  DeLong's placements are of the greater label's
+    class whatever ``pos_label`` (the ROCs' positive class) is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0, 1, 1, 0, 1, 0])
+    >>> models = TracedModels(y, [y + 0.5, -y], names=("y", "a", "b"), pos_label=0)
+    >>> models.rocs[1].auc(), models.covariance().compute().aucs
+    (1.0, (1.0, 0.0))
+    """
+
+    def __init__(
+        self,
+        y_true: Any,
+        scores: Sequence[Any],
+        *,
+        names: tuple[str, ...],
+        function: str = "delong_test",
+        pos_label: Any = None,
+    ):
+        if len(scores) < 2:
+            raise ValueError(f"{function}: DeLong's covariance needs at least two models")
+        self.function = function
+        first, second, *rest = scores
+        self.blocks = blocks = prepared_blocks(
+            y_true, first, second, prepare=prepare_paired_block, names=tuple(names), extra=rest
         )
-        context = _contexts(graph)
-        routed = graph.per_bucket("auc-delong-route", routed_placements, len(blocks), each=context)
-        by_block = graph.to_blocks("auc-delong-back", routed)
-        context_part, plan, *per_block = graph.delayed([context, graph.plan_key, *by_block])
-        contexts.append(context_part)
-        plans.append(plan)
-        placements.append(per_block)
-    sums = zip_blocks(cross_sums, blocks, [plans[0]] * len(blocks), *placements)
-    total = gather(total_cross_sums, sums)
-    finish = DeLongFinish(BinaryTarget(function))
-    return lazy_of([total, plans[0], *contexts], finish, "delong_covariance")
+        sizes = sizes_of(blocks)
+        rows = None if sizes is None or sizes.rows is None else sum(sizes.rows)
+        self.sorts: list[CurveSort] = []
+        self.rocs: list[ROC] = []
+        for model, score in enumerate(scores):
+            graph = SortedGraph(map_indexed_blocks(traced_block, blocks, model), plan=plan_labels)
+            replicates = RocReplicates(y_true, score, None, pos_label)
+            sort = CurveSort(None, pos_label, replicates, graph)
+            self.sorts.append(sort)
+            self.rocs.append(ROC._of_sort(sort, pos_label=pos_label, rows=rows))
+
+    def covariance(self) -> LazyScore:
+        """The lazy :class:`DeLongCovariance` of the models, from their sorts' buckets."""
+        contexts, placements = [], []
+        for sort in self.sorts:
+            graph = sort.graph
+            # the buckets as (other labels, greater label): the same tasks as the ROC's
+            # when its pos_label is None
+            greater = BinarySort(None, None, graph)
+            context = graph.task("auc-delong-context", bucket_contexts, greater.summaries)
+            routed = graph.per_bucket(
+                "auc-delong-route", routed_placements, len(self.blocks), each=context,
+                on=greater.buckets,
+            )  # fmt: skip
+            by_block = graph.to_blocks("auc-delong-back", routed)
+            context_part, *per_block = graph.delayed([context, *by_block])
+            contexts.append(context_part)
+            placements.append(per_block)
+        (plan,) = self.sorts[0].graph.delayed([self.sorts[0].graph.plan_key])
+        sums = zip_blocks(cross_sums, self.blocks, [plan] * len(self.blocks), *placements)
+        total = gather(total_cross_sums, sums)
+        finish = DeLongFinish(BinaryTarget(self.function))
+        return lazy_of([total, plan, *contexts], finish, "delong_covariance")
 
 
 class DeLongCovariance(NamedTuple):

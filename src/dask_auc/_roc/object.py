@@ -111,6 +111,13 @@ class ROC:
         replicates = RocReplicates(y_true, y_score, sample_weight, pos_label)
         self._sort = CurveSort(blocks, pos_label, replicates)
 
+    @classmethod
+    def _of_sort(cls, sort: CurveSort, *, pos_label: Any, rows: int | None) -> ROC:
+        """The ROC of a sort made elsewhere: DeLong's, its rows with their ids (:mod:`.delong`)."""
+        curve = cls.__new__(cls)
+        curve._pos_label, curve._rows, curve._sort = pos_label, rows, sort
+        return curve
+
     def _ask(self, method: str, arguments: dict[str, Any]) -> Any:
         """This ROC's query ``method``; ``arguments``: the method's ``locals()``."""
         return ask(self._sort, method, **{k: v for k, v in arguments.items() if k != "self"})

@@ -28,11 +28,13 @@ class BinarySort:
     """One input's sorted binary buckets and their summaries (lazy keys of one graph).
 
     ``blocks`` are the prepared blocks of the input (one sorted part per label);
-    ``pos_label`` the positive class asked (None: ``roc_auc_score``'s rule).
+    ``pos_label`` the positive class asked (None: ``roc_auc_score``'s rule);
+    ``graph`` a sort of them made elsewhere with :func:`plan_labels` (DeLong's,
+    whose rows carry their ids: :mod:`.delong`), else this one is made.
     """
 
-    def __init__(self, blocks: Any, pos_label: Any):
-        self.graph = graph = SortedGraph(blocks, plan=plan_labels)
+    def __init__(self, blocks: Any, pos_label: Any, graph: SortedGraph | None = None):
+        self.graph = graph = SortedGraph(blocks, plan=plan_labels) if graph is None else graph
         self.choice = graph.task("auc-positive", choose_positive, graph.plan_key, pos_label)
         self.buckets = graph.per_bucket("auc-binary", binary_bucket, self.choice)
         self.summaries = graph.per_bucket("auc-summary", summarize_bucket, on=self.buckets)
@@ -59,8 +61,14 @@ class CurveSort(BinarySort):
     (:class:`~.replicates.RocReplicates`), for the intervals.
     """
 
-    def __init__(self, blocks: Any, pos_label: Any, replicates: RocReplicates):
-        super().__init__(blocks, pos_label)
+    def __init__(
+        self,
+        blocks: Any,
+        pos_label: Any,
+        replicates: RocReplicates,
+        graph: SortedGraph | None = None,
+    ):
+        super().__init__(blocks, pos_label, graph)
         self.replicates = replicates
         self.weighted = replicates.weighted
         self.contexts = self.graph.task("curve-contexts", curve_contexts, self.summaries)
