@@ -36,7 +36,7 @@ from ._kernels.core.calibration import (
 )
 from ._kernels.core.summary import as_float
 from ._kernels.core.validation import check_aligned, warn, warn_undefined
-from ._params import Boolean, Constraint, Label, Satisfies, check_params
+from ._params import Boolean, Constraint, Label, Satisfies, check_every_param
 from ._per_row import ROW_PARAMETERS
 
 _NAMES = ("y_true", "y_proba", "sample_weight")
@@ -231,9 +231,7 @@ def _calibration_score(
     ``options`` are exactly the metric's parameters in :data:`_METRICS`, checked once, here.
     """
     parameters, finalize_of, below = _METRICS[name]
-    if options.keys() != parameters.keys():  # a programming error: a face and its table differ
-        raise KeyError(f"{name} declares {sorted(parameters)}; got {sorted(options)}")
-    checked = check_params(name, parameters, **options)
+    checked = check_every_param(name, parameters, **options)
     finalize = finalize_of(checked, labels)
     if _is_two_dimensional(y_proba):
         raise ValueError(

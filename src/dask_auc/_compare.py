@@ -164,8 +164,8 @@ def compare(
             f"got {metric_names[0]!r}"
         )
     y, models, weight = _read_once(y_true, scores, sample_weight)
-    base = names.index(baseline)
-    others = [i for i in range(len(names)) if i != base]
+    table = _Table(names, metric_names, baseline, test, checked["confidence_level"], pos_label)
+    base, others = table.base, table.others
     traced = None
     if test == "delong" and others:
         # each model sorted once, its rows carrying their ids: its metrics and DeLong's
@@ -205,9 +205,6 @@ def compare(
     needs_labels = pos_label is not None and (test == "delong" or "log_loss" in metric_names)
     if needs_labels:
         lazies.append(curves[base].labels(compute=False))
-    table = _Table(
-        names, metric_names, baseline, test, checked["confidence_level"], pos_label, base
-    )
     lazy = lazy_of(lazies, FinishEach(lazies, table), "compare")
     return lazy.compute() if checked["compute"] else lazy
 
@@ -317,11 +314,12 @@ class _Table:
         test: str | None,
         confidence_level: float,
         pos_label: Any,
-        base: int,
     ):
         self.names, self.metrics, self.baseline, self.test = names, metrics, baseline, test
-        self.confidence_level, self.pos_label, self.base = confidence_level, pos_label, base
-        self.others = [i for i in range(len(names)) if i != base]
+        self.confidence_level, self.pos_label = confidence_level, pos_label
+        #: the baseline's position, and the others', each tested against it
+        self.base = names.index(baseline)
+        self.others = [i for i in range(len(names)) if i != self.base]
 
     def __call__(self, *results: Any) -> pd.DataFrame:
         n = len(self.metrics) * len(self.names)

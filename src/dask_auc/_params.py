@@ -256,3 +256,17 @@ def check_params(func: str, constraints: Mapping[str, Constraint], **values: Any
             )
         checked[name] = constraint.convert(value)
     return checked
+
+
+def check_every_param(
+    func: str, constraints: Mapping[str, Constraint], **values: Any
+) -> dict[str, Any]:
+    """:func:`check_params` of a public function's every parameter, forwarded as its ``locals()``.
+
+    ``values`` must name exactly the parameters of ``constraints``: a face whose signature
+    and table differ is a programming error (``KeyError``), never a parameter dropped on
+    the way or one left unchecked.
+    """
+    if values.keys() != constraints.keys():
+        raise KeyError(f"{func} declares {sorted(constraints)}; got {sorted(values)}")
+    return check_params(func, constraints, **values)
