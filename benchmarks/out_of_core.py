@@ -4,6 +4,8 @@ Run it as a script::
 
     python benchmarks/out_of_core.py --rows 1e8              # try it first
     python benchmarks/out_of_core.py --rows 1e9 --output benchmarks/results/out-of-core.md
+    python benchmarks/out_of_core.py --rows 1e9 --states        # + the one-pass state
+
 
 Step 1 writes ``--rows`` rows (label int8, score float32 or float64) to
 ``--data-dir`` as many Parquet files, one file of ``--file-rows`` rows at a
@@ -22,6 +24,12 @@ and each one's AUC, counted in exact integers, must equal dask-auc's.
 ``--heavy FRACTION`` gives that share of the rows to one more user (id
 ``USERS``), whose AUC is counted exactly too: a heavy user the grouped AUC
 must cut over several buckets rather than hold in one worker's memory.
+
+With ``--states`` step 2 first times, on the same cluster, the read floor
+(read both columns and sum each: the least any one pass costs) and
+``dask_auc.roc_state`` (one read, no exchange), alternating, twice each, and
+prints the state's certified bounds, which must contain the exact AUC;
+``--no-exact`` then skips the exact AUC.
 
 How the answer is checked exactly
 ---------------------------------
@@ -298,12 +306,42 @@ class _LostWorkers(logging.Handler):
             self.messages.append(text)
 
 
+def _read_floor(frame: Any) -> float:
+    """Seconds to read the two columns and sum each: what any one pass over the data costs."""
+    import dask
+
+    started = time.perf_counter()
+    dask.compute(frame["label"].sum(), frame["score"].sum())
+    return time.perf_counter() - started
+
+
+def _one_pass_state(frame: Any) -> dict:
+    """Time :func:`dask_auc.roc_state` (one read, no exchange) and its certified bounds."""
+    import dask_auc
+
+    started = time.perf_counter()
+    state = dask_auc.roc_state(frame["label"], frame["score"])
+    seconds = time.perf_counter() - started
+    bounds = state.auc()
+    return {"seconds": seconds, "bounds": bounds, "bins": state.n_bins}
+
+
 def run_on_cluster(
-    path: Path, workers: int, memory_limit: str, threads: int, by: bool = False
+    path: Path,
+    workers: int,
+    memory_limit: str,
+    threads: int,
+    by: bool = False,
+    states: bool = False,
+    exact: bool = True,
 ) -> dict:
     """Compute the AUC of the Parquet files in ``path``; return the measurements.
 
     With ``by``: the grouped AUC by ``user`` too, timed after the plain AUC.
+    With ``states``: the read floor (read and sum the two columns) and the
+    one-pass :func:`dask_auc.roc_state`, each timed twice (the first read
+    warms the page cache for both), before the exact AUC; ``exact=False``
+    skips the exact AUC.
     """
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
@@ -324,10 +362,21 @@ def run_on_cluster(
         Client(cluster) as client,
     ):
         frame = dd.read_parquet(str(path), columns=["label", "score"])
+        one_pass = None
+        if states:
+            floors, passes = [], []
+            for _ in range(2):  # alternating, each twice: the page cache warm for both
+                floors.append(_read_floor(frame))
+                passes.append(_one_pass_state(frame))
+            one_pass = min(passes, key=lambda p: p["seconds"])
+            one_pass["floor"] = min(floors)
+            one_pass["all_seconds"], one_pass["all_floors"] = [p["seconds"] for p in passes], floors
+        auc, seconds = None, float("nan")
         with WorkerWatch(client) as watch:
-            started = time.perf_counter()
-            auc = dask_auc.roc_auc_score(frame["label"], frame["score"])
-            seconds = time.perf_counter() - started
+            if exact:
+                started = time.perf_counter()
+                auc = dask_auc.roc_auc_score(frame["label"], frame["score"])
+                seconds = time.perf_counter() - started
         grouped = None
         if by:
             users = dd.read_parquet(str(path), columns=["user", "label", "score"])
@@ -357,6 +406,7 @@ def run_on_cluster(
         "replaced_pids": replaced,
         "lost_messages": lost.messages,
         "grouped": grouped,
+        "one_pass": one_pass,
     }
 
 
@@ -367,6 +417,10 @@ def _gib(values: list[float]) -> str:
     return " / ".join(f"{v / GIB:.2f}" for v in values) if values else "n/a"
 
 
+def _seconds(values: list[float]) -> str:
+    return ", ".join(f"{s:.1f}" for s in values)
+
+
 def _machine_load() -> str:
     one, five, _ = os.getloadavg()
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
@@ -374,8 +428,21 @@ def _machine_load() -> str:
 
 def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str, str]) -> str:
     expected = exact_auc(record)
-    same = result["auc"] == expected
     killed = len(result["replaced_pids"]) + len(result["lost_messages"])
+    if result["auc"] is None:
+        exact_rows = [("AUC time (read_parquet -> float)", "not run (--no-exact)")]
+        answer_rows = [("exact AUC (integer counts)", repr(expected))]
+    else:
+        same = result["auc"] == expected
+        exact_rows = [
+            ("AUC time (read_parquet -> float)", f"{result['seconds']:.1f} s"),
+            ("rows per second", f"{record['rows'] / result['seconds'] / 1e6:.1f} million"),
+        ]
+        answer_rows = [
+            ("dask-auc AUC", repr(result["auc"])),
+            ("exact AUC (integer counts)", repr(expected)),
+            ("equal", "yes" if same else f"NO (difference {result['auc'] - expected:.3g})"),
+        ]
     rows = [
         ("rows", f"{record['rows']:,} ({record['positives']:,} positive)"),
         ("score dtype / distinct scores", f"{record['dtype']} / {record['distinct_scores']:,}"),
@@ -383,8 +450,7 @@ def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str
         ("Parquet on disk", f"{record['bytes_on_disk'] / GIB:.2f} GiB"),
         ("generation", f"{record['generation_seconds']:.0f} s (skipped if present)"),
         ("cluster", f"{args.workers} workers x {args.threads} thread, {args.memory_limit} each"),
-        ("AUC time (read_parquet -> float)", f"{result['seconds']:.1f} s"),
-        ("rows per second", f"{record['rows'] / result['seconds'] / 1e6:.1f} million"),
+        *exact_rows,
         ("peak RSS per worker (VmHWM)", f"{_gib(result['peak_rss'])} GiB"),
         ("peak bytes on disk per worker", f"{_gib(result['peak_spilled'])} GiB"),
         ("P2P exchange buffered on disk and read back", f"{_gib(result['p2p_disk'])} GiB"),
@@ -393,10 +459,29 @@ def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str
             f"{_gib(result['spill_written'])} GiB written, {_gib(result['spill_read'])} GiB read",
         ),
         ("workers killed or restarted", str(killed)),
-        ("dask-auc AUC", repr(result["auc"])),
-        ("exact AUC (integer counts)", repr(expected)),
-        ("equal", "yes" if same else f"NO (difference {result['auc'] - expected:.3g})"),
+        *answer_rows,
     ]
+    one_pass = result.get("one_pass")
+    if one_pass is not None:
+        bounds = one_pass["bounds"]
+        inside = bounds.lower <= expected <= bounds.upper
+        rows += [
+            (
+                "read floor (read and sum both columns; best of 2)",
+                f"{one_pass['floor']:.1f} s ({_seconds(one_pass['all_floors'])})",
+            ),
+            (
+                "roc_state, one pass (best of 2)",
+                f"{one_pass['seconds']:.1f} s ({_seconds(one_pass['all_seconds'])})",
+            ),
+            ("roc_state / read floor", f"{one_pass['seconds'] / one_pass['floor']:.2f}x"),
+            ("state bins", f"{one_pass['bins']:,}"),
+            (
+                "certified bounds (lower, upper; width)",
+                f"{bounds.lower!r}, {bounds.upper!r}; {bounds.width:.3g}",
+            ),
+            ("exact AUC inside the bounds", "yes" if inside else "NO"),
+        ]
     grouped = result.get("grouped")
     if grouped is not None:
         checked = record["checked_users"]
@@ -480,6 +565,14 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="with --by: this share of the rows goes to one more user (id USERS)",
     )
+    parser.add_argument(
+        "--states",
+        action="store_true",
+        help="also time the read floor and the one-pass roc_state (certified bounds)",
+    )
+    parser.add_argument(
+        "--no-exact", action="store_true", help="skip the exact AUC (with --states)"
+    )
     parser.add_argument("--output", type=Path, help="also append the report to this file")
     args = parser.parse_args(argv)
     name = f"{args.rows:.0e}-{args.dtype}" + (f"-by-{args.by:.0e}" if args.by else "")
@@ -499,14 +592,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.generate_only:
         return 0
     before = _machine_load()
-    result = run_on_cluster(path, args.workers, args.memory_limit, args.threads, bool(args.by))
+    result = run_on_cluster(
+        path,
+        args.workers,
+        args.memory_limit,
+        args.threads,
+        bool(args.by),
+        states=args.states,
+        exact=not args.no_exact,
+    )
     text = report(args, record, result, (before, _machine_load()))
     print(text)
     if args.output:
         with open(args.output, "a") as output:
             output.write(text + "\n")
     grouped_ok = result["grouped"] is None or "NOT" not in text
-    return 0 if result["auc"] == exact_auc(record) and grouped_ok else 1
+    exact_ok = result["auc"] is None or result["auc"] == exact_auc(record)
+    one_pass = result["one_pass"]
+    bounds_ok = one_pass is None or (
+        one_pass["bounds"].lower <= exact_auc(record) <= one_pass["bounds"].upper
+    )
+    return 0 if exact_ok and grouped_ok and bounds_ok else 1
 
 
 if __name__ == "__main__":
