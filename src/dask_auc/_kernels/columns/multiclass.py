@@ -40,7 +40,7 @@ from ..core.validation import (
     RowCounts,
     as_score_array,
     as_weight_array,
-    check_aligned,
+    check_rows,
     distinct_labels,
     sorted_labels,
     to_numpy,
@@ -168,11 +168,7 @@ def plan_classes(
     the scores).  Then the blocks' scores must sum to 1, then the classes
     match, then the weights are valid: scikit-learn's order.
     """
-    n_rows = check_aligned([meta.lengths for meta in metas])
-    if n_rows == 0:
-        raise ValueError(
-            "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
-        )
+    n_rows = check_rows([meta.lengths for meta in metas])
     present = sorted_labels(meta.counts for meta in metas)
     if n_columns == 2 and len(present) <= 2:
         raise ValueError(f"y should be a 1d array, got an array of shape ({n_rows}, 2) instead.")

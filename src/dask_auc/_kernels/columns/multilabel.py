@@ -37,6 +37,7 @@ from ..core.validation import (
     as_score_array,
     as_weight_array,
     check_aligned,
+    check_rows,
     sorted_labels,
 )
 from ..sort.labels import LabelRule
@@ -51,7 +52,6 @@ AP_MULTILABEL_POS_LABEL = (
     "Parameter pos_label is fixed to 1 for multilabel-indicator y_true. "
     "Do not set pos_label or set pos_label to 1."
 )
-EMPTY_MESSAGE = "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
 
 
 @dataclass(frozen=True)
@@ -160,9 +160,7 @@ def plan_multilabel(
     raveled matrix for ``average='micro'`` or ``'samples'``, must take values
     in {0, 1} or {-1, 1}) or ``"average_precision"`` (``pos_label`` must be 1).
     """
-    n_rows = check_aligned([meta.lengths for meta in metas])
-    if n_rows == 0:
-        raise ValueError(EMPTY_MESSAGE)
+    n_rows = check_rows([meta.lengths for meta in metas])
     values = sorted_labels(meta.values for meta in metas)
     if not all(meta.integral for meta in metas):
         raise ValueError("continuous-multioutput format is not supported")

@@ -20,7 +20,7 @@ from ..core.validation import (
     RowCounts,
     as_score_array,
     as_weight_array,
-    check_aligned,
+    check_rows,
     distinct_labels,
     sorted_labels,
     to_numpy,
@@ -117,11 +117,7 @@ def plan_top_k(
 'y_score' (3).You can provide a list of all known classes by assigning it to the `labels` \
 parameter.
     """
-    n_rows = check_aligned([meta.lengths for meta in metas])
-    if n_rows == 0:
-        raise ValueError(
-            "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
-        )
+    n_rows = check_rows([meta.lengths for meta in metas])
     if any(meta.classes is None for meta in metas):
         kind = "continuous"
         present: tuple[Any, ...] = ()
