@@ -87,6 +87,8 @@ def log_loss(
     Returns
     -------
     float or LazyScore
+        The (weighted) mean loss per row, or with ``normalize=False`` the
+        (weighted) sum of the rows' losses.
 
     Examples
     --------
@@ -138,6 +140,8 @@ def brier_score_loss(
     Returns
     -------
     float or LazyScore
+        The (weighted) mean over the rows of their squared errors, halved
+        per ``scale_by_half``.
 
     Examples
     --------
