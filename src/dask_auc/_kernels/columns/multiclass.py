@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
+from ..core.label_codes import label_codes
 from ..core.summary import PartialROC, TieGroup
 from ..core.validation import (
     ROW_INPUTS,
@@ -209,7 +210,7 @@ class EncodedBlock(SizedByArrays):
 
 def encode_block(block: MultiBlock, plan: ClassPlan) -> EncodedBlock:
     """Group a block's rows by their class's position in ``plan.classes``."""
-    codes = _encode(block.labels, plan.classes)
+    codes = label_codes(block.labels, plan.classes)
     scores, weights = block.scores, block.weights
     if weights is not None and not weights.all():
         keep = weights != 0
@@ -219,15 +220,6 @@ def encode_block(block: MultiBlock, plan: ClassPlan) -> EncodedBlock:
     return EncodedBlock(
         scores[order], None if weights is None else weights[order], starts, len(block.labels)
     )
-
-
-def _encode(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
-    if labels.dtype.kind in "biuf" and all(
-        isinstance(c, (bool, int, float, np.number)) for c in classes
-    ):
-        return np.searchsorted(np.asarray(classes), labels)
-    index = {value: code for code, value in enumerate(classes)}
-    return np.fromiter((index[v] for v in labels.tolist()), dtype=np.int64, count=len(labels))
 
 
 def column_groups(block: EncodedBlock, column: int) -> PreparedBlock:

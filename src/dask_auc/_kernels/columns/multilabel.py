@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
+from ..core.label_codes import label_codes
 from ..core.row_ties import row_ties
 from ..core.validation import (
     ROW_INPUTS,
@@ -224,11 +225,7 @@ def plan_ap_classes(
 def one_hot_block(block: MultiBlock, plans: tuple[ClassPlan, IndicatorPlan]) -> IndicatorBlock:
     """A multi-class block binarized against the plan's classes (scikit-learn's label_binarize)."""
     classes = plans[0].classes
-    index = {value: k for k, value in enumerate(classes)}
-    if block.labels.dtype.kind in "biuf":
-        codes = np.searchsorted(np.asarray(classes), block.labels)
-    else:
-        codes = np.fromiter((index[v] for v in block.labels.tolist()), np.int64, len(block.labels))
+    codes = label_codes(block.labels, classes)
     labels = np.zeros((len(codes), len(classes)), dtype=bool)
     labels[np.arange(len(codes)), codes] = True
     return IndicatorBlock(block.lengths, labels, block.scores, block.weights)

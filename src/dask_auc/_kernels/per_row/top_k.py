@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
+from ..core.label_codes import label_codes
 from ..core.validation import (
     ROW_INPUTS,
     RowCounts,
@@ -168,15 +169,6 @@ parameter.
     return TopKPlan(classes, kind == "binary", n_rows)
 
 
-def _encode(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
-    """Each label's index among ``classes`` (every label is one of them: the plan checked)."""
-    known = np.asarray(classes)
-    if labels.dtype.kind in "biuf" and known.dtype.kind in "biuf":
-        return np.searchsorted(known, labels)
-    index = {value: i for i, value in enumerate(classes)}
-    return np.fromiter((index[v] for v in labels.tolist()), np.int64, len(labels))
-
-
 def top_k_sums(block: TopKBlock, plan: TopKPlan, k: int) -> RowSums:
     """A block's exact count (or weight) of rows whose class is among its ``k`` best scored.
 
@@ -195,7 +187,7 @@ def top_k_sums(block: TopKBlock, plan: TopKPlan, k: int) -> RowSums:
     >>> as_float(sums.totals[0])
     2.0
     """
-    codes = _encode(block.labels, plan.classes)
+    codes = label_codes(block.labels, plan.classes)
     scores = block.scores
     if plan.binary:
         scores = scores.ravel()
