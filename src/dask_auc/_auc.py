@@ -34,6 +34,9 @@ def auc(x: Any, y: Any) -> float:
     Returns
     -------
     float
+        The sum of the trapezoids between consecutive points, taken along
+        ``x`` in its own direction (decreasing ``x`` gives the same area as
+        the points reversed); ``x`` that is neither raises ``ValueError``.
 
     Examples
     --------

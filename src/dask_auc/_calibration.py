@@ -35,7 +35,7 @@ from ._kernels.core.calibration import (
     merge_calibration_sums,
 )
 from ._kernels.core.summary import as_float
-from ._kernels.core.validation import check_aligned, warn, warn_undefined
+from ._kernels.core.validation import check_rows, warn, warn_undefined
 from ._params import Boolean, Constraint, Label, Satisfies, check_every_param
 from ._per_row import ROW_PARAMETERS
 
@@ -87,6 +87,8 @@ def log_loss(
     Returns
     -------
     float or LazyScore
+        The (weighted) mean loss per row, or with ``normalize=False`` the
+        (weighted) sum of the rows' losses.
 
     Examples
     --------
@@ -138,6 +140,8 @@ def brier_score_loss(
     Returns
     -------
     float or LazyScore
+        The (weighted) mean over the rows of their squared errors, halved
+        per ``scale_by_half``.
 
     Examples
     --------
@@ -267,11 +271,7 @@ class _Checked:
         self.finalize, self.below = finalize, below
 
     def __call__(self, sums: CalibrationSums) -> float:
-        rows = check_aligned(sums.blocks)
-        if rows == 0:
-            raise ValueError(
-                "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
-            )
+        rows = check_rows(sums.blocks)
         if sums.high > 1:
             raise ValueError(f"y_prob contains values greater than 1: {sums.high}")
         if sums.low < 0:

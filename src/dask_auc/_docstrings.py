@@ -36,6 +36,7 @@ float or LazyScore
 Returns
 -------
 matplotlib.axes.Axes
+    The axes drawn on: ``ax``, or those of a new square figure.
 
 Examples
 --------

@@ -214,6 +214,9 @@ def grouped_roc_auc_score(
     Returns
     -------
     GroupedAUC or LazyScore
+        Every group's AUC and counts (``per_group``), their weighted mean
+        (``gauc``), the rows of no group, the ``metrics`` over every row and,
+        with ``n_bootstraps``, GAUC's interval.
 
     Notes
     -----

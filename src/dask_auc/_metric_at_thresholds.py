@@ -174,6 +174,8 @@ def metric_at_thresholds(
     Returns
     -------
     metric_values : ndarray of shape (n_thresholds,) or (n_thresholds, n_outputs)
+        The metric at each threshold (``y_pred = y_score >= threshold``); a
+        column per output for a :func:`confusion_metric` returning a tuple.
     thresholds : ndarray of shape (n_thresholds,)
         The distinct scores of rows of nonzero weight, decreasing.
 

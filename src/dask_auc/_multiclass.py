@@ -53,11 +53,11 @@ from ._kernels.columns.multiclass import (
 from ._kernels.core.summary import PartialROC
 from ._kernels.core.validation import (
     MULTICLASS_MESSAGE,
-    defined_or_warn,
     partial_multiclass_message,
 )
 from ._kernels.sort.buckets import summarize_bucket
 from ._kernels.sort.plan import plan_sort
+from ._roc import defined_auc
 
 
 def check_multiclass_params(
@@ -207,13 +207,6 @@ def multiclass_parts(
     return parts
 
 
-def _binary_auc(summary: PartialROC, one_class: bool) -> float:
-    """One binary AUC of the reduction, with scikit-learn's warning when undefined."""
-    if not defined_or_warn(1 if one_class else 2, summary.pos, summary.neg):
-        return float("nan")
-    return summary.auc()
-
-
 class _MultiClassFinish:
     """Turn the class plan and the reductions into scikit-learn's number(s)."""
 
@@ -227,13 +220,13 @@ class _MultiClassFinish:
             return self._one_vs_one(plan, results)
         if self.average == "micro":
             (summary,) = results
-            return _binary_auc(summary, one_class=False)
+            return defined_auc(2, summary)
         return self._one_vs_rest(plan, results)
 
     def _one_vs_rest(self, plan: ClassPlan, results: tuple[PartialROC, ...]) -> Any:
         scores = np.array(
             [
-                _binary_auc(summary, one_class=count in (0, plan.n_rows))
+                defined_auc(1 if count in (0, plan.n_rows) else 2, summary)
                 for summary, count in zip(results, plan.counts, strict=True)
             ]
         )
@@ -259,8 +252,7 @@ class _MultiClassFinish:
         present = [c for c in range(k) if plan.counts[c] > 0]
         scores, prevalence = [], []
         for a, b in combinations(present, 2):
-            forward = _binary_auc(pair[a, b], one_class=False)
-            backward = _binary_auc(pair[b, a], one_class=False)
+            forward, backward = defined_auc(2, pair[a, b]), defined_auc(2, pair[b, a])
             scores.append((forward + backward) / 2)
             prevalence.append((plan.counts[a] + plan.counts[b]) / plan.n_rows)
         weights = prevalence if self.average == "weighted" else None

@@ -68,7 +68,7 @@ from ._kernels.core.validation import (
 )
 from ._kernels.sort.buckets import summarize_bucket
 from ._kernels.sort.plan import plan_sort
-from ._roc import partial_area_key
+from ._roc import defined_auc, partial_area_key
 
 ROC_AUC = "roc_auc"
 AVERAGE_PRECISION = "average_precision"
@@ -264,9 +264,7 @@ class _MultilabelFinish:
                 warn_undefined(NO_POSITIVE_CLASS_MESSAGE, UserWarning)
             return average_precision(precision_sum, total_pos)
         if isinstance(result, PartialROC):
-            if not defined_or_warn(n_classes, result.pos, result.neg):
-                return float("nan")
-            return result.auc()
+            return defined_auc(n_classes, result)
         fraction, pos, neg = result
         if n_classes == 2 and neg == 0:
             warn_undefined(NO_NEGATIVES_MESSAGE)  # scikit-learn's roc_curve warns, then auc raises

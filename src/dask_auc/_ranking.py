@@ -7,7 +7,8 @@ from typing import Any
 from ._engine import LazyScore, score_column_count, split_every_default
 from ._multiclass import multiclass_roc_auc
 from ._multilabel import ROC_AUC, multilabel_score
-from ._roc import answer, check_query, checked_once, roc, roc_auc
+from ._params import check_every_param
+from ._roc import PARAMETERS, answer, checked_once, roc, roc_auc
 
 
 def roc_auc_score(
@@ -82,15 +83,19 @@ def roc_auc_score(
     >>> dask_auc.roc_auc_score(df["label"], df["score"], max_fpr=0.5)
     0.6666666666666666
     """
-    name = "roc_auc_score"
-    checked = check_query(
-        name,
-        average=average,
-        max_fpr=max_fpr,
-        multi_class=multi_class,
-        compute=compute,
-        split_every=split_every,
-    )
+    return _roc_auc_score(**locals())
+
+
+def _roc_auc_score(
+    y_true: Any, y_score: Any, sample_weight: Any, labels: Any, **options: Any
+) -> float | LazyScore:
+    """``roc_auc_score`` of the public function's arguments (its ``locals()``).
+
+    ``options`` are exactly the parameters of its table (:data:`~dask_auc._roc.PARAMETERS`),
+    checked once, here; a binary target's ROC and query do not check them again.
+    """
+    checked = check_every_param("roc_auc_score", PARAMETERS["roc_auc_score"], **options)
+    average, multi_class, compute = checked["average"], checked["multi_class"], checked["compute"]
     max_fpr = checked["max_fpr"]
     split_every = checked["split_every"] or split_every_default()
     n_labels = score_column_count(y_true)

@@ -23,7 +23,7 @@ from ._kernels.per_row.top_k import (
     top_k_meta,
     top_k_sums,
 )
-from ._params import Boolean, Satisfies, check_params
+from ._params import Boolean, Satisfies, check_every_param
 from ._per_row import ROW_PARAMETERS, IntegerAtLeast, dimensions
 
 
@@ -100,17 +100,19 @@ def top_k_accuracy_score(
     >>> dask_auc.top_k_accuracy_score(y, p, k=2, normalize=False)
     3.0
     """
+    return _top_k_accuracy(**locals())
+
+
+def _top_k_accuracy(
+    y_true: Any, y_score: Any, sample_weight: Any, **options: Any
+) -> float | LazyScore:
+    """``top_k_accuracy_score`` of the public function's arguments (its ``locals()``).
+
+    ``options`` are exactly the parameters of ``_TOP_K_PARAMETERS``, checked once, here.
+    """
     name = "top_k_accuracy_score"
-    checked = check_params(
-        name,
-        _TOP_K_PARAMETERS,
-        k=k,
-        normalize=normalize,
-        labels=labels,
-        compute=compute,
-        split_every=split_every,
-    )
-    k = checked["k"]
+    checked = check_every_param(name, _TOP_K_PARAMETERS, **options)
+    k, labels = checked["k"], checked["labels"]
     score_dims, score_columns = dimensions(y_score)
     if score_dims > 2:
         raise ValueError(f"Found array with dim {score_dims}, while dim <= 2 is required.")

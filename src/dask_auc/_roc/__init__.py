@@ -22,6 +22,7 @@ This package is the wing's door: the public faces import from
 from .bootstrap import bootstrap_ci, bootstrap_counts, bootstrap_test, grouped_interval
 from .declarations import BinaryQuery, Replicated
 from .delong import DeLongCovariance, TracedModels, delong_covariance, delong_test, roc_auc_ci
+from .finish import defined_auc
 from .mannwhitney import mannwhitneyu
 from .object import ROC, answer, roc, roc_auc
 from .params import PARAMETERS, check_query, checked_once
@@ -64,6 +65,7 @@ __all__ = [
     "bootstrap_test",
     "check_query",
     "checked_once",
+    "defined_auc",
     "delong_covariance",
     "delong_test",
     "grouped_interval",

@@ -74,6 +74,7 @@ def bootstrap_counts(
     Returns
     -------
     ndarray of uint8, shape (n_bootstraps, rows)
+        ``counts[b, i]``: how many times row ``i`` enters replicate ``b``.
 
     Examples
     --------

@@ -48,10 +48,19 @@ class QueryFinish:
         return self.finish(choice, *parts)
 
 
-def auc_of(choice: LabelChoice, summary: PartialROC) -> float:
-    if not defined_or_warn(choice.n_classes, summary.pos, summary.neg):
+def defined_auc(n_classes: int, summary: PartialROC) -> float:
+    """The AUC of ``summary``; NaN after scikit-learn's warning where it is undefined.
+
+    ``n_classes``: the distinct labels of ``y_true`` (of the column, for the
+    multi-class and multilabel targets).
+    """
+    if not defined_or_warn(n_classes, summary.pos, summary.neg):
         return float("nan")
     return summary.auc()
+
+
+def auc_of(choice: LabelChoice, summary: PartialROC) -> float:
+    return defined_auc(choice.n_classes, summary)
 
 
 class PartialFinish:

@@ -72,6 +72,8 @@ def roc(y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any 
     Returns
     -------
     ROC
+        The lazy sort of the input (nothing read yet), whose methods are the
+        binary metrics.
 
     Notes
     -----

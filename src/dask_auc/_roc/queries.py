@@ -3,7 +3,9 @@
 A plan is ``plan(sort, query, **checked)``: the :class:`~.sort.CurveSort` of
 one input, the query's :class:`~.declarations.BinaryQuery` (its kernel, its
 label rule, its name) and its parameters, checked once by the caller
-(:func:`.registry.ask`).  It returns the lazy answer
+(:func:`.registry.ask`), which passes every one of its table's: a plan names
+them (typed) but keeps no default of its own for them (the signatures of the
+public function and the ``ROC`` method hold those).  It returns the lazy answer
 (:class:`~dask_auc.LazyScore`); nothing here computes.
 """
 
@@ -47,7 +49,7 @@ def auc_plan(
     *,
     max_fpr: float | None,
     split_every: int | None,
-    multi_class: str = "raise",
+    multi_class: str,
 ) -> LazyScore:
     """The exact ROC AUC; McClish's partial AUC with ``max_fpr``.
 
@@ -68,9 +70,9 @@ def partial_auc_plan(
     sort: CurveSort,
     query: BinaryQuery,
     *,
-    fpr_range: tuple[float, float] | None = None,
-    tpr_range: tuple[float, float] | None = None,
-    standardized: bool = True,
+    fpr_range: tuple[float, float] | None,
+    tpr_range: tuple[float, float] | None,
+    standardized: bool,
 ) -> LazyScore:
     """The partial AUC over an FPR or a TPR range."""
     bounds, swap = one_range(query.function, fpr_range, tpr_range)
@@ -112,8 +114,8 @@ def curve_query(
     sort: CurveSort,
     curve: CurveKind,
     *,
-    drop_intermediate: bool = False,
-    max_points: int | None = None,
+    drop_intermediate: bool,
+    max_points: int | None,
     with_score: bool = False,
     rule: Callable[[LabelChoice], None] = curve_labels,
 ) -> LazyScore:
@@ -141,8 +143,8 @@ def points_plan(curve: CurveKind) -> Callable[..., LazyScore]:
         sort: CurveSort,
         query: BinaryQuery,
         *,
-        drop_intermediate: bool = False,
-        max_points: int | None = None,
+        drop_intermediate: bool = False,  # confusion_matrix_at_thresholds takes none: every point
+        max_points: int | None,
     ) -> LazyScore:
         return curve_query(sort, curve, drop_intermediate=drop_intermediate, max_points=max_points)
 

@@ -187,14 +187,17 @@ def _confidence_interval(
     confidence_level: float,
     method: str,
     split_every: int | None,
-    metric: str = "roc_auc",
-    n_bootstraps: int = 2000,
-    interval: str = "percentile",
-    random_state: Any = None,
-    groups: Any = None,
+    metric: str,
+    n_bootstraps: int,
+    interval: str,
+    random_state: Any,
+    groups: Any,
     **params: Any,
 ) -> LazyScore:
-    """``ROC.ci``: DeLong's interval of the AUC, or any replicated metric's by the bootstrap."""
+    """``ROC.ci``: DeLong's interval of the AUC, or any replicated metric's by the bootstrap.
+
+    ``ROC.ci`` passes every parameter (the bootstrap's unchecked, in ``passed``).
+    """
     if method == "bootstrap":  # checked and worded as bootstrap_ci's
         return interval_of(
             sort.replicates.sort(groups),

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
+from ..core.label_codes import label_codes
 from ..core.summary import PartialROC, TieGroup
 from ..core.validation import (
     ROW_INPUTS,
@@ -40,7 +41,7 @@ from ..core.validation import (
     RowCounts,
     as_score_array,
     as_weight_array,
-    check_aligned,
+    check_rows,
     distinct_labels,
     sorted_labels,
     to_numpy,
@@ -168,11 +169,7 @@ def plan_classes(
     the scores).  Then the blocks' scores must sum to 1, then the classes
     match, then the weights are valid: scikit-learn's order.
     """
-    n_rows = check_aligned([meta.lengths for meta in metas])
-    if n_rows == 0:
-        raise ValueError(
-            "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
-        )
+    n_rows = check_rows([meta.lengths for meta in metas])
     present = sorted_labels(meta.counts for meta in metas)
     if n_columns == 2 and len(present) <= 2:
         raise ValueError(f"y should be a 1d array, got an array of shape ({n_rows}, 2) instead.")
@@ -213,7 +210,7 @@ class EncodedBlock(SizedByArrays):
 
 def encode_block(block: MultiBlock, plan: ClassPlan) -> EncodedBlock:
     """Group a block's rows by their class's position in ``plan.classes``."""
-    codes = _encode(block.labels, plan.classes)
+    codes = label_codes(block.labels, plan.classes)
     scores, weights = block.scores, block.weights
     if weights is not None and not weights.all():
         keep = weights != 0
@@ -223,15 +220,6 @@ def encode_block(block: MultiBlock, plan: ClassPlan) -> EncodedBlock:
     return EncodedBlock(
         scores[order], None if weights is None else weights[order], starts, len(block.labels)
     )
-
-
-def _encode(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
-    if labels.dtype.kind in "biuf" and all(
-        isinstance(c, (bool, int, float, np.number)) for c in classes
-    ):
-        return np.searchsorted(np.asarray(classes), labels)
-    index = {value: code for code, value in enumerate(classes)}
-    return np.fromiter((index[v] for v in labels.tolist()), dtype=np.int64, count=len(labels))
 
 
 def column_groups(block: EncodedBlock, column: int) -> PreparedBlock:

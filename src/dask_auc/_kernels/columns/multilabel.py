@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
+from ..core.label_codes import label_codes
 from ..core.row_ties import row_ties
 from ..core.validation import (
     ROW_INPUTS,
@@ -37,6 +38,7 @@ from ..core.validation import (
     as_score_array,
     as_weight_array,
     check_aligned,
+    check_rows,
     sorted_labels,
 )
 from ..sort.labels import LabelRule
@@ -51,7 +53,6 @@ AP_MULTILABEL_POS_LABEL = (
     "Parameter pos_label is fixed to 1 for multilabel-indicator y_true. "
     "Do not set pos_label or set pos_label to 1."
 )
-EMPTY_MESSAGE = "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
 
 
 @dataclass(frozen=True)
@@ -160,9 +161,7 @@ def plan_multilabel(
     raveled matrix for ``average='micro'`` or ``'samples'``, must take values
     in {0, 1} or {-1, 1}) or ``"average_precision"`` (``pos_label`` must be 1).
     """
-    n_rows = check_aligned([meta.lengths for meta in metas])
-    if n_rows == 0:
-        raise ValueError(EMPTY_MESSAGE)
+    n_rows = check_rows([meta.lengths for meta in metas])
     values = sorted_labels(meta.values for meta in metas)
     if not all(meta.integral for meta in metas):
         raise ValueError("continuous-multioutput format is not supported")
@@ -226,11 +225,7 @@ def plan_ap_classes(
 def one_hot_block(block: MultiBlock, plans: tuple[ClassPlan, IndicatorPlan]) -> IndicatorBlock:
     """A multi-class block binarized against the plan's classes (scikit-learn's label_binarize)."""
     classes = plans[0].classes
-    index = {value: k for k, value in enumerate(classes)}
-    if block.labels.dtype.kind in "biuf":
-        codes = np.searchsorted(np.asarray(classes), block.labels)
-    else:
-        codes = np.fromiter((index[v] for v in block.labels.tolist()), np.int64, len(block.labels))
+    codes = label_codes(block.labels, classes)
     labels = np.zeros((len(codes), len(classes)), dtype=bool)
     labels[np.arange(len(codes)), codes] = True
     return IndicatorBlock(block.lengths, labels, block.scores, block.weights)

@@ -252,6 +252,16 @@ def check_aligned(blocks: Sequence[RowCounts]) -> int:
     return totals[0]
 
 
+def check_rows(blocks: Sequence[RowCounts], shape: str = "(0,)") -> int:
+    """:func:`check_aligned`, then scikit-learn's error for no row (``shape``: the input's)."""
+    rows = check_aligned(blocks)
+    if rows == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required."
+        )
+    return rows
+
+
 def _listed(names: Sequence[str]) -> str:
     return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 

@@ -19,7 +19,7 @@ from ..core.validation import (
     RowCounts,
     as_score_array,
     as_weight_array,
-    check_aligned,
+    check_rows,
     to_numpy,
 )
 from .inputs import block_values
@@ -161,12 +161,9 @@ def plan_ranking(
     ...
     ValueError: Computing NDCG is only meaningful when there is more than 1 document. Got 1 instead.
     """
-    n_rows = check_aligned([meta.lengths for meta in metas])
-    if n_rows == 0:
-        shape = f"(0, {n_columns})" if ndim == 2 else "(0,)"
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required."
-        )
+    n_rows = check_rows(
+        [meta.lengths for meta in metas], f"(0, {n_columns})" if ndim == 2 else "(0,)"
+    )
     values = sorted({v for meta in metas for v in meta.values})
     fractional = any(meta.fractional for meta in metas)
     kind = target_type(values, fractional, ndim, n_columns)

@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
+from ..core.label_codes import label_codes
 from ..core.validation import (
     ROW_INPUTS,
     RowCounts,
     as_score_array,
     as_weight_array,
-    check_aligned,
+    check_rows,
     distinct_labels,
     sorted_labels,
     to_numpy,
@@ -117,11 +118,7 @@ def plan_top_k(
 'y_score' (3).You can provide a list of all known classes by assigning it to the `labels` \
 parameter.
     """
-    n_rows = check_aligned([meta.lengths for meta in metas])
-    if n_rows == 0:
-        raise ValueError(
-            "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
-        )
+    n_rows = check_rows([meta.lengths for meta in metas])
     if any(meta.classes is None for meta in metas):
         kind = "continuous"
         present: tuple[Any, ...] = ()
@@ -172,15 +169,6 @@ parameter.
     return TopKPlan(classes, kind == "binary", n_rows)
 
 
-def _encode(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
-    """Each label's index among ``classes`` (every label is one of them: the plan checked)."""
-    known = np.asarray(classes)
-    if labels.dtype.kind in "biuf" and known.dtype.kind in "biuf":
-        return np.searchsorted(known, labels)
-    index = {value: i for i, value in enumerate(classes)}
-    return np.fromiter((index[v] for v in labels.tolist()), np.int64, len(labels))
-
-
 def top_k_sums(block: TopKBlock, plan: TopKPlan, k: int) -> RowSums:
     """A block's exact count (or weight) of rows whose class is among its ``k`` best scored.
 
@@ -199,7 +187,7 @@ def top_k_sums(block: TopKBlock, plan: TopKPlan, k: int) -> RowSums:
     >>> as_float(sums.totals[0])
     2.0
     """
-    codes = _encode(block.labels, plan.classes)
+    codes = label_codes(block.labels, plan.classes)
     scores = block.scores
     if plan.binary:
         scores = scores.ravel()

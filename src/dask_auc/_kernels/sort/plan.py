@@ -27,7 +27,7 @@ from ..core.footprint import SizedByArrays
 from ..core.validation import (
     BinaryTarget,
     RowCounts,
-    check_aligned,
+    check_rows,
     sorted_labels,
     union_of_classes,
 )
@@ -113,11 +113,7 @@ def plan_sort(
     Metrics that share one sort (``roc_auc_score``, ``partial_roc_auc_score``,
     ``roc_auc_ci`` of one input) share this task, so it cannot word their errors.
     """
-    n_rows = check_aligned([meta.lengths for meta in metas])
-    if metas and n_rows == 0:
-        raise ValueError(
-            "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
-        )
+    n_rows = check_rows([meta.lengths for meta in metas]) if metas else 0
     if finish_checks_classes:
         classes = sorted_labels(meta.classes for meta in metas)
         if len(classes) > 2:
