@@ -36,6 +36,7 @@ import numpy as np
 from ..core.footprint import SizedByArrays
 from ..core.summary import PartialROC, merge_run, neighbourhoods
 from ..core.validation import RowCounts, as_score_array, distinct_labels, to_numpy
+from ..sort import compiled as _compiled
 from ..sort.buckets import Bucket, rows_through
 from ..sort.prepare import PreparedBlock
 from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
@@ -127,22 +128,49 @@ def bucket_placements(bucket: Bucket, context: BucketContext | None) -> Placemen
     bottom = min(_first(p), _first(n))
     # rows up to each entry: an aggregated bucket's entries stand for several rows
     p_rows, n_rows = rows_through(bucket.pos), rows_through(bucket.neg)
+    # Each entry's doubled placement is 2 * (rows of the other class ranked strictly
+    # on its losing side) + (rows tied with it).  Rows of other buckets tie only with
+    # the bucket's top and bottom scores: the sorted part's last and first runs.
     # positives: negatives strictly below, and tied
-    below = n_rows[np.searchsorted(n, p, "left")]
-    tied = n_rows[np.searchsorted(n, p, "right")] - below
-    at_top, at_bottom = p == top, p == bottom
+    left, right = _ranks(n, p, bucket.compiled)
+    below = n_rows[left]
     lower = context.total_neg - context.neg_above - int(n_rows[-1])
-    strict = lower + below - at_bottom * context.neg_tied_below
-    tied = tied + at_top * context.neg_tied_above + at_bottom * context.neg_tied_below
-    pos = 2 * strict + tied
+    pos = 2 * (below + lower) + (n_rows[right] - below)
+    pos[_run_start(p, top) :] += context.neg_tied_above
+    pos[: _run_stop(p, bottom)] -= context.neg_tied_below
     # negatives: positives strictly above, and tied
-    right = p_rows[np.searchsorted(p, n, "right")]
-    tied = right - p_rows[np.searchsorted(p, n, "left")]
-    at_top, at_bottom = n == top, n == bottom
-    strict = context.pos_above - at_top * context.pos_tied_above + (int(p_rows[-1]) - right)
-    tied = tied + at_top * context.pos_tied_above + at_bottom * context.pos_tied_below
-    neg = 2 * strict + tied
-    return Placements(pos.astype(np.int64), neg.astype(np.int64))
+    left, right = _ranks(p, n, bucket.compiled)
+    through = p_rows[right]
+    neg = 2 * (context.pos_above + (int(p_rows[-1]) - through)) + (through - p_rows[left])
+    neg[_run_start(n, top) :] -= context.pos_tied_above
+    neg[: _run_stop(n, bottom)] += context.pos_tied_below
+    return Placements(pos.astype(np.int64, copy=False), neg.astype(np.int64, copy=False))
+
+
+def _ranks(
+    values: np.ndarray, queries: np.ndarray, compiled: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's count of ``values`` strictly below it, and at or below it (both sorted)."""
+    walked = _compiled.ranks(values, queries, compiled=compiled)
+    if walked is not None:
+        return walked
+    return np.searchsorted(values, queries, "left"), np.searchsorted(values, queries, "right")
+
+
+def _run_start(values: np.ndarray, value: Any) -> int:
+    """Where the run of ``value`` starts in sorted ``values`` (their length when absent)."""
+    return (
+        len(values)
+        if not len(values) or values[-1] != value
+        else int(np.searchsorted(values, value, "left"))
+    )
+
+
+def _run_stop(values: np.ndarray, value: Any) -> int:
+    """Where the run of ``value`` stops in sorted ``values`` (0 when absent)."""
+    return (
+        0 if not len(values) or values[0] != value else int(np.searchsorted(values, value, "right"))
+    )
 
 
 def _last(values: np.ndarray) -> float:
@@ -245,7 +273,16 @@ def routed_placements(
     )
     blocks = ids >> ID_BITS
     # the order within a block's piece is free (a row's value goes to its own slot):
-    # block numbers of 16 bits sort by radix, in linear time
+    # a counting partition by block number, or block numbers of 16 bits sorted by radix
+    if n_blocks <= 1 << 16:
+        found = _compiled.partitioned(
+            blocks.astype(np.uint16), n_blocks, ids, values, compiled=bucket.compiled
+        )
+        if found is not None:
+            cuts, (ids, values) = found
+            return [
+                (ids[cuts[i] : cuts[i + 1]], values[cuts[i] : cuts[i + 1]]) for i in range(n_blocks)
+            ]
     order = np.argsort(blocks.astype(np.uint16) if n_blocks <= 1 << 16 else blocks, kind="stable")
     cuts = np.searchsorted(blocks[order], np.arange(n_blocks + 1))
     return [

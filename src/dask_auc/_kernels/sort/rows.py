@@ -58,15 +58,24 @@ def traced_by_label(
     ids: np.ndarray,
     weights: np.ndarray | None = None,
 ) -> dict[Any, SortedScores]:
-    """Each label's rows sorted by score (stable), carrying their ids (and weights)."""
+    """Each label's rows sorted by score (stable), carrying their ids (and weights).
+
+    The order is ``np.argsort(..., kind="stable")``'s (rows of equal score in
+    row order, whatever the CPU), at the cost of NumPy's fastest sort
+    (:func:`~dask_auc._kernels.core.order.stable_sort`).
+    """
     by_label: dict[Any, SortedScores] = {}
     for value in classes:
-        rows = labels == value if len(classes) > 1 else slice(None)
-        order = np.argsort(scores[rows], kind="stable")
+        if len(classes) > 1:
+            # np.compress copies the selected rows about 1.7x faster than a boolean index
+            rows = labels == value
+            own, own_ids = np.compress(rows, scores), np.compress(rows, ids)
+            own_weights = None if weights is None else np.compress(rows, weights)
+        else:
+            own, own_ids, own_weights = scores, ids, weights
+        order, ranked = stable_sort(own)
         by_label[value] = SortedScores(
-            scores[rows][order],
-            None if weights is None else weights[rows][order],
-            ids[rows][order],
+            ranked, None if own_weights is None else own_weights[order], own_ids[order]
         )
     return by_label
 
