@@ -61,8 +61,8 @@ def traced_by_label(
     """Each label's rows sorted by score (stable), carrying their ids (and weights).
 
     The order is ``np.argsort(..., kind="stable")``'s (rows of equal score in
-    row order, whatever the CPU), at the cost of NumPy's fastest sort
-    (:func:`~dask_auc._kernels.core.order.stable_sort`).
+    row order, whatever the CPU), from one ``np.sort`` of keys carrying the
+    rows' positions (:func:`stable_order`).
     """
     by_label: dict[Any, SortedScores] = {}
     for value in classes:
@@ -73,11 +73,80 @@ def traced_by_label(
             own_weights = None if weights is None else np.compress(rows, weights)
         else:
             own, own_ids, own_weights = scores, ids, weights
-        order, ranked = stable_sort(own)
+        order, ranked = stable_order(own)
         by_label[value] = SortedScores(
             ranked, None if own_weights is None else own_weights[order], own_ids[order]
         )
     return by_label
+
+
+#: positions are packed with their keys in 64 bits below this many rows (else NumPy's sort)
+_PACKED_ROWS = 1 << 31
+_SIGN = np.int64(-(1 << 63))
+
+
+def stable_order(scores: np.ndarray, *, runs: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``np.argsort(scores, kind="stable")`` and the ranked scores, by one ``np.sort`` of keys.
+
+    Each row's key is its score's order-preserving 64-bit pattern (``-0.0`` as
+    ``0.0``) less the lowest one, shifted up to make room for the row's
+    position in the low bits (and cut to its high bits when the scores' span
+    is too wide for that): sorting the keys (NumPy's fastest sort, which moves
+    8 bytes a row and no payload) sorts by score, equal scores in row order.
+    Two different scores that agree on the kept high bits may come out in the
+    wrong order; one pass over the ranked scores finds that (or a NaN), and
+    then NumPy's stable sort is used: exact either way, whatever the scores,
+    the CPU or its SIMD sort.  The payloads (ids, weights) follow in one
+    gather each.
+
+    ``runs``: the scores are concatenated sorted runs, whose fallback is
+    NumPy's stable sort (a merge of the runs); else it is
+    :func:`~dask_auc._kernels.core.order.stable_sort`.
+
+    Examples
+    --------
+    >>> order, ranked = stable_order(np.array([0.5, 0.1, 0.5, -0.0, 0.0, 0.5]))
+    >>> order.tolist(), ranked.tolist()
+    ([3, 4, 1, 0, 2, 5], [-0.0, 0.0, 0.1, 0.5, 0.5, 0.5])
+    """
+    n = len(scores)
+    keys = _order_keys(scores) if 2 <= n < _PACKED_ROWS else None
+    if keys is not None:
+        bits = (n - 1).bit_length()
+        low, high = keys.min(), keys.max()
+        drop = max(0, int(high - low).bit_length() - (64 - bits))
+        keys -= low
+        keys >>= np.uint64(drop)
+        keys <<= np.uint64(bits)
+        keys |= np.arange(n, dtype=np.uint64)
+        keys.sort()
+        keys &= np.uint64((1 << bits) - 1)  # the positions, in the keys' order
+        order = keys.view(np.int64)
+        ranked = scores[order]
+        if bool((ranked[1:] >= ranked[:-1]).all()):
+            return order, ranked
+    if runs:
+        order = np.argsort(scores, kind="stable")
+        return order, scores[order]
+    return stable_sort(scores)
+
+
+def _order_keys(scores: np.ndarray) -> np.ndarray | None:
+    """Fresh uint64 keys in the scores' order (equal scores, equal keys), or None."""
+    kind, size = scores.dtype.kind, scores.dtype.itemsize
+    if kind == "f" and size <= 8:
+        keys = (scores.astype(np.float64, copy=False) + 0.0).view(np.int64)  # -0.0 + 0.0 is 0.0
+        flip = keys >> 63  # all ones for a negative float: its magnitude bits reversed
+        flip |= _SIGN
+        keys ^= flip
+    elif kind in "iu" and size < 8 or kind == "i" and size == 8:
+        keys = scores.astype(np.int64)
+        keys ^= _SIGN
+    elif kind == "u" and size == 8:
+        return scores.copy()
+    else:
+        return None
+    return keys.view(np.uint64)
 
 
 @dataclass(frozen=True)
@@ -280,11 +349,11 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
         scores.sort()  # in place: the concatenation is already a fresh array
         return SortedScores(scores)
     scores = np.concatenate([p.scores for p in parts])
-    # The input is a concatenation of sorted runs: timsort ("stable") merges
-    # them about twice as fast as the default introsort.
-    order = np.argsort(scores, kind="stable")
+    # the stable order of the concatenated runs (each part's rows of a score in
+    # part order), as NumPy's timsort merges them, by one sort of packed keys
+    order, ranked = stable_order(scores, runs=True)
     return SortedScores(
-        scores[order],
+        ranked,
         _payload([p.weights for p in parts], order),
         _payload([p.ids for p in parts], order),
     )
