@@ -335,10 +335,15 @@ def cross_sums(
     mask = np.int64((1 << ID_BITS) - 1)
     values = np.zeros((len(pieces), n))
     for model, routed in enumerate(pieces):
+        row = values[model]  # a view: assigning through it skips a mixed index's setup
         for ids, placed in routed:
-            values[model, ids & mask] = placed
+            row[ids & mask] = placed
     positive = block.labels == plan.positive_label if n else np.empty(0, bool)
-    return CrossSums(pair_products(values[:, positive]), pair_products(values[:, ~positive]))
+    # np.compress copies the selected columns several times faster than a boolean index
+    return CrossSums(
+        pair_products(np.compress(positive, values, axis=1)),
+        pair_products(np.compress(~positive, values, axis=1)),
+    )
 
 
 def pair_products(rows: np.ndarray) -> np.ndarray:

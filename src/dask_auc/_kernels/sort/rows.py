@@ -93,11 +93,12 @@ def stable_order(scores: np.ndarray, *, runs: bool = False) -> tuple[np.ndarray,
     position in the low bits (and cut to its high bits when the scores' span
     is too wide for that): sorting the keys (NumPy's fastest sort, which moves
     8 bytes a row and no payload) sorts by score, equal scores in row order.
-    Two different scores that agree on the kept high bits may come out in the
-    wrong order; one pass over the ranked scores finds that (or a NaN), and
-    then NumPy's stable sort is used: exact either way, whatever the scores,
-    the CPU or its SIMD sort.  The payloads (ids, weights) follow in one
-    gather each.
+    Two different scores that agree on the kept high bits come out in row
+    order, maybe the wrong one; one pass over the ranked scores finds them,
+    and only the runs of keys they share are put in order again (a stable
+    sort of those rows by score).  Exact whatever the scores, the CPU or its
+    SIMD sort; NaNs, or dtypes without such keys, take NumPy's stable sort.
+    The payloads (ids, weights) follow in one gather each.
 
     ``runs``: the scores are concatenated sorted runs, whose fallback is
     NumPy's stable sort (a merge of the runs); else it is
@@ -112,23 +113,45 @@ def stable_order(scores: np.ndarray, *, runs: bool = False) -> tuple[np.ndarray,
     n = len(scores)
     keys = _order_keys(scores) if 2 <= n < _PACKED_ROWS else None
     if keys is not None:
-        bits = (n - 1).bit_length()
+        bits = np.uint64((n - 1).bit_length())
         low, high = keys.min(), keys.max()
-        drop = max(0, int(high - low).bit_length() - (64 - bits))
+        drop = max(0, int(high - low).bit_length() - (64 - int(bits)))
         keys -= low
         keys >>= np.uint64(drop)
-        keys <<= np.uint64(bits)
+        keys <<= bits
         keys |= np.arange(n, dtype=np.uint64)
         keys.sort()
-        keys &= np.uint64((1 << bits) - 1)  # the positions, in the keys' order
-        order = keys.view(np.int64)
+        order = (keys & ((np.uint64(1) << bits) - np.uint64(1))).view(np.int64)
         ranked = scores[order]
-        if bool((ranked[1:] >= ranked[:-1]).all()):
+        unordered = np.flatnonzero(~(ranked[1:] >= ranked[:-1]))
+        if not len(unordered):
+            return order, ranked
+        if scores.dtype.kind != "f" or not (
+            np.isnan(ranked[unordered]).any() or np.isnan(ranked[unordered + 1]).any()
+        ):
+            _reorder_shared(keys >> bits, unordered, order, ranked)
             return order, ranked
     if runs:
         order = np.argsort(scores, kind="stable")
         return order, scores[order]
     return stable_sort(scores)
+
+
+def _reorder_shared(
+    shared: np.ndarray, unordered: np.ndarray, order: np.ndarray, ranked: np.ndarray
+) -> None:
+    """Sort, in place and stably by score, the runs of equal ``shared`` holding an unordered pair.
+
+    ``shared`` (ascending) are the kept high bits of the sorted keys: rows of
+    one run are in row order, and different runs in score order.
+    """
+    values = np.unique(shared[unordered])
+    starts = np.searchsorted(shared, values, "left")
+    lengths = np.searchsorted(shared, values, "right") - starts
+    run = np.repeat(np.arange(len(values)), lengths)
+    rows = np.arange(len(run)) + np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    resorted = rows[np.lexsort((ranked[rows], run))]
+    order[rows], ranked[rows] = order[resorted], ranked[resorted]
 
 
 def _order_keys(scores: np.ndarray) -> np.ndarray | None:
