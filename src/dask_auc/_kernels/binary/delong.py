@@ -9,17 +9,21 @@ DeLong, DeLong & Clarke-Pearson (1988) write the AUC of ``m`` positives and
 and its variance as ``S10 / m + S01 / n`` with ``S10``, ``S01`` the sample
 variances of the ``V10`` and ``V01`` values.  Both placements of a row are
 rank counts, so each sorted bucket computes them for its own rows from three
-things: its rows (binary searches), the counts of all higher buckets, and the
-rows of neighbouring buckets that tie with its top or bottom score (a heavy tie
-may be spread over several buckets).  One scan of the bucket summaries
-(:func:`bucket_contexts`) gives every bucket that context; no rows move.
+things: its rows (one walk of its two sorted classes, compiled, or binary
+searches without numba: :func:`bucket_placements`), the counts of all higher
+buckets, and the rows of neighbouring buckets that tie with its top or bottom
+score (a heavy tie may be spread over several buckets).  One scan of the
+bucket summaries (:func:`bucket_contexts`) gives every bucket that context; no
+rows move.
 
 For the covariance of ``k`` models' AUCs (the paired test of two, and the
 ``k x k`` matrix of :func:`~dask_auc.compare`) every model's placement of a row is
 needed together: each model's rows carry their ids through its sort
-(``SortedScores.ids``), every bucket routes its rows' placements back to their
-input block (:func:`routed_placements`), and there all ``k`` placements of a
-row meet and the block sums their products (:func:`cross_sums`): ``k x k``
+(``SortedScores.ids``, sorted with them by one sort of packed keys:
+:func:`~dask_auc._kernels.sort.rows.stable_order`), every bucket routes its
+rows' placements back to their input block (:func:`routed_placements`, a
+counting partition by block number), and there all ``k`` placements of a row
+meet and the block sums their products (:func:`cross_sums`): ``k x k``
 matrices over the positive rows and over the negative rows.
 
 Nothing here imports dask.
@@ -113,6 +117,10 @@ class Placements(SizedByArrays):
 
 def bucket_placements(bucket: Bucket, context: BucketContext | None) -> Placements:
     """Each row's placement against the whole data set (ties count one half).
+
+    Each class's counts of the other class below and tied come from one walk
+    of the two sorted arrays (:func:`~dask_auc._kernels.sort.compiled.ranks`;
+    binary searches where the compiled loops do not run): the same integers.
 
     Examples
     --------
@@ -259,7 +267,12 @@ def traced_block(block: PairedBlock, index: int, model: int) -> PreparedBlock:
 def routed_placements(
     bucket: Bucket, context: BucketContext | None, n_blocks: int
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The bucket's centred placements, split by input block: ``(ids, V - AUC)``."""
+    """The bucket's centred placements, split by input block: ``(ids, V - AUC)``.
+
+    A counting partition by block number (the sort's compiled scatter), or
+    NumPy's radix sort of 16-bit block numbers without numba; the order of a
+    block's piece is free, as each row's value goes to its own slot there.
+    """
     empty = (np.empty(0, np.int64), np.empty(0))
     if context is None or not (context.total_pos and context.total_neg):
         return [empty] * n_blocks
@@ -272,8 +285,6 @@ def routed_placements(
         ]
     )
     blocks = ids >> ID_BITS
-    # the order within a block's piece is free (a row's value goes to its own slot):
-    # a counting partition by block number, or block numbers of 16 bits sorted by radix
     if n_blocks <= 1 << 16:
         found = _compiled.partitioned(
             blocks.astype(np.uint16), n_blocks, ids, values, compiled=bucket.compiled

@@ -8,7 +8,9 @@ bucket) take one of these forms:
 * **weighted rows**: a :class:`SortedScores` with float ``weights``
   (sample weights; rows of equal score may have been summed into one entry).
 * **traced rows**: rows, weighted or not, whose ``ids`` ride along (the
-  metrics that must meet a row again in its block, as DeLong's test).
+  metrics that must meet a row again in its block, as DeLong's test), sorted
+  by :func:`traced_by_label` and merged in NumPy's stable order by one sort of
+  packed keys (:func:`stable_order`), not an ``argsort``.
 * **counted entries**: a :class:`SortedScores` with integer ``weights``
   (:attr:`SortedScores.counted`), one entry per distinct score with its row
   count: a tied block aggregated
@@ -21,7 +23,7 @@ bucket) take one of these forms:
   input order with the code of each row's class, on the compiled path.
 
 Besides the forms, this module holds what builds them (:func:`sort_owned`,
-:func:`distinct_entries`), merges them into one sorted part
+:func:`distinct_entries`, :func:`traced_by_label`), merges them into one sorted part
 (:func:`merged_parts`), and the two views of sorted scores that choose
 between exact code paths (:func:`looks_tied`, :func:`score_runs`).
 
