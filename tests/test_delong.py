@@ -257,13 +257,23 @@ def _adversarial_scores():
 
 
 def test_the_traced_sort_is_numpys_stable_argsort_on_adversarial_scores():
-    """stable_order (packed keys, collided runs put in order again) against kind="stable"."""
+    """stable_order (packed keys, collided runs put in order again) against kind="stable".
+
+    Also with the two classes of a block sorted at once (``groups``, the keys' top bit).
+    """
+    rng = np.random.default_rng(9)
     for scores in _adversarial_scores():
         expected = np.argsort(scores, kind="stable")
         for runs in (False, True):
             order, ranked = stable_order(scores, runs=runs)
             np.testing.assert_array_equal(order, expected)
             np.testing.assert_array_equal(ranked.view(np.uint8), scores[expected].view(np.uint8))
+        groups = rng.random(len(scores)) < 0.3
+        rows = [np.flatnonzero(~groups), np.flatnonzero(groups)]
+        expected = np.concatenate([r[np.argsort(scores[r], kind="stable")] for r in rows])
+        order, ranked = stable_order(scores, groups=groups)
+        np.testing.assert_array_equal(order, expected)
+        np.testing.assert_array_equal(ranked.view(np.uint8), scores[expected].view(np.uint8))
 
 
 def test_the_compiled_walk_and_partition_are_the_binary_searches_and_the_stable_grouping():

@@ -67,6 +67,18 @@ def traced_by_label(
     rows' positions (:func:`stable_order`).
     """
     by_label: dict[Any, SortedScores] = {}
+    if len(classes) == 2 and labels.dtype.kind in "biuf":
+        # both classes by one sort, the class as the keys' top bit (numeric labels:
+        # every row's label equals exactly one of the block's two)
+        second = labels == classes[1]
+        order, ranked = stable_order(scores, groups=second)
+        first = len(scores) - int(np.count_nonzero(second))
+        for value, part in ((classes[0], slice(0, first)), (classes[1], slice(first, None))):
+            own = order[part]
+            by_label[value] = SortedScores(
+                ranked[part], None if weights is None else weights[own], ids[own]
+            )
+        return by_label
     for value in classes:
         if len(classes) > 1:
             # np.compress copies the selected rows about 1.7x faster than a boolean index
@@ -87,7 +99,9 @@ _PACKED_ROWS = 1 << 31
 _SIGN = np.int64(-(1 << 63))
 
 
-def stable_order(scores: np.ndarray, *, runs: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def stable_order(
+    scores: np.ndarray, *, runs: bool = False, groups: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``np.argsort(scores, kind="stable")`` and the ranked scores, by one ``np.sort`` of keys.
 
     Each row's key is its score's order-preserving 64-bit pattern (``-0.0`` as
@@ -104,28 +118,37 @@ def stable_order(scores: np.ndarray, *, runs: bool = False) -> tuple[np.ndarray,
 
     ``runs``: the scores are concatenated sorted runs, whose fallback is
     NumPy's stable sort (a merge of the runs); else it is
-    :func:`~dask_auc._kernels.core.order.stable_sort`.
+    :func:`~dask_auc._kernels.core.order.stable_sort`.  ``groups`` (booleans):
+    the rows of ``False`` first, then those of ``True``, each in that order
+    (the group is the keys' top bit).
 
     Examples
     --------
     >>> order, ranked = stable_order(np.array([0.5, 0.1, 0.5, -0.0, 0.0, 0.5]))
     >>> order.tolist(), ranked.tolist()
     ([3, 4, 1, 0, 2, 5], [-0.0, 0.0, 0.1, 0.5, 0.5, 0.5])
+    >>> stable_order(np.array([0.5, 0.1, 0.5, 0.2]), groups=np.array([1, 0, 0, 1], bool))[0]
+    array([1, 2, 3, 0])
     """
     n = len(scores)
     keys = _order_keys(scores) if 2 <= n < _PACKED_ROWS else None
     if keys is not None:
         bits = np.uint64((n - 1).bit_length())
         low, high = keys.min(), keys.max()
-        drop = max(0, int(high - low).bit_length() - (64 - int(bits)))
+        room = 64 - int(bits) - (groups is not None)
         keys -= low
-        keys >>= np.uint64(drop)
+        keys >>= np.uint64(max(0, int(high - low).bit_length() - room))
         keys <<= bits
+        if groups is not None:
+            keys |= groups.view(np.uint8).astype(np.uint64) << np.uint64(63)
         keys |= np.arange(n, dtype=np.uint64)
         keys.sort()
         order = (keys & ((np.uint64(1) << bits) - np.uint64(1))).view(np.int64)
         ranked = scores[order]
-        unordered = np.flatnonzero(~(ranked[1:] >= ranked[:-1]))
+        ordered = ranked[1:] >= ranked[:-1]
+        if groups is not None and 0 < (first := n - int(np.count_nonzero(groups))) < n:
+            ordered[first - 1] = True  # the groups' boundary
+        unordered = np.flatnonzero(~ordered)
         if not len(unordered):
             return order, ranked
         if scores.dtype.kind != "f" or not (
@@ -133,6 +156,10 @@ def stable_order(scores: np.ndarray, *, runs: bool = False) -> tuple[np.ndarray,
         ):
             _reorder_shared(keys >> bits, unordered, order, ranked)
             return order, ranked
+    if groups is not None:  # each group's stable order, the first group's rows first
+        rows = [np.flatnonzero(~groups), np.flatnonzero(groups)]
+        order = np.concatenate([r[stable_order(scores[r], runs=runs)[0]] for r in rows])
+        return order, scores[order]
     if runs:
         order = np.argsort(scores, kind="stable")
         return order, scores[order]
