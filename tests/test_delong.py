@@ -14,6 +14,8 @@ from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
 from dask_auc._kernels.binary.delong import pair_products
+from dask_auc._kernels.sort import compiled
+from dask_auc._kernels.sort.rows import stable_order
 from dask_auc._roc import delong_covariance
 from strategies import boundaries, dask_array, dask_frame, examples
 
@@ -235,3 +237,91 @@ def test_a_pairs_products_depend_on_its_two_rows_alone(seed, n):
     assert sums[[0, 1]][:, [0, 1]].tolist() == (xy @ xy.T).tolist()
     assert sums[[2, 0]][:, [2, 0]].tolist() == (zx @ zx.T).tolist()
     assert sums[0, 3] == sums[0, 0] == sums[3, 3]  # a row twice: its square sum
+
+
+def _adversarial_scores():
+    """Arrays whose packed sort keys collide, tie, or cannot be packed at all."""
+    rng = np.random.default_rng(4)
+    eps = np.finfo(float).eps
+    near_one = 1 + rng.integers(0, 40, 3000) * eps  # scores apart by one ulp...
+    yield np.concatenate([[1e300, -1e300], near_one])  # ...in a wide span: shared keys
+    yield np.concatenate([[2**62, -(2**62)], rng.integers(0, 4, 3000)]).astype(np.int64)
+    yield rng.choice([-0.0, 0.0, 0.5, -1.0], 3000)  # -0.0 and 0.0 tie in row order
+    yield rng.standard_normal(5000)
+    yield np.round(rng.random(5000), 2).astype(np.float32)
+    yield rng.integers(0, 2**64 - 1, 3000, dtype=np.uint64, endpoint=True)
+    yield np.array([2**63 - 1, -(2**63), 0] * 50, dtype=np.int64)
+    yield np.array([np.nan, 1.0, -np.nan, 0.5] * 50)  # no keys: NumPy's stable sort
+    yield np.concatenate([np.sort(np.round(rng.random(700), 1)) for _ in range(5)])  # runs
+    yield from (np.arange(k, dtype=float)[::-1] for k in (0, 1, 2))
+
+
+def test_the_traced_sort_is_numpys_stable_argsort_on_adversarial_scores():
+    """stable_order (packed keys, collided runs put in order again) against kind="stable".
+
+    Also with the two classes of a block sorted at once (``groups``, the keys' top bit).
+    """
+    rng = np.random.default_rng(9)
+    for scores in _adversarial_scores():
+        expected = np.argsort(scores, kind="stable")
+        for runs in (False, True):
+            order, ranked = stable_order(scores, runs=runs)
+            np.testing.assert_array_equal(order, expected)
+            np.testing.assert_array_equal(ranked.view(np.uint8), scores[expected].view(np.uint8))
+        groups = rng.random(len(scores)) < 0.3
+        rows = [np.flatnonzero(~groups), np.flatnonzero(groups)]
+        expected = np.concatenate([r[np.argsort(scores[r], kind="stable")] for r in rows])
+        order, ranked = stable_order(scores, groups=groups)
+        np.testing.assert_array_equal(order, expected)
+        np.testing.assert_array_equal(ranked.view(np.uint8), scores[expected].view(np.uint8))
+
+
+def test_the_compiled_walk_and_partition_are_the_binary_searches_and_the_stable_grouping():
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(8)
+    for dtype in (np.float64, np.int64):
+        values = np.sort(rng.integers(-3, 4, 500)).astype(dtype)
+        for queries in (values[::3].copy(), values[:0].copy(), np.sort(rng.integers(-5, 6, 90))):
+            queries = queries.astype(dtype)
+            for a, b in ((values, queries), (queries, values), (values[:0], queries)):
+                below, through = compiled.ranks(a, b)
+                np.testing.assert_array_equal(below, np.searchsorted(a, b, "left"))
+                np.testing.assert_array_equal(through, np.searchsorted(a, b, "right"))
+    assert compiled.ranks(values, values, compiled=False) is None
+    groups = rng.integers(0, 7, 1000).astype(np.uint16)
+    ids, placed = rng.integers(0, 2**40, 1000), rng.random(1000)
+    starts, (by_ids, by_placed) = compiled.partitioned(groups, 9, ids, placed)
+    order = np.argsort(groups, kind="stable")
+    np.testing.assert_array_equal(starts, np.searchsorted(groups[order], np.arange(10)))
+    np.testing.assert_array_equal(by_ids, ids[order])
+    np.testing.assert_array_equal(by_placed, placed[order])
+
+
+#: 160 rows: (cuts, dask-auc.buckets, distinct scores)
+_TRACED_LAYOUTS = {
+    "ties across block and bucket edges": ([*range(0, 160, 9), 160], 9, 3),
+    "empty blocks": ([0, 0, 50, 50, 120, 160, 160], 4, 7),
+    "one block": ([0, 160], None, 1000),
+}
+
+
+@pytest.mark.parametrize("layout", _TRACED_LAYOUTS, ids=list(_TRACED_LAYOUTS))
+def test_compiled_and_numpy_placements_and_routes_give_the_same_sums_bit_for_bit(layout):
+    """The walk and the counting partition (numba) against the searches and the radix sort."""
+    cuts, buckets, distinct = _TRACED_LAYOUTS[layout]
+    y, a, b = _rows(17, 160, distinct)
+    scores = [a, b, -a]
+    found = []
+    for flag in (True, False):
+        with dask.config.set({"dask-auc.numba": flag, "dask-auc.buckets": buckets}):
+            lazy = delong_covariance(
+                dask_array(y, cuts), [dask_array(s, cuts) for s in scores], names=tuple("yabc")
+            )
+            ci = dask_auc.roc_auc_ci(dask_array(y, cuts), dask_array(b, cuts))
+            found.append((lazy.compute(scheduler="sync"), ci))
+    (fast, fast_ci), (slow, slow_ci) = found
+    assert fast.aucs == slow.aucs and fast_ci == slow_ci
+    np.testing.assert_array_equal(fast.sums.pos, slow.sums.pos)
+    np.testing.assert_array_equal(fast.sums.neg, slow.sums.neg)
+    np.testing.assert_allclose(fast.matrix, reference_covariance(y, scores)[1], rtol=1e-9)
+    np.testing.assert_allclose(fast_ci[:4], reference_ci(y, b), rtol=1e-9, atol=1e-15)

@@ -9,17 +9,21 @@ DeLong, DeLong & Clarke-Pearson (1988) write the AUC of ``m`` positives and
 and its variance as ``S10 / m + S01 / n`` with ``S10``, ``S01`` the sample
 variances of the ``V10`` and ``V01`` values.  Both placements of a row are
 rank counts, so each sorted bucket computes them for its own rows from three
-things: its rows (binary searches), the counts of all higher buckets, and the
-rows of neighbouring buckets that tie with its top or bottom score (a heavy tie
-may be spread over several buckets).  One scan of the bucket summaries
-(:func:`bucket_contexts`) gives every bucket that context; no rows move.
+things: its rows (one walk of its two sorted classes, compiled, or binary
+searches without numba: :func:`bucket_placements`), the counts of all higher
+buckets, and the rows of neighbouring buckets that tie with its top or bottom
+score (a heavy tie may be spread over several buckets).  One scan of the
+bucket summaries (:func:`bucket_contexts`) gives every bucket that context; no
+rows move.
 
 For the covariance of ``k`` models' AUCs (the paired test of two, and the
 ``k x k`` matrix of :func:`~dask_auc.compare`) every model's placement of a row is
 needed together: each model's rows carry their ids through its sort
-(``SortedScores.ids``), every bucket routes its rows' placements back to their
-input block (:func:`routed_placements`), and there all ``k`` placements of a
-row meet and the block sums their products (:func:`cross_sums`): ``k x k``
+(``SortedScores.ids``, sorted with them by one sort of packed keys:
+:func:`~dask_auc._kernels.sort.rows.stable_order`), every bucket routes its
+rows' placements back to their input block (:func:`routed_placements`, a
+counting partition by block number), and there all ``k`` placements of a row
+meet and the block sums their products (:func:`cross_sums`): ``k x k``
 matrices over the positive rows and over the negative rows.
 
 Nothing here imports dask.
@@ -36,6 +40,7 @@ import numpy as np
 from ..core.footprint import SizedByArrays
 from ..core.summary import PartialROC, merge_run, neighbourhoods
 from ..core.validation import RowCounts, as_score_array, distinct_labels, to_numpy
+from ..sort import compiled as _compiled
 from ..sort.buckets import Bucket, rows_through
 from ..sort.prepare import PreparedBlock
 from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
@@ -113,6 +118,10 @@ class Placements(SizedByArrays):
 def bucket_placements(bucket: Bucket, context: BucketContext | None) -> Placements:
     """Each row's placement against the whole data set (ties count one half).
 
+    Each class's counts of the other class below and tied come from one walk
+    of the two sorted arrays (:func:`~dask_auc._kernels.sort.compiled.ranks`;
+    binary searches where the compiled loops do not run): the same integers.
+
     Examples
     --------
     >>> pos, neg = SortedScores(np.array([0.4, 0.9])), SortedScores(np.array([0.1, 0.4]))
@@ -127,22 +136,49 @@ def bucket_placements(bucket: Bucket, context: BucketContext | None) -> Placemen
     bottom = min(_first(p), _first(n))
     # rows up to each entry: an aggregated bucket's entries stand for several rows
     p_rows, n_rows = rows_through(bucket.pos), rows_through(bucket.neg)
+    # Each entry's doubled placement is 2 * (rows of the other class ranked strictly
+    # on its losing side) + (rows tied with it).  Rows of other buckets tie only with
+    # the bucket's top and bottom scores: the sorted part's last and first runs.
     # positives: negatives strictly below, and tied
-    below = n_rows[np.searchsorted(n, p, "left")]
-    tied = n_rows[np.searchsorted(n, p, "right")] - below
-    at_top, at_bottom = p == top, p == bottom
+    left, right = _ranks(n, p, bucket.compiled)
+    below = n_rows[left]
     lower = context.total_neg - context.neg_above - int(n_rows[-1])
-    strict = lower + below - at_bottom * context.neg_tied_below
-    tied = tied + at_top * context.neg_tied_above + at_bottom * context.neg_tied_below
-    pos = 2 * strict + tied
+    pos = 2 * (below + lower) + (n_rows[right] - below)
+    pos[_run_start(p, top) :] += context.neg_tied_above
+    pos[: _run_stop(p, bottom)] -= context.neg_tied_below
     # negatives: positives strictly above, and tied
-    right = p_rows[np.searchsorted(p, n, "right")]
-    tied = right - p_rows[np.searchsorted(p, n, "left")]
-    at_top, at_bottom = n == top, n == bottom
-    strict = context.pos_above - at_top * context.pos_tied_above + (int(p_rows[-1]) - right)
-    tied = tied + at_top * context.pos_tied_above + at_bottom * context.pos_tied_below
-    neg = 2 * strict + tied
-    return Placements(pos.astype(np.int64), neg.astype(np.int64))
+    left, right = _ranks(p, n, bucket.compiled)
+    through = p_rows[right]
+    neg = 2 * (context.pos_above + (int(p_rows[-1]) - through)) + (through - p_rows[left])
+    neg[_run_start(n, top) :] -= context.pos_tied_above
+    neg[: _run_stop(n, bottom)] += context.pos_tied_below
+    return Placements(pos.astype(np.int64, copy=False), neg.astype(np.int64, copy=False))
+
+
+def _ranks(
+    values: np.ndarray, queries: np.ndarray, compiled: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's count of ``values`` strictly below it, and at or below it (both sorted)."""
+    walked = _compiled.ranks(values, queries, compiled=compiled)
+    if walked is not None:
+        return walked
+    return np.searchsorted(values, queries, "left"), np.searchsorted(values, queries, "right")
+
+
+def _run_start(values: np.ndarray, value: Any) -> int:
+    """Where the run of ``value`` starts in sorted ``values`` (their length when absent)."""
+    return (
+        len(values)
+        if not len(values) or values[-1] != value
+        else int(np.searchsorted(values, value, "left"))
+    )
+
+
+def _run_stop(values: np.ndarray, value: Any) -> int:
+    """Where the run of ``value`` stops in sorted ``values`` (0 when absent)."""
+    return (
+        0 if not len(values) or values[0] != value else int(np.searchsorted(values, value, "right"))
+    )
 
 
 def _last(values: np.ndarray) -> float:
@@ -231,7 +267,12 @@ def traced_block(block: PairedBlock, index: int, model: int) -> PreparedBlock:
 def routed_placements(
     bucket: Bucket, context: BucketContext | None, n_blocks: int
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The bucket's centred placements, split by input block: ``(ids, V - AUC)``."""
+    """The bucket's centred placements, split by input block: ``(ids, V - AUC)``.
+
+    A counting partition by block number (the sort's compiled scatter), or
+    NumPy's radix sort of 16-bit block numbers without numba; the order of a
+    block's piece is free, as each row's value goes to its own slot there.
+    """
     empty = (np.empty(0, np.int64), np.empty(0))
     if context is None or not (context.total_pos and context.total_neg):
         return [empty] * n_blocks
@@ -244,8 +285,15 @@ def routed_placements(
         ]
     )
     blocks = ids >> ID_BITS
-    # the order within a block's piece is free (a row's value goes to its own slot):
-    # block numbers of 16 bits sort by radix, in linear time
+    if n_blocks <= 1 << 16:
+        found = _compiled.partitioned(
+            blocks.astype(np.uint16), n_blocks, ids, values, compiled=bucket.compiled
+        )
+        if found is not None:
+            cuts, (ids, values) = found
+            return [
+                (ids[cuts[i] : cuts[i + 1]], values[cuts[i] : cuts[i + 1]]) for i in range(n_blocks)
+            ]
     order = np.argsort(blocks.astype(np.uint16) if n_blocks <= 1 << 16 else blocks, kind="stable")
     cuts = np.searchsorted(blocks[order], np.arange(n_blocks + 1))
     return [
@@ -298,10 +346,15 @@ def cross_sums(
     mask = np.int64((1 << ID_BITS) - 1)
     values = np.zeros((len(pieces), n))
     for model, routed in enumerate(pieces):
+        row = values[model]  # a view: assigning through it skips a mixed index's setup
         for ids, placed in routed:
-            values[model, ids & mask] = placed
+            row[ids & mask] = placed
     positive = block.labels == plan.positive_label if n else np.empty(0, bool)
-    return CrossSums(pair_products(values[:, positive]), pair_products(values[:, ~positive]))
+    # np.compress copies the selected columns several times faster than a boolean index
+    return CrossSums(
+        pair_products(np.compress(positive, values, axis=1)),
+        pair_products(np.compress(~positive, values, axis=1)),
+    )
 
 
 def pair_products(rows: np.ndarray) -> np.ndarray:

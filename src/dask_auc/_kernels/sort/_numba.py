@@ -8,7 +8,9 @@ primitive for and would otherwise cost a sort or several passes:
   rows by class and score bucket (a sample sort's "split" without sorting
   the block, and without a separate pass per class);
 * :func:`aggregate_codes`: an open-addressing hash aggregation of
-  (score, class) keys, with their row counts.
+  (score, class) keys, with their row counts;
+* :func:`sorted_ranks`: both binary searches of every entry of one sorted
+  array in another (``searchsorted`` left and right) by one walk of the two.
 
 The families' loops live beside their kernels (``binary/_numba.py``,
 ``replicates/_numba.py``, ``groups/_numba.py``).  Every function is ``nogil``
@@ -167,6 +169,28 @@ def scatter(values, groups, starts, out):  # pragma: no cover - compiled
         cursor[g] = at + np.uint64(1)
 
 
+@_compile
+def sorted_ranks(values, queries, below, through):  # pragma: no cover - compiled
+    """``searchsorted(values, queries)``, left into ``below`` and right into ``through``.
+
+    Both arrays ascending: one walk of the two, linear in their lengths (the
+    counts of ``values`` strictly below, and at or below, each query).
+    """
+    n = len(values)
+    low = 0
+    high = 0
+    for i in range(len(queries)):
+        query = queries[i]
+        while low < n and values[low] < query:
+            low += 1
+        if high < low:
+            high = low
+        while high < n and values[high] <= query:
+            high += 1
+        below[i] = low
+        through[i] = high
+
+
 _GOLDEN_64 = 0x9E3779B97F4A7C15
 
 
@@ -277,3 +301,7 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         ascending = np.sort(scores)
         compiled.pair_counts(ascending[::2].copy(), ascending[1::2].copy())
         compiled.aggregate(scores % 7, codes.view(bool), 100)
+        compiled.ranks(ascending[::2].copy(), ascending[1::2].copy())
+    # the route of DeLong's placements back to their blocks: int64 ids, float values
+    blocks = (np.arange(300) % 5).astype(np.uint16)
+    compiled.partitioned(blocks, 5, np.arange(300), np.linspace(0, 1, 300))

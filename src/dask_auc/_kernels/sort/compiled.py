@@ -4,7 +4,8 @@
 its kernels, in its ``_numba`` module (the sort's, the binary queries', the
 groups', the replicates': :attr:`_Family.stages`), and each stage's entries to
 them beside their callers, through :func:`usable` (the sort's own are here:
-:func:`grouped_rows`, :func:`pair_counts`, :func:`aggregate`).  They are compiled in the background,
+:func:`grouped_rows`, :func:`pair_counts`, :func:`aggregate`, :func:`ranks`,
+:func:`partitioned`).  They are compiled in the background,
 in two families (:class:`_Family`): the first task of a process that could use a
 family's loops starts a thread that compiles (or loads from numba's disk
 cache) them for float64 and int64 scores, and meanwhile tasks take their
@@ -392,6 +393,43 @@ def pair_counts(
         return None
     strict, tied = kernel.merged_pair_counts(pos, neg)
     return int(strict), int(tied)
+
+
+def ranks(
+    values: np.ndarray, queries: np.ndarray, *, compiled: bool = True
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``searchsorted(values, queries, "left")`` and ``"right"`` of two ascending arrays, or None.
+
+    One walk of the two arrays (linear) instead of two binary searches per query.
+    """
+    kernel = usable(compiled, "sort", values, queries)
+    if kernel is None or values.dtype != queries.dtype:
+        return None
+    below = np.empty(len(queries), np.int64)
+    through = np.empty(len(queries), np.int64)
+    kernel.sorted_ranks(values, queries, below, through)
+    return below, through
+
+
+def partitioned(
+    groups: np.ndarray, n_groups: int, *values: np.ndarray, compiled: bool = True
+) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """Each of ``values`` ordered by ``groups`` (row order within one): a counting partition.
+
+    ``groups`` (uint8 or uint16, below ``n_groups``) give each row's group.
+    Returns ``(starts, ordered)``, group ``g`` of each ``ordered`` array being
+    ``[starts[g]:starts[g + 1]]``; None where the compiled loops do not run.
+    """
+    kernel = usable(compiled, "sort", *values)
+    if kernel is None or groups.dtype not in (np.uint8, np.uint16):
+        return None
+    starts = np.concatenate(([0], np.cumsum(np.bincount(groups, minlength=n_groups))))
+    ordered = []
+    for value in values:
+        out = np.empty_like(value)
+        kernel.scatter(value, groups, starts, out)
+        ordered.append(out)
+    return starts, ordered
 
 
 def aggregate(
