@@ -86,7 +86,7 @@ def test_grouped_rows_equal_a_row_by_row_reference(rows, n_splitters, two) -> No
     codes = codes if two else np.zeros_like(codes)
     source = scores if len(scores) else np.zeros(1, scores.dtype)
     splitters = np.sort(source[rng.integers(0, len(source), n_splitters)])
-    rows_by_group, starts = compiled.grouped_rows(scores, codes, n_codes, splitters)
+    rows_by_group, starts, _ = compiled.grouped_rows(scores, codes, n_codes, splitters)
     groups = _reference_groups(scores, codes, n_codes, splitters)
     order = np.argsort(groups, kind="stable")
     np.testing.assert_array_equal(rows_by_group, scores[order])
@@ -97,7 +97,7 @@ def test_grouped_rows_equal_a_row_by_row_reference(rows, n_splitters, two) -> No
 def test_a_heavy_tie_is_dealt_evenly_over_its_buckets() -> None:
     scores = np.array([0.5] * 90 + [0.1, 0.9])
     splitters = np.array([0.5, 0.5])  # the tie repeats: it may fill three buckets
-    _, starts = compiled.grouped_rows(scores, np.zeros(92, np.uint8), 1, splitters)
+    _, starts, _ = compiled.grouped_rows(scores, np.zeros(92, np.uint8), 1, splitters)
     assert np.diff(starts).tolist() == [31, 30, 31]
 
 

@@ -14,8 +14,8 @@ from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
 from dask_auc._kernels.binary.delong import pair_products
+from dask_auc._kernels.core.order import stable_order
 from dask_auc._kernels.sort import compiled
-from dask_auc._kernels.sort.rows import stable_order
 from dask_auc._roc import delong_covariance
 from strategies import boundaries, dask_array, dask_frame, examples
 
@@ -325,3 +325,39 @@ def test_compiled_and_numpy_placements_and_routes_give_the_same_sums_bit_for_bit
     np.testing.assert_array_equal(fast.sums.neg, slow.sums.neg)
     np.testing.assert_allclose(fast.matrix, reference_covariance(y, scores)[1], rtol=1e-9)
     np.testing.assert_allclose(fast_ci[:4], reference_ci(y, b), rtol=1e-9, atol=1e-15)
+
+
+def test_large_traced_blocks_are_kept_unsplit_and_sum_as_the_numpy_path(monkeypatch):
+    """Blocks of UNSPLIT_MIN_ROWS rows or more, on the compiled path, keep their rows unsplit with
+    their ids (the plain sort's two-pass split; each bucket sorts its pieces once); beside a small
+    sorted block, with ties across block and bucket edges, DeLong's sums are the NumPy path's."""
+    pytest.importorskip("numba")
+    from dask_auc._kernels.binary import delong as kernels
+    from dask_auc._kernels.sort.prepare import UNSPLIT_MIN_ROWS
+
+    kept = []
+
+    def counted(*args, **kwargs):
+        found = unsplit(*args, **kwargs)
+        kept.append(found is not None)
+        return found
+
+    compiled.compile_now()  # the compiled split, not its NumPy fallback
+    unsplit = kernels.unsplit_rows
+    monkeypatch.setattr(kernels, "unsplit_rows", counted)
+    n = 2 * UNSPLIT_MIN_ROWS + 300
+    y, a, b = _rows(23, n, 20_000)
+    cuts = [0, 300, 300 + UNSPLIT_MIN_ROWS, n]
+    found = []
+    for flag in (True, False):
+        with dask.config.set({"dask-auc.numba": flag, "dask-auc.buckets": 5}):
+            lazy = delong_covariance(
+                dask_array(y, cuts), [dask_array(a, cuts), dask_array(b, cuts)], names=tuple("yab")
+            )
+            found.append(lazy.compute(scheduler="sync"))
+    assert kept.count(True) == 4  # the two large blocks of each model, compiled
+    fast, slow = found
+    assert fast.aucs == slow.aucs
+    np.testing.assert_array_equal(fast.sums.pos, slow.sums.pos)
+    np.testing.assert_array_equal(fast.sums.neg, slow.sums.neg)
+    np.testing.assert_array_equal(fast.matrix, slow.matrix)

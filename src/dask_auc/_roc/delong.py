@@ -46,6 +46,7 @@ from .._engine import (
     FinishEach,
     LazyScore,
     SortedGraph,
+    compiled_kernels,
     gather,
     lazy_of,
     map_indexed_blocks,
@@ -293,8 +294,10 @@ class TracedModels:
         rows = None if sizes is None or sizes.rows is None else sum(sizes.rows)
         self.sorts: list[CurveSort] = []
         self.rocs: list[ROC] = []
+        compiled = compiled_kernels()  # the plain sort's setting: large blocks kept unsplit
         for model, score in enumerate(scores):
-            graph = SortedGraph(map_indexed_blocks(traced_block, blocks, model), plan=plan_labels)
+            traced = map_indexed_blocks(traced_block, blocks, model, compiled)
+            graph = SortedGraph(traced, plan=plan_labels)
             replicates = RocReplicates(y_true, score, None, pos_label)
             sort = CurveSort(None, pos_label, replicates, graph)
             self.sorts.append(sort)

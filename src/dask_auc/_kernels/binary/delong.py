@@ -20,7 +20,7 @@ For the covariance of ``k`` models' AUCs (the paired test of two, and the
 ``k x k`` matrix of :func:`~dask_auc.compare`) every model's placement of a row is
 needed together: each model's rows carry their ids through its sort
 (``SortedScores.ids``, sorted with them by one sort of packed keys:
-:func:`~dask_auc._kernels.sort.rows.stable_order`), every bucket routes its
+:func:`~dask_auc._kernels.core.order.stable_order`), every bucket routes its
 rows' placements back to their input block (:func:`routed_placements`, a
 counting partition by block number), and there all ``k`` placements of a row
 meet and the block sums their products (:func:`cross_sums`): ``k x k``
@@ -42,7 +42,7 @@ from ..core.summary import PartialROC, merge_run, neighbourhoods
 from ..core.validation import RowCounts, as_score_array, distinct_labels, to_numpy
 from ..sort import compiled as _compiled
 from ..sort.buckets import Bucket, rows_through
-from ..sort.prepare import PreparedBlock
+from ..sort.prepare import PreparedBlock, unsplit_rows
 from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
 
 #: the names of :func:`~dask_auc.delong_test`'s row inputs
@@ -256,10 +256,21 @@ def prepare_paired_block(
     return PairedBlock(lengths, classes, label, tuple(as_score_array(s) for s in models))
 
 
-def traced_block(block: PairedBlock, index: int, model: int) -> PreparedBlock:
-    """One model's scores of a block, sorted within each label, carrying row ids."""
+def traced_block(
+    block: PairedBlock, index: int, model: int, compiled: bool = False
+) -> PreparedBlock:
+    """One model's scores of a block, carrying row ids: sorted within each label, or unsplit.
+
+    With ``compiled``, a large block is kept unsplit for the compiled split
+    (:func:`~dask_auc._kernels.sort.prepare.unsplit_rows`), as the plain
+    sort keeps one: each bucket sorts its rows once.  The same order of rows
+    either way (equal scores by row id).
+    """
     scores = block.scores[model]
     ids = block_row_ids(index, len(scores))
+    unsplit = unsplit_rows(block.classes, block.labels, scores, compiled=compiled, ids=ids)
+    if unsplit is not None:
+        return PreparedBlock(block.lengths, block.classes, {}, unsplit)
     by_label = traced_by_label(block.classes, block.labels, scores, ids)
     return PreparedBlock(block.lengths, block.classes, by_label)
 

@@ -12,6 +12,9 @@ own) but is a scalar merge sort, several times slower on random keys.
 the fast sort first, then only the rows that have an equal neighbour are put
 back in row order, one run of equal keys at a time (one more sort, of unique
 int64 keys, over the tied rows only; nothing when the keys are distinct).
+:func:`stable_order` gives the same order of scores, ranked, by one sort of
+keys that pack each score's order-preserving bits with its position: the
+traced sort's and the merge of weighted or traced runs.
 
 Nothing here imports dask.
 """
@@ -20,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-#: (run, row) is packed in one int64 below this many rows (more: NumPy's stable sort)
+#: a row's position is packed in 64 bits with its run (or key) below this many rows (more:
+#: NumPy's stable sort)
 _PACKED_LIMIT = 1 << 31
 
 
@@ -65,3 +69,108 @@ def stable_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order[positions] = key % n
     ranked[positions] = values[order[positions]]  # equal, but -0.0 and 0.0 (or NaNs) may differ
     return order, ranked
+
+
+_SIGN = np.int64(-(1 << 63))
+
+
+def stable_order(
+    scores: np.ndarray, *, runs: bool = False, groups: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``np.argsort(scores, kind="stable")`` and the ranked scores, by one ``np.sort`` of keys.
+
+    Each row's key is its score's order-preserving 64-bit pattern (``-0.0`` as
+    ``0.0``) less the lowest one, shifted up to make room for the row's
+    position in the low bits (and cut to its high bits when the scores' span
+    is too wide for that): sorting the keys (NumPy's fastest sort, which moves
+    8 bytes a row and no payload) sorts by score, equal scores in row order.
+    Two different scores that agree on the kept high bits come out in row
+    order, maybe the wrong one; one pass over the ranked scores finds them,
+    and only the runs of keys they share are put in order again (a stable
+    sort of those rows by score).  Exact whatever the scores, the CPU or its
+    SIMD sort; NaNs, or dtypes without such keys, take NumPy's stable sort.
+    The payloads (ids, weights) follow in one gather each.
+
+    ``runs``: the scores are concatenated sorted runs, whose fallback is
+    NumPy's stable sort (a merge of the runs); else it is
+    :func:`stable_sort`.  ``groups`` (booleans):
+    the rows of ``False`` first, then those of ``True``, each in that order
+    (the group is the keys' top bit).
+
+    Examples
+    --------
+    >>> order, ranked = stable_order(np.array([0.5, 0.1, 0.5, -0.0, 0.0, 0.5]))
+    >>> order.tolist(), ranked.tolist()
+    ([3, 4, 1, 0, 2, 5], [-0.0, 0.0, 0.1, 0.5, 0.5, 0.5])
+    >>> stable_order(np.array([0.5, 0.1, 0.5, 0.2]), groups=np.array([1, 0, 0, 1], bool))[0]
+    array([1, 2, 3, 0])
+    """
+    n = len(scores)
+    keys = _order_keys(scores) if 2 <= n < _PACKED_LIMIT else None
+    if keys is not None:
+        bits = np.uint64((n - 1).bit_length())
+        low, high = keys.min(), keys.max()
+        room = 64 - int(bits) - (groups is not None)
+        keys -= low
+        keys >>= np.uint64(max(0, int(high - low).bit_length() - room))
+        keys <<= bits
+        if groups is not None:
+            keys |= groups.view(np.uint8).astype(np.uint64) << np.uint64(63)
+        keys |= np.arange(n, dtype=np.uint64)
+        keys.sort()
+        order = (keys & ((np.uint64(1) << bits) - np.uint64(1))).view(np.int64)
+        ranked = scores[order]
+        ordered = ranked[1:] >= ranked[:-1]
+        if groups is not None and 0 < (first := n - int(np.count_nonzero(groups))) < n:
+            ordered[first - 1] = True  # the groups' boundary
+        unordered = np.flatnonzero(~ordered)
+        if not len(unordered):
+            return order, ranked
+        if scores.dtype.kind != "f" or not (
+            np.isnan(ranked[unordered]).any() or np.isnan(ranked[unordered + 1]).any()
+        ):
+            _reorder_shared(keys >> bits, unordered, order, ranked)
+            return order, ranked
+    if groups is not None:  # each group's stable order, the first group's rows first
+        rows = [np.flatnonzero(~groups), np.flatnonzero(groups)]
+        order = np.concatenate([r[stable_order(scores[r], runs=runs)[0]] for r in rows])
+        return order, scores[order]
+    if runs:
+        order = np.argsort(scores, kind="stable")
+        return order, scores[order]
+    return stable_sort(scores)
+
+
+def _reorder_shared(
+    shared: np.ndarray, unordered: np.ndarray, order: np.ndarray, ranked: np.ndarray
+) -> None:
+    """Sort, in place and stably by score, the runs of equal ``shared`` holding an unordered pair.
+
+    ``shared`` (ascending) are the kept high bits of the sorted keys: rows of
+    one run are in row order, and different runs in score order.
+    """
+    values = np.unique(shared[unordered])
+    starts = np.searchsorted(shared, values, "left")
+    lengths = np.searchsorted(shared, values, "right") - starts
+    run = np.repeat(np.arange(len(values)), lengths)
+    rows = np.arange(len(run)) + np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    resorted = rows[np.lexsort((ranked[rows], run))]
+    order[rows], ranked[rows] = order[resorted], ranked[resorted]
+
+
+def _order_keys(scores: np.ndarray) -> np.ndarray | None:
+    """Fresh uint64 keys in the scores' order (equal scores, equal keys), or None."""
+    kind, size = scores.dtype.kind, scores.dtype.itemsize
+    if kind == "f" and size <= 8:
+        keys = (scores.astype(np.float64, copy=False) + 0.0).view(np.int64)  # -0.0 + 0.0 is 0.0
+        flip = keys >> 63  # all ones for a negative float: its magnitude bits reversed
+        flip |= _SIGN
+        keys ^= flip
+    elif kind in "iu" and size < 8 or kind == "i" and size == 8:
+        keys = scores.astype(np.int64)
+        keys ^= _SIGN
+    elif kind == "u" and size == 8:
+        return scores.copy()
+    else:
+        return None
+    return keys.view(np.uint64)

@@ -42,6 +42,7 @@ from .rows import (
     merged_parts,
     score_runs,
     sort_owned,
+    traced_by_label,
 )
 
 
@@ -132,24 +133,30 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
 def _split_unsplit(block: PreparedBlock, rows: UnsplitRows, plan: SortPlan) -> list[Bucket]:
     scores = rows.scores.astype(plan.splitters.dtype, copy=False)
     n_codes = len(rows.keys)
-    found = _compiled.grouped_rows(scores, rows.codes, n_codes, plan.splitters)
+    found = _compiled.grouped_rows(scores, rows.codes, n_codes, plan.splitters, rows.ids)
     if found is None:  # this worker cannot run the compiled loops: sort as NumPy does
-        by_label = {
-            key: sort_owned(np.compress(rows.codes == code, scores), None)
-            for code, key in enumerate(rows.keys)
-        }
+        if rows.ids is not None:  # the codes stand for the labels: the numeric fast path
+            by_code = traced_by_label(tuple(range(n_codes)), rows.codes, scores, rows.ids)
+            by_label = {rows.keys[code]: part for code, part in by_code.items()}
+        else:
+            by_label = {
+                key: sort_owned(np.compress(rows.codes == code, scores), None)
+                for code, key in enumerate(rows.keys)
+            }
         return split_block(PreparedBlock(block.lengths, block.classes, by_label), plan)
-    grouped, starts = found
+    grouped, starts, ids = found
     code_of = {key: code for code, key in enumerate(rows.keys)}
-    none = UnsortedScores(grouped[:0])
 
     def part(bucket: int, key: Any) -> SortedScores:
         code = code_of.get(key)
         if code is None:
-            return cast(SortedScores, none)
-        group = bucket * n_codes + code
+            a = b = 0
+        else:
+            group = bucket * n_codes + code
+            a, b = starts[group], starts[group + 1]
         # a piece is the one place a bucket holds unsorted rows: assemble_bucket sorts them
-        return cast(SortedScores, UnsortedScores(grouped[starts[group] : starts[group + 1]]))
+        piece_ids = None if ids is None else ids[a:b]
+        return cast(SortedScores, UnsortedScores(grouped[a:b], None, piece_ids))
 
     pieces = [
         Bucket(tuple(part(j, key) for key in plan.group_keys), plan.weight_exponent, plan.compiled)

@@ -356,14 +356,19 @@ def usable(compiled: bool, stage: str, *arrays: np.ndarray, work: float = 0) -> 
 
 
 def grouped_rows(
-    scores: np.ndarray, codes: np.ndarray, n_codes: int, splitters: np.ndarray
-) -> tuple[np.ndarray, np.ndarray] | None:
+    scores: np.ndarray,
+    codes: np.ndarray,
+    n_codes: int,
+    splitters: np.ndarray,
+    ids: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
     """Unsorted rows grouped by (ascending score bucket, code), in two passes, or None.
 
     ``codes`` (uint8, 0 or 1; ``n_codes`` 1 or 2) give each row's part.  Returns
-    ``(rows, starts)``: the scores ordered by group ``bucket * n_codes +
+    ``(rows, starts, row_ids)``: the scores ordered by group ``bucket * n_codes +
     code`` (input order within one), group ``g`` being
-    ``rows[starts[g]:starts[g + 1]]``.  A score equal to a splitter goes to
+    ``rows[starts[g]:starts[g + 1]]``, and ``ids`` (the rows' ids on a traced
+    sort; else None) in the same order.  A score equal to a splitter goes to
     the bucket below it; a splitter value repeated ``m`` times deals its rows
     over ``m + 1`` buckets.
     """
@@ -381,7 +386,11 @@ def grouped_rows(
     starts = np.concatenate(([0], np.cumsum(counts)))
     rows = np.empty_like(scores)
     kernel.scatter(scores, groups, starts, rows)
-    return rows, starts
+    row_ids = None
+    if ids is not None:
+        row_ids = np.empty_like(ids)
+        kernel.scatter(ids, groups, starts, row_ids)
+    return rows, starts, row_ids
 
 
 def pair_counts(

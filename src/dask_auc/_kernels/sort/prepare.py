@@ -146,21 +146,9 @@ def prepare_block(
         return PreparedBlock(lengths, classes, dict(zip(classes, parts, strict=True)))
     if deferred:
         check_finite_scores(score)
-    if (
-        compiled
-        and weights is None
-        and 0 < len(classes) <= 2
-        and len(score) >= UNSPLIT_MIN_ROWS
-        and _compiled.supports(score.dtype)
-    ):
-        # no class split and no sort here: the split groups the rows by class
-        # and bucket in two passes, and each bucket sorts its rows once
-        codes = (
-            np.asarray(label == classes[-1]).view(np.uint8)
-            if len(classes) == 2
-            else np.zeros(len(score), np.uint8)
-        )
-        return PreparedBlock(lengths, classes, {}, UnsplitRows(score, codes, classes))
+    unsplit = unsplit_rows(classes, label, score, compiled=compiled) if weights is None else None
+    if unsplit is not None:
+        return PreparedBlock(lengths, classes, {}, unsplit)
     by_label = {}
     for value in classes:
         # np.compress copies the selected rows about 1.7x faster than a boolean index
@@ -289,3 +277,34 @@ def _regular_sample(part: SortedScores, size: int) -> tuple[np.ndarray, np.ndarr
     total = int(through[-1])
     steps = (np.arange(size) + 0.5) * (total / size)
     return part.scores[np.searchsorted(through, steps, "right")], np.full(size, total / size)
+
+
+def unsplit_rows(
+    classes: tuple[Any, ...],
+    label: np.ndarray,
+    score: np.ndarray,
+    *,
+    compiled: bool,
+    ids: np.ndarray | None = None,
+) -> UnsplitRows | None:
+    """The unweighted rows of a continuous block kept for the compiled split, or None.
+
+    No class split and no sort in the block: the split groups the rows by
+    class and bucket in two compiled passes, and each bucket sorts its rows
+    once.  None where the compiled loops are not asked for or cannot take the
+    scores, or the block is small or has more than two classes.  ``ids``:
+    the rows' ids, on a traced sort.
+    """
+    if not (
+        compiled
+        and 0 < len(classes) <= 2
+        and len(score) >= UNSPLIT_MIN_ROWS
+        and _compiled.supports(score.dtype)
+    ):
+        return None
+    codes = (
+        np.asarray(label == classes[-1]).view(np.uint8)
+        if len(classes) == 2
+        else np.zeros(len(score), np.uint8)
+    )
+    return UnsplitRows(score, codes, classes, ids)

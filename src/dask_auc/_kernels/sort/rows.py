@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.footprint import SizedByArrays
-from ..core.order import stable_sort
+from ..core.order import stable_order, stable_sort
 
 if TYPE_CHECKING:
     from .plan import SortPlan
@@ -92,113 +92,6 @@ def traced_by_label(
             ranked, None if own_weights is None else own_weights[order], own_ids[order]
         )
     return by_label
-
-
-#: positions are packed with their keys in 64 bits below this many rows (else NumPy's sort)
-_PACKED_ROWS = 1 << 31
-_SIGN = np.int64(-(1 << 63))
-
-
-def stable_order(
-    scores: np.ndarray, *, runs: bool = False, groups: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """``np.argsort(scores, kind="stable")`` and the ranked scores, by one ``np.sort`` of keys.
-
-    Each row's key is its score's order-preserving 64-bit pattern (``-0.0`` as
-    ``0.0``) less the lowest one, shifted up to make room for the row's
-    position in the low bits (and cut to its high bits when the scores' span
-    is too wide for that): sorting the keys (NumPy's fastest sort, which moves
-    8 bytes a row and no payload) sorts by score, equal scores in row order.
-    Two different scores that agree on the kept high bits come out in row
-    order, maybe the wrong one; one pass over the ranked scores finds them,
-    and only the runs of keys they share are put in order again (a stable
-    sort of those rows by score).  Exact whatever the scores, the CPU or its
-    SIMD sort; NaNs, or dtypes without such keys, take NumPy's stable sort.
-    The payloads (ids, weights) follow in one gather each.
-
-    ``runs``: the scores are concatenated sorted runs, whose fallback is
-    NumPy's stable sort (a merge of the runs); else it is
-    :func:`~dask_auc._kernels.core.order.stable_sort`.  ``groups`` (booleans):
-    the rows of ``False`` first, then those of ``True``, each in that order
-    (the group is the keys' top bit).
-
-    Examples
-    --------
-    >>> order, ranked = stable_order(np.array([0.5, 0.1, 0.5, -0.0, 0.0, 0.5]))
-    >>> order.tolist(), ranked.tolist()
-    ([3, 4, 1, 0, 2, 5], [-0.0, 0.0, 0.1, 0.5, 0.5, 0.5])
-    >>> stable_order(np.array([0.5, 0.1, 0.5, 0.2]), groups=np.array([1, 0, 0, 1], bool))[0]
-    array([1, 2, 3, 0])
-    """
-    n = len(scores)
-    keys = _order_keys(scores) if 2 <= n < _PACKED_ROWS else None
-    if keys is not None:
-        bits = np.uint64((n - 1).bit_length())
-        low, high = keys.min(), keys.max()
-        room = 64 - int(bits) - (groups is not None)
-        keys -= low
-        keys >>= np.uint64(max(0, int(high - low).bit_length() - room))
-        keys <<= bits
-        if groups is not None:
-            keys |= groups.view(np.uint8).astype(np.uint64) << np.uint64(63)
-        keys |= np.arange(n, dtype=np.uint64)
-        keys.sort()
-        order = (keys & ((np.uint64(1) << bits) - np.uint64(1))).view(np.int64)
-        ranked = scores[order]
-        ordered = ranked[1:] >= ranked[:-1]
-        if groups is not None and 0 < (first := n - int(np.count_nonzero(groups))) < n:
-            ordered[first - 1] = True  # the groups' boundary
-        unordered = np.flatnonzero(~ordered)
-        if not len(unordered):
-            return order, ranked
-        if scores.dtype.kind != "f" or not (
-            np.isnan(ranked[unordered]).any() or np.isnan(ranked[unordered + 1]).any()
-        ):
-            _reorder_shared(keys >> bits, unordered, order, ranked)
-            return order, ranked
-    if groups is not None:  # each group's stable order, the first group's rows first
-        rows = [np.flatnonzero(~groups), np.flatnonzero(groups)]
-        order = np.concatenate([r[stable_order(scores[r], runs=runs)[0]] for r in rows])
-        return order, scores[order]
-    if runs:
-        order = np.argsort(scores, kind="stable")
-        return order, scores[order]
-    return stable_sort(scores)
-
-
-def _reorder_shared(
-    shared: np.ndarray, unordered: np.ndarray, order: np.ndarray, ranked: np.ndarray
-) -> None:
-    """Sort, in place and stably by score, the runs of equal ``shared`` holding an unordered pair.
-
-    ``shared`` (ascending) are the kept high bits of the sorted keys: rows of
-    one run are in row order, and different runs in score order.
-    """
-    values = np.unique(shared[unordered])
-    starts = np.searchsorted(shared, values, "left")
-    lengths = np.searchsorted(shared, values, "right") - starts
-    run = np.repeat(np.arange(len(values)), lengths)
-    rows = np.arange(len(run)) + np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-    resorted = rows[np.lexsort((ranked[rows], run))]
-    order[rows], ranked[rows] = order[resorted], ranked[resorted]
-
-
-def _order_keys(scores: np.ndarray) -> np.ndarray | None:
-    """Fresh uint64 keys in the scores' order (equal scores, equal keys), or None."""
-    kind, size = scores.dtype.kind, scores.dtype.itemsize
-    if kind == "f" and size <= 8:
-        keys = (scores.astype(np.float64, copy=False) + 0.0).view(np.int64)  # -0.0 + 0.0 is 0.0
-        flip = keys >> 63  # all ones for a negative float: its magnitude bits reversed
-        flip |= _SIGN
-        keys ^= flip
-    elif kind in "iu" and size < 8 or kind == "i" and size == 8:
-        keys = scores.astype(np.int64)
-        keys ^= _SIGN
-    elif kind == "u" and size == 8:
-        return scores.copy()
-    else:
-        return None
-    return keys.view(np.uint64)
 
 
 @dataclass(frozen=True)
@@ -278,13 +171,13 @@ class UnsortedScores(SizedByArrays):
 
     The form of the unsorted pieces: it occurs only between the split and the
     assembly of a bucket, on the compiled path, and stands in a piece's
-    groups where a :class:`SortedScores` would (never weighted, traced or
-    counted).
+    groups where a :class:`SortedScores` would (never weighted or counted;
+    traced, with the row ids of its scores, on DeLong's traced sort).
     """
 
     scores: np.ndarray
     weights: None = None
-    ids: None = None
+    ids: np.ndarray | None = None
     counted = False
 
     @property
@@ -314,6 +207,7 @@ class UnsplitRows(SizedByArrays):
     scores: np.ndarray
     codes: np.ndarray  # uint8: the index in ``keys`` of each row's class
     keys: tuple[Any, ...]  # the by_label key of each code
+    ids: np.ndarray | None = None  # the rows' ids, on a traced sort
 
 
 #: blocks of fewer rows are never aggregated: their sort costs little either way
@@ -414,12 +308,21 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
 def _sorted_with_unsorted(parts: list[SortedScores]) -> SortedScores:
     """Unsorted pieces and the other blocks' rows sorted at once (one ``np.sort``).
 
-    Only unweighted, untraced rows are ever unsorted; aggregated parts of
-    other blocks join after, as :func:`_merge_counted` joins them to rows.
+    Only unweighted rows are ever unsorted; aggregated parts of other blocks
+    join after, as :func:`_merge_counted` joins them to rows.  Traced rows
+    (every part's, on a traced sort) keep their ids, equal scores in the
+    parts' order, each part's in its own: the stable order of
+    :func:`_merge_sorted`.
     """
     rows = [p for p in parts if not p.counted]
-    if any(p.weights is not None or p.ids is not None for p in rows):
-        raise ValueError("unsorted rows cannot be merged with weighted or traced rows")
+    if any(p.weights is not None for p in rows):
+        raise ValueError("unsorted rows cannot be merged with weighted rows")
+    traced = [p for p in parts if p.ids is not None]
+    if traced:  # (an empty block's part has no ids: it has no rows either)
+        if any(p.ids is None or p.counted for p in parts if len(p)):
+            raise ValueError("traced rows cannot be merged with untraced or aggregated rows")
+        order, ranked = stable_order(np.concatenate([p.scores for p in traced]))
+        return SortedScores(ranked, None, _payload([p.ids for p in traced], order))
     scores = np.concatenate([p.scores for p in rows])
     scores.sort()  # in place: the concatenation is a fresh array
     counted = [p for p in parts if p.counted and len(p)]
