@@ -310,13 +310,71 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
     return sums
 
 
+@compiled
+def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: no cover - compiled
+    """``(bits, bins, pos, neg, low, high)``: the bins of several states joined, then coarsened
+    to the most bits that fit ``max_bins``.
+
+    State ``r``'s bins are ``bins[starts[r]:starts[r + 1]]`` (ascending and
+    distinct, at ``bits`` bits), its counts (int64) and lowest and highest
+    scores beside them; a merge of their heads.  Integer counts only: the
+    order in which they are added does not matter.
+    """
+    heads = starts[:-1].copy()
+    size = len(bins)
+    out_bins, out_pos, out_neg = (
+        np.empty(size, np.uint64),
+        np.zeros(size, np.int64),
+        np.zeros(size, np.int64),
+    )
+    out_low, out_high = np.empty(size, np.float64), np.empty(size, np.float64)
+    n = 0
+    while True:
+        least, any_left = ZERO, False
+        for r in range(len(heads)):
+            if heads[r] < starts[r + 1] and (not any_left or bins[heads[r]] < least):
+                least, any_left = bins[heads[r]], True
+        if not any_left:
+            break
+        out_bins[n], out_low[n], out_high[n] = least, np.inf, -np.inf
+        for r in range(len(heads)):
+            h = heads[r]
+            if h < starts[r + 1] and bins[h] == least:
+                out_pos[n] += pos[h]
+                out_neg[n] += neg[h]
+                out_low[n] = min(out_low[n], low[h])
+                out_high[n] = max(out_high[n], high[h])
+                heads[r] = h + 1
+        n += 1
+    if n > max_bins:
+        new = fitting_level(out_bins[:n], out_bins[:0], bits, max_bins)
+        k = -1
+        for e in range(n):
+            prefix = shifted_key(out_bins[e], bits - new)
+            if k >= 0 and out_bins[k] == prefix:
+                out_pos[k] += out_pos[e]
+                out_neg[k] += out_neg[e]
+                out_low[k] = min(out_low[k], out_low[e])
+                out_high[k] = max(out_high[k], out_high[e])
+            else:
+                k += 1
+                out_bins[k], out_pos[k], out_neg[k] = prefix, out_pos[e], out_neg[e]
+                out_low[k], out_high[k] = out_low[e], out_high[e]
+        n, bits = k + 1, new
+    return bits, out_bins[:n], out_pos[:n], out_neg[:n], out_low[:n], out_high[:n]
+
+
 def warm_up(loaded: Callable[[Any], None]) -> None:
     """Run the loops once, through their door, on tiny inputs: numba compiles (or loads) them."""
-    from .bins import binned_rows
+    from .bins import binned_rows, block_state, merge_states
 
     scores = np.linspace(0.0, 1.0, 300)
     positive = (np.arange(300) % 2).astype(bool)
     for weights in (None, np.ones(300)):
         for max_bins in (7, 1000):
             binned_rows(scores, positive, weights, max_bins=max_bins, loops=sys.modules[__name__])
+    halves = [
+        block_state(positive[i::2], scores[i::2], max_bins=60, compiled=False) for i in (0, 1)
+    ]
+    merge_states(halves, loops=sys.modules[__name__])
     loaded(block_bins)

@@ -36,6 +36,9 @@ KEY_BITS = 64
 #: the compiled path's parts a block (about; :func:`binned_rows`): few enough streams for its
 #: scatter, and tables of a part's bins small enough for the caches; at least PART_ROWS rows each
 PARTS, PART_ROWS = 256, 4096
+_COLUMNS = ("bins", "pos", "neg", "low", "high")
+#: the most states the compiled merge joins at once (it compares their heads at each bin)
+MERGED_RUNS = 16
 _SIGN = np.uint64(1 << 63)
 #: the targets whose positive class is 1 by default (scikit-learn's roc_curve rule)
 _DEFAULT_TARGETS = ({0, 1}, {-1, 1})
@@ -158,8 +161,12 @@ def check_default_target(classes: Sequence[Any]) -> None:
         )
 
 
-def merge_states(states: Sequence[StateBins]) -> StateBins:
+def merge_states(states: Sequence[StateBins], loops: Any = True) -> StateBins:
     """The state of the concatenated rows of ``states`` (any order of merges gives the same).
+
+    Unweighted, the compiled loops join the bins when they are ready
+    (``loops``: True, or the module; None: NumPy): integer counts, so the
+    same state either way.
 
     Examples
     --------
@@ -190,6 +197,16 @@ def merge_states(states: Sequence[StateBins]) -> StateBins:
     weighted = any(s.weighted for s in states)
     bits = min(s.bits for s in states)
     parts = [_coarsened(s, bits) for s in states]
+    size = sum(len(p.bins) for p in parts)
+    if loops is True:
+        loops = None if weighted or len(parts) > MERGED_RUNS else _loops(True, size)
+    if loops is not None and not weighted and size:
+        joined = [np.concatenate([getattr(p, name) for p in parts]) for name in _COLUMNS]
+        starts = np.cumsum([0] + [len(p.bins) for p in parts])
+        bits, *columns = loops.merged_bins(*joined, starts, bits, first.max_bins)
+        return replace(
+            first, bits=bits, classes=classes, **dict(zip(_COLUMNS, columns, strict=True))
+        )
     dtype = np.float64 if weighted else np.int64
     bins = np.concatenate([p.bins for p in parts])
     order = np.argsort(bins, kind="stable")
