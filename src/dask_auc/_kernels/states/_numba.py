@@ -15,8 +15,11 @@ of about ``n / 256`` rows, so contiguous key ranges, in ascending order.
 Each part's bins then live in a small table (:mod:`._tables`): counted
 directly where their prefixes span few values, else hashed; either is read
 out ascending and appended to the block's bins, which stay sorted because
-the parts are.  Where the bits are not known yet (scores of few distinct
-values; more bins than the bitmap resolves), the parts start with whole keys
+the parts are.  Where the bits are not known yet, the scores may have few
+distinct values (rounded, quantised): one table of whole keys, over the rows
+in order with no scatter, holds them all while they are at most
+``max_bins`` and 2**14 (cache-resident); else (more distinct keys than the
+bitmap resolves, and than ``max_bins``) the parts start with whole keys
 and, when the bins held make more than ``limit``, drop low bits to the most
 at which the bins read make at most ``max_bins`` (one histogram of the
 neighbours' xor lengths over the sorted bins); the last drop, to
@@ -25,7 +28,7 @@ block make too many bins there, so the bits it ends with are the most that
 fit the whole block: the NumPy path's.  Weighted, :func:`weight_sums` adds
 each row's weight to its bin in row order (``np.bincount``'s): per part
 when bins lie inside one (a part's rows keep their order), else over the
-rows in order, by cell.
+rows in order, by cell (or by the one table).
 
 ``nogil``, so that the threaded scheduler runs them on all cores.
 """
@@ -39,7 +42,12 @@ from typing import Any
 import numpy as np
 
 from ._tables import (
+    COUNTS,
     GOLDEN,
+    HIGH,
+    LOW,
+    ONE_NEG,
+    ONE_POS,
     PREFIX,
     ZERO,
     appended,
@@ -56,12 +64,16 @@ from ._tables import (
     hash_rows,
     order_key,
     shifted_key,
+    slot_of,
 )
 
 _CELLS = 1 << 16
 _CELL_MASK = np.uint64(_CELLS - 1)
 #: the most bins a direct table spans (24 bytes each): beyond, a part's bins are hashed
 _DIRECT_MOST = 1 << 18
+#: the most distinct scores counted in one table of the rows, without parts (a block of more
+#: scores than its bitmap resolves: their table, 32 bytes a slot, in the caches)
+_ONE_TABLE = 1 << 14
 #: the bitmap of prefixes is this many bits finer than the cells (2**24 bits, 2 MiB, at most)
 _FINER = 8
 
@@ -112,6 +124,36 @@ def _known_level(bitmap, index_bits, level, max_bins):  # pragma: no cover - com
         if _distinct(bitmap, 1 << drop) <= max_bins:
             return 64 if drop == 0 else level - drop
     return level - index_bits  # (not reached: at the common prefix, one bin)
+
+
+@compiled
+def _one_table(bits, flags, most):  # pragma: no cover - compiled
+    """``(done, bins)``: all the rows' bins at 64 bits in one hash table, ascending, if at most
+    ``most`` (``done``); else it stops there.
+
+    For scores of few distinct values (rounded, quantised): their table stays
+    in the caches, and the rows need no scatter.
+    """
+    table_bits = 2
+    while (1 << table_bits) * 3 < 4 * (most + 1):
+        table_bits += 1
+    table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(most + 1, np.int64)
+    hash_shift = np.uint64(64 - table_bits)
+    count = 0
+    for i in range(len(bits)):
+        key = order_key(bits[i])
+        slot = slot_of(table, key, len(table) - 1, hash_shift)
+        add = ONE_POS if flags[i] else ONE_NEG
+        if table[slot, COUNTS] == 0:
+            table[slot, PREFIX], table[slot, COUNTS] = key, add
+            table[slot, LOW], table[slot, HIGH] = key, key
+            used[count] = slot
+            count += 1
+            if count > most:
+                return False, np.empty((0, 5), np.uint64)
+        else:
+            table[slot, COUNTS] += add
+    return True, hash_bins(table, used, count)
 
 
 @compiled
@@ -179,6 +221,18 @@ def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no 
     ``scattered``: what :func:`weight_sums` needs.
     """
     cell_shift, low, part_of, starts, bounds, start = _layout(bits, part_rows, max_bins)
+    if start == 64:  # not known: few distinct scores, perhaps
+        done, found = _one_table(bits, flags, min(max_bins, _ONE_TABLE))
+        if done:  # all of them, at 64 bits
+            empty = np.empty(0, np.uint64)
+            scattered = (
+                empty,
+                np.empty(0, np.uint8),
+                weights[:0],
+                starts,
+                np.array([cell_shift, low]),
+            )
+            return 0, found, scattered
     keys, sflags, sweights = _scattered(bits, flags, weights, cell_shift, part_of, starts)
     widest = 0
     for part in range(len(starts) - 1):
@@ -271,6 +325,19 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
     keys, sflags, sweights, starts, cells = scattered
     cell_shift, low = cells[0], cells[1]  # (a uint64 array: Python ints would not stay uint64)
     sums = np.zeros((len(bins), 2), np.float64)
+    if len(keys) < len(bits):  # one table, no scatter: the rows in order, each bin's place hashed
+        table_bits = 2
+        while (1 << table_bits) < 2 * (len(bins) + 1):
+            table_bits += 1
+        table = np.zeros((1 << table_bits, 4), np.uint64)
+        hash_shift = np.uint64(64 - table_bits)
+        for e in range(len(bins)):
+            slot = slot_of(table, bins[e], len(table) - 1, hash_shift)
+            table[slot, PREFIX], table[slot, COUNTS] = bins[e], np.uint64(e + 1)
+        for i in range(len(bits)):
+            slot = slot_of(table, order_key(bits[i]), len(table) - 1, hash_shift)
+            sums[np.int64(table[slot, COUNTS]) - 1, 0 if flags[i] else 1] += weights[i]
+        return sums
     if shift <= np.int64(cell_shift):  # bins inside cells, so inside parts: rows in order in each
         widest = 0
         for part in range(len(starts) - 1):
@@ -370,9 +437,10 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
 
     scores = np.linspace(0.0, 1.0, 300)
     positive = (np.arange(300) % 2).astype(bool)
+    clusters = (1 + np.arange(300) % 3) * (1 + np.arange(300) * 2.0**-50)  # bits dropped by parts
     for weights in (None, np.ones(300)):
-        for max_bins in (7, 1000):
-            binned_rows(scores, positive, weights, max_bins=max_bins, loops=sys.modules[__name__])
+        for s, max_bins in ((scores, 7), (scores, 1000), (clusters, 7)):  # the three ways
+            binned_rows(s, positive, weights, max_bins=max_bins, loops=sys.modules[__name__])
     halves = [
         block_state(positive[i::2], scores[i::2], max_bins=60, compiled=False) for i in (0, 1)
     ]

@@ -96,7 +96,7 @@ def block_state(
     """Validate one block (scikit-learn's messages) and reduce it to its state, without a sort.
 
     Rows of weight zero are left out, as they count for nothing.  The bins
-    are made by :func:`binned_rows`: compiled (numba's hash, ``compiled`` and
+    are made by :func:`binned_rows`: compiled (numba's parts, ``compiled`` and
     numba installed) or by NumPy, the same bits either way.
 
     Examples
@@ -282,8 +282,8 @@ def binned_rows(
     """``(bits, bins, pos, neg, low, high)`` of the rows: the most bits that fit ``max_bins``.
 
     ``loops``: the compiled module (:mod:`._numba`: parts of rows, a small
-    hash table of bins each, no sort of rows); None: NumPy (one sort of the
-    keys, :func:`numpy.unique`).  The same bins, counts and scores either
+    table of bins each, no sort of rows); None: NumPy (one sort of the keys,
+    :func:`numpy.unique`).  The same bins, counts and scores either
     way; weights are added per bin in row order by both (``np.bincount``'s
     order), so weighted sums agree bit for bit too.  ``part_rows``: the
     compiled path's rows a part (default: a 256th of the rows, at least
@@ -329,18 +329,18 @@ def _hashed(  # noqa: PLR0913
     max_bins: int,
     part_rows: int | None,
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`binned_rows` by the compiled loops (:mod:`._numba`): parts of rows, no sort of rows.
+    """:func:`binned_rows` by the compiled loops (:mod:`._numba`): no sort of rows.
 
-    The rows are scattered into parts, contiguous ranges of keys in ascending
-    order, and each part's bins counted in a small hash table; the bins held
-    (the block's so far, and the part's) are at most ``1.25 * max_bins``: when
-    more, low bits are dropped to the most at which the bins read make at
-    most ``max_bins`` (a sort of bins, not rows), and the last drop, to
-    ``max_bins``, is made at the end.  A level is dropped only when rows of
-    the block make too many bins there, so the bits it ends with are the most
-    that fit the whole block: the NumPy path's.  The headroom above
-    ``max_bins`` makes drops rare (about one per doubling of the rows read on
-    continuous scores).
+    A histogram of the keys' cells and a bitmap of finer prefixes give the
+    bits on continuous scores; the rows are then scattered into parts
+    (contiguous ranges of keys, ascending), each part's bins counted in a
+    small table and appended to the sorted bins.  Scores of few distinct
+    values are counted in one table of whole keys.  Otherwise the parts start
+    with whole keys and drop low bits, as bins read exceed ``1.25 *
+    max_bins``, to the most at which they make at most ``max_bins`` (a sort
+    of bins, not rows); a level is dropped only when rows of the block make
+    too many bins there, so the bits are the most that fit the whole block:
+    the NumPy path's.
     """
     if len(scores) == 0:
         empty = np.zeros(0, np.float64 if weights is not None else np.int64)
