@@ -49,6 +49,7 @@ from ._tables import (
     ONE_NEG,
     ONE_POS,
     PREFIX,
+    SIGN,
     ZERO,
     appended,
     bit_length,
@@ -255,7 +256,7 @@ def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no 
         n_fin = coarsened(fin, n_fin, 64 - shift - new)
         shift = 64 - new
     scattered = (keys, sflags, sweights, starts, np.array([cell_shift, low]))
-    return shift, fin[:n_fin].copy(), scattered
+    return shift, fin[:n_fin], scattered
 
 
 @compiled
@@ -429,6 +430,19 @@ def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: n
                 out_low[k], out_high[k] = out_low[e], out_high[e]
         n, bits = k + 1, new
     return bits, out_bins[:n], out_pos[:n], out_neg[:n], out_low[:n], out_high[:n]
+
+
+@compiled
+def columns(found):  # pragma: no cover - compiled
+    """Bins' rows as ``(bins, pos, neg, low, high)``: counts int64, keys back to float64 scores."""
+    n = len(found)
+    bins, pos, neg = np.empty(n, np.uint64), np.empty(n, np.int64), np.empty(n, np.int64)
+    low, high = np.empty(n, np.uint64), np.empty(n, np.uint64)
+    for e in range(n):
+        bins[e], pos[e], neg[e] = found[e, PREFIX], np.int64(found[e, 1]), np.int64(found[e, 2])
+        for out, key in ((low, found[e, 3]), (high, found[e, 4])):  # order_key inverted
+            out[e] = key ^ SIGN if key & SIGN else ~key
+    return bins, pos, neg, low.view(np.float64), high.view(np.float64)
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:

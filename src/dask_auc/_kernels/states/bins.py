@@ -37,6 +37,8 @@ KEY_BITS = 64
 #: scatter, and tables of a part's bins small enough for the caches; at least PART_ROWS rows each
 PARTS, PART_ROWS = 256, 4096
 _COLUMNS = ("bins", "pos", "neg", "low", "high")
+#: the compiled tables pack a bin's two class counts in one uint64: blocks of fewer rows
+PACKED_ROWS = 1 << 32
 #: the most states the compiled merge joins at once (it compares their heads at each bin)
 MERGED_RUNS = 16
 _SIGN = np.uint64(1 << 63)
@@ -298,7 +300,7 @@ def binned_rows(
     (10, [1, 1], [2, 0], [0.25, 2.0], [0.5, 2.0])
     """  # fmt: skip
     positive = np.ascontiguousarray(positive, dtype=np.bool_)
-    if loops is not None:
+    if loops is not None and len(scores) < PACKED_ROWS:
         return _hashed(loops, scores, positive, weights, max_bins, part_rows)
     keys = score_keys(scores)
     distinct, inverse = np.unique(keys, return_inverse=True)
@@ -355,12 +357,11 @@ def _hashed(  # noqa: PLR0913
     shift, found, scattered = loops.block_bins(
         bits, flags, no_weights if weights is None else weights, max_bins, limit, part_rows
     )
-    bins = found[:, 0].copy()
-    pos, neg = found[:, 1].astype(np.int64), found[:, 2].astype(np.int64)
+    bins, pos, neg, low, high = loops.columns(found)
     if weights is not None:
         sums = loops.weight_sums(bits, flags, weights, shift, bins, scattered)
         pos, neg = sums[:, 0].copy(), sums[:, 1].copy()
-    return KEY_BITS - shift, bins, pos, neg, key_scores(found[:, 3]), key_scores(found[:, 4])
+    return KEY_BITS - shift, bins, pos, neg, low, high
 
 
 def key_scores(keys: np.ndarray) -> np.ndarray:
