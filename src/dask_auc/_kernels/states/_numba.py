@@ -140,7 +140,7 @@ def _one_table(bits, flags, most):  # pragma: no cover - compiled
         table_bits += 1
     table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(most + 1, np.int64)
     hash_shift = np.uint64(64 - table_bits)
-    count = 0
+    count = np.int64(0)  # (not a literal 0: one compiled signature a callee)
     for i in range(len(bits)):
         key = order_key(bits[i])
         slot = slot_of(table, key, len(table) - 1, hash_shift)
@@ -243,16 +243,17 @@ def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no 
     while (1 << table_bits) * 3 < 4 * (cap + 1):
         table_bits += 1
     table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(cap + 2, np.int64)
-    direct = empty_direct(0)
+    direct = empty_direct(np.int64(0))
     fin = np.empty((limit + cap + 2, 5), np.uint64)
-    n_fin, shift = 0, 64 - start
+    n_fin, shift = np.int64(0), 64 - start  # (not literals: one compiled signature a callee)
     for part in range(len(starts) - 1):
         n_fin, shift, direct = _counted_part(
             keys, sflags, starts[part], starts[part + 1], bounds[part], table, used, direct,
             fin, n_fin, shift, limit, max_bins,
         )  # fmt: skip
     if n_fin > max_bins:
-        new = fitting_level(fin[:n_fin, PREFIX], fin[:0, PREFIX], 64 - shift, max_bins)
+        prefixes = fin[:n_fin, PREFIX].copy()  # (contiguous: one signature of fitting_level)
+        new = fitting_level(prefixes, prefixes[:0], 64 - shift, max_bins)
         n_fin = coarsened(fin, n_fin, 64 - shift - new)
         shift = 64 - new
     scattered = (keys, sflags, sweights, starts, np.array([cell_shift, low]))
@@ -312,7 +313,8 @@ def _counted_part(  # pragma: no cover - compiled
         stopped = count + n_fin > limit
         if stopped:  # too many bins: drop bits, to fit max_bins
             bits_now = 64 - shift
-            new = fitting_level(fin[:n_fin, PREFIX], found[:, PREFIX], bits_now, max_bins)
+            history, last = fin[:n_fin, PREFIX].copy(), found[:, PREFIX].copy()
+            new = fitting_level(history, last, bits_now, max_bins)
             n_fin = coarsened(fin, n_fin, bits_now - new)
             found = found[: coarsened(found, len(found), bits_now - new)]
             shift = 64 - new
