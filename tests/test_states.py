@@ -346,3 +346,78 @@ def test_compiled_bins_equal_the_numpy_bins():
             for a, b in zip(numpy[1:], hashed[1:], strict=True):
                 assert a.dtype == b.dtype
                 np.testing.assert_array_equal(a, b)
+
+
+# -- the compiled bins (parts, tables, a bitmap of levels) against the NumPy path ------------
+
+
+def adversarial_scores(kind: str, n: int, rng) -> np.ndarray:
+    """Scores that corner the compiled path: one cell, last bits, signs, clusters, wide range."""
+    if kind == "one value":  # every row in one bin, at any resolution
+        return np.full(n, 0.3)
+    if kind == "last bits":  # keys that differ only in their last bits: one cell, long prefix
+        return 0.5 + rng.integers(0, 40, n) * 2.0**-52
+    if kind == "signs":  # both zeros, infinities, subnormals and extremes: the key's sign handling
+        return rng.choice([-0.0, 0.0, np.inf, -np.inf, 5e-324, -5e-324, 1e300, -1e-300, 1.0], n)
+    if kind == "clusters":  # few prefixes at the bitmap's level, many keys: bits dropped later
+        return rng.choice([1.0, 2.0, 3.0, 1e6], n) * (1 + rng.integers(0, 1 << 20, n) * 2.0**-50)
+    if kind == "wide":  # exponents all over: few bits fit a small resolution (fewer than 16)
+        return np.ldexp(rng.choice([1.0, -1.0], n), rng.integers(-1000, 1000, n))
+    return rng.normal(size=n) ** 3  # continuous, heavy tails: the bits known from the bitmap
+
+
+@pytest.mark.parametrize(
+    "kind", ["one value", "last bits", "signs", "clusters", "wide", "continuous"]
+)
+def test_compiled_bins_equal_the_numpy_bins_on_adversarial_scores(kind):
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    from dask_auc._kernels.states.bins import binned_rows
+
+    rng = np.random.default_rng(len(kind))
+    s = adversarial_scores(kind, 1500, rng)
+    positive = rng.random(len(s)) < 0.3
+    weightings = (None, rng.choice([0.0, 0.5, 1e-300, 1e300, 3.25], len(s)))
+    for max_bins in (1, 2, 3, 5, 64, 1000, 10**6):
+        for part_rows in (1, 37, None):  # one cell a part, a few, one part
+            for weights in weightings:
+                numpy = binned_rows(s, positive, weights, max_bins=max_bins)
+                parts = binned_rows(
+                    s, positive, weights, max_bins=max_bins, loops=compiled, part_rows=part_rows
+                )
+                assert numpy[0] == parts[0], (max_bins, part_rows)
+                for a, b in zip(numpy[1:], parts[1:], strict=True):
+                    assert a.dtype == b.dtype
+                    np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), max_bins=st.integers(1, 40), part_rows=st.sampled_from([1, 3, 50]))
+def test_compiled_bins_equal_the_numpy_bins_on_any_rows(data, max_bins, part_rows):
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    from dask_auc._kernels.states.bins import binned_rows
+
+    y, s = data.draw(rows())
+    weights = None if data.draw(st.booleans()) else np.abs(s) % 3
+    numpy = binned_rows(s, y == 1, weights, max_bins=max_bins)
+    parts = binned_rows(s, y == 1, weights, max_bins=max_bins, loops=compiled, part_rows=part_rows)
+    assert numpy[0] == parts[0]
+    for a, b in zip(numpy[1:], parts[1:], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), max_bins=st.integers(1, 12))
+def test_the_compiled_merge_equals_the_numpy_merge(data, max_bins):
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    y, s = data.draw(rows())
+    cuts = cuts_of(data.draw, len(y))
+    parts = [
+        block_state(y[a:b], s[a:b], max_bins=max_bins, compiled=False)
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    random.Random(data.draw(st.integers(0, 1000))).shuffle(parts)
+    numpy, merged = merge_states(parts, loops=None), merge_states(parts, loops=compiled)
+    assert merged.bits == numpy.bits and merged.classes == numpy.classes
+    for name in ("bins", "pos", "neg", "low", "high"):
+        assert getattr(merged, name).dtype == getattr(numpy, name).dtype
+        np.testing.assert_array_equal(getattr(merged, name), getattr(numpy, name))

@@ -1,17 +1,34 @@
-"""The states' compiled loops (the optional ``numba`` extra): a block's bins by hashing, no sort.
+"""The states' compiled loops (the optional ``numba`` extra): a block's bins by parts, no sort.
 
 Loaded through :mod:`dask_auc._kernels.sort.compiled` (``usable(..., "states")``)
 and driven by :func:`~dask_auc._kernels.states.bins.binned_rows`, whose NumPy
 path (one sort of the keys) they equal bit for bit.
 
-The bins live in an open-addressing table (one row of five uint64 per slot:
-the bin's key prefix, its rows per class, its lowest and highest score's
-key).  :func:`inserted_rows` reads the rows in their order into it and stops
-when the table holds more bins than the caller's limit; the caller then
-drops low bits of the prefixes (:func:`occupied`, :func:`rebinned`) and goes
-on.  Weighted, :func:`weight_sums` adds each row's weight to its bin in row
-order (``np.bincount``'s order), so that the sums do not depend on when bins
-were joined.
+One table of the block's bins (2**18 of them: ~20 MB) costs a DRAM miss a
+row.  :func:`block_bins` reads the rows three times instead, each time in
+order: the keys' range (their common prefix); a histogram of the 16 key bits
+below it (65,536 *cells*) with a bitmap of the prefixes 8 bits longer
+(2 MiB at most), which gives the count of bins at every level down to
+those and so, on continuous scores, the bits themselves; and a stable
+scatter of (key, class[, weight]) into *parts*: runs of consecutive cells
+of about ``n / 256`` rows, so contiguous key ranges, in ascending order.
+Each part's bins then live in a small table (:mod:`._tables`): counted
+directly where their prefixes span few values, else hashed; either is read
+out ascending and appended to the block's bins, which stay sorted because
+the parts are.  Where the bits are not known yet, the scores may have few
+distinct values (rounded, quantised): one table of whole keys, over the rows
+in order with no scatter, holds them all while they are at most
+``max_bins`` and 2**14 (cache-resident); else (more distinct keys than the
+bitmap resolves, and than ``max_bins``) the parts start with whole keys
+and, when the bins held make more than ``limit``, drop low bits to the most
+at which the bins read make at most ``max_bins`` (one histogram of the
+neighbours' xor lengths over the sorted bins); the last drop, to
+``max_bins``, is made at the end.  A level is dropped only when rows of the
+block make too many bins there, so the bits it ends with are the most that
+fit the whole block: the NumPy path's.  Weighted, :func:`weight_sums` adds
+each row's weight to its bin in row order (``np.bincount``'s): per part
+when bins lie inside one (a part's rows keep their order), else over the
+rows in order, by cell (or by the one table).
 
 ``nogil``, so that the threaded scheduler runs them on all cores.
 """
@@ -23,120 +40,425 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-_compile = njit(nogil=True, cache=True, boundscheck=False)
+from ._tables import (
+    COUNTS,
+    GOLDEN,
+    HIGH,
+    LOW,
+    ONE_NEG,
+    ONE_POS,
+    PREFIX,
+    SIGN,
+    ZERO,
+    appended,
+    bit_length,
+    coarsened,
+    compiled,
+    direct_bins,
+    direct_filled,
+    direct_rows,
+    empty_direct,
+    fitting_level,
+    hash_bins,
+    hash_filled,
+    hash_rows,
+    order_key,
+    shifted_key,
+    slot_of,
+)
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_CELLS = 1 << 16
+_CELL_MASK = np.uint64(_CELLS - 1)
+#: the most bins a direct table spans (24 bytes each): beyond, a part's bins are hashed
+_DIRECT_MOST = 1 << 18
+#: the most distinct scores counted in one table of the rows, without parts (a block of more
+#: scores than its bitmap resolves: their table, 32 bytes a slot, in the caches)
+_ONE_TABLE = 1 << 14
+#: the bitmap of prefixes is this many bits finer than the cells (2**24 bits, 2 MiB, at most)
+_FINER = 8
 
 
-#: the table's columns: the bin's prefix, its rows per class, its lowest and highest score's key
-_PREFIX, _POS, _NEG, _LOW, _HIGH = 0, 1, 2, 3, 4
+@compiled
+def _popcount(word):  # pragma: no cover - compiled
+    """The set bits of a uint64 (SWAR)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = (word & np.uint64(0x3333333333333333)) + (
+        (word >> np.uint64(2)) & np.uint64(0x3333333333333333)
+    )
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@_compile
-def _slot(cells, prefix, table_bits):  # pragma: no cover - compiled
-    """The slot of ``prefix`` in the table: its bin's, or the empty one where it goes."""
-    mask = (1 << table_bits) - 1
-    slot = np.int64((prefix * _GOLDEN) >> np.uint64(64 - table_bits))
-    while cells[slot, _POS] + cells[slot, _NEG] != 0 and cells[slot, _PREFIX] != prefix:
-        slot = (slot + 1) & mask
-    return slot
+@compiled
+def _distinct(bitmap, groups):  # pragma: no cover - compiled
+    """The nonzero runs of ``groups`` bits (a power of two) in ``bitmap`` (uint64 words)."""
+    total = 0
+    if groups >= 64:
+        words = groups // 64
+        for w in range(0, len(bitmap), words):
+            for v in range(w, w + words):
+                if bitmap[v]:
+                    total += 1
+                    break
+        return total
+    every = ZERO  # a bit at the start of each run of ``groups`` bits
+    for b in range(0, 64, groups):
+        every |= np.uint64(1) << np.uint64(b)
+    for word in bitmap:
+        step = 1
+        while step < groups:
+            word |= word >> np.uint64(step)
+            step *= 2
+        total += _popcount(word & every)
+    return total
 
 
-@_compile
-def occupied(cells):  # pragma: no cover - compiled
-    """The occupied slots' indices and cells (the bins, in the table's order)."""
-    count = 0
-    for slot in range(len(cells)):
-        if cells[slot, _POS] + cells[slot, _NEG] != 0:
-            count += 1
-    slots = np.empty(count, np.int64)
-    k = 0
-    for slot in range(len(cells)):
-        if cells[slot, _POS] + cells[slot, _NEG] != 0:
-            slots[k] = slot
-            k += 1
-    found = np.empty((count, 5), np.uint64)
-    for k in range(count):
-        found[k, :] = cells[slots[k], :]
-    return slots, found
+@compiled
+def _known_level(bitmap, index_bits, level, max_bins):  # pragma: no cover - compiled
+    """The most bits fitting ``max_bins`` if fewer than ``level``, else 64 (not known here).
 
-
-@_compile
-def rebinned(cells, found, drop, table_bits):  # pragma: no cover - compiled
-    """The table refilled with the bins ``found`` joined into their prefixes ``drop`` bits shorter.
-
-    Returns the count of bins.
+    ``bitmap``: bit ``i`` set where a key's prefix of ``level`` bits ends
+    with the ``index_bits`` bits of ``i`` (the bits above are common).
     """
-    cells[:, :] = 0
-    count = 0
-    for e in range(len(found)):
-        prefix = np.uint64(0) if drop >= 64 else found[e, _PREFIX] >> np.uint64(drop)
-        slot = _slot(cells, prefix, table_bits)
-        if cells[slot, _POS] + cells[slot, _NEG] == 0:
+    for drop in range(0, index_bits + 1):
+        if _distinct(bitmap, 1 << drop) <= max_bins:
+            return 64 if drop == 0 else level - drop
+    return level - index_bits  # (not reached: at the common prefix, one bin)
+
+
+@compiled
+def _one_table(bits, flags, most):  # pragma: no cover - compiled
+    """``(done, bins)``: all the rows' bins at 64 bits in one hash table, ascending, if at most
+    ``most`` (``done``); else it stops there.
+
+    For scores of few distinct values (rounded, quantised): their table stays
+    in the caches, and the rows need no scatter.
+    """
+    table_bits = 2
+    while (1 << table_bits) * 3 < 4 * (most + 1):
+        table_bits += 1
+    table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(most + 1, np.int64)
+    hash_shift = np.uint64(64 - table_bits)
+    count = np.int64(0)  # (not a literal 0: one compiled signature a callee)
+    for i in range(len(bits)):
+        key = order_key(bits[i])
+        slot = slot_of(table, key, len(table) - 1, hash_shift)
+        add = ONE_POS if flags[i] else ONE_NEG
+        if table[slot, COUNTS] == 0:
+            table[slot, PREFIX], table[slot, COUNTS] = key, add
+            table[slot, LOW], table[slot, HIGH] = key, key
+            used[count] = slot
             count += 1
-            cells[slot, :] = found[e, :]
-            cells[slot, _PREFIX] = prefix
+            if count > most:
+                return False, np.empty((0, 5), np.uint64)
         else:
-            cells[slot, _POS] += found[e, _POS]
-            cells[slot, _NEG] += found[e, _NEG]
-            cells[slot, _LOW] = min(cells[slot, _LOW], found[e, _LOW])
-            cells[slot, _HIGH] = max(cells[slot, _HIGH], found[e, _HIGH])
-    return count
+            table[slot, COUNTS] += add
+    return True, hash_bins(table, used, count)
 
 
-@_compile
-def inserted_rows(  # pragma: no cover - compiled
-    keys, positive, start, cells, table_bits, shift, count, limit
+@compiled
+def _layout(bits, part_rows, max_bins):  # pragma: no cover - compiled
+    """The cells' shift, the lowest key, each cell's part, the parts' first rows and key bounds,
+    and the bits to start with: two passes over the rows.
+
+    A cell is the 16 key bits below the keys' common prefix; a part, a run of
+    consecutive cells of at most ``part_rows`` rows (or one cell of more).  A
+    bitmap of the prefixes 8 bits longer than the cells' counts the bins at
+    every level up to it: when they are more than ``max_bins`` there, the bits
+    are known (fewer) and no bits are dropped later; else the parts start at 64.
+    """
+    n = len(bits)
+    low = high = order_key(bits[0])
+    for i in range(1, n):
+        key = order_key(bits[i])
+        low, high = min(low, key), max(high, key)
+    common = 64 - bit_length(low ^ high)
+    cell_shift = np.uint64(max(48 - common, 0))
+    span = cell_shift + np.uint64(16)
+    base = ZERO if span >= np.uint64(64) else (low >> span) << span
+    inside = (np.uint64(1) << cell_shift) - np.uint64(1)  # cell c: base | c << shift | inside
+    bitmap_shift = cell_shift - np.uint64(min(np.int64(cell_shift), _FINER))
+    index_bits = np.int64(span - bitmap_shift)
+    index_mask = (np.uint64(1) << np.uint64(index_bits)) - np.uint64(1)
+    bitmap = np.zeros(max((1 << index_bits) // 64, 1), np.uint64)
+    counts = np.zeros(_CELLS, np.int64)
+    for i in range(n):
+        key = order_key(bits[i])
+        counts[(key >> cell_shift) & _CELL_MASK] += 1
+        index = (key >> bitmap_shift) & index_mask
+        bitmap[index >> np.uint64(6)] |= np.uint64(1) << (index & np.uint64(63))
+    start = _known_level(bitmap, index_bits, 64 - np.int64(bitmap_shift), max_bins)
+    part_of = np.zeros(_CELLS, np.int32)
+    starts = np.zeros(_CELLS + 1, np.int64)
+    bounds = np.zeros((_CELLS, 2), np.uint64)  # each part's lowest and highest possible key
+    part, filled = 0, 0
+    for cell in range(_CELLS):
+        if counts[cell] == 0:
+            continue
+        first = base | (np.uint64(cell) << cell_shift)
+        if filled and filled + counts[cell] > part_rows:
+            part += 1
+            starts[part] = starts[part - 1] + filled
+            filled = 0
+        if filled == 0:
+            bounds[part, 0] = first
+        bounds[part, 1] = first | inside
+        part_of[cell] = part
+        filled += counts[cell]
+    starts[part + 1] = n
+    return cell_shift, low, part_of, starts[: part + 2].copy(), bounds[: part + 1].copy(), start
+
+
+@compiled
+def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no cover - compiled
+    """``(shift, bins, scattered)`` of a block's rows (at least one).
+
+    ``bits``: the scores' float64 bits; ``flags``: uint8, 1 for a positive;
+    ``weights``: float64, or empty (unweighted); parts of about ``part_rows``
+    rows (whole cells: more where one cell holds more).  ``bins``: a row per
+    bin, ascending: prefix (``key >> shift``), positives, negatives, lowest
+    and highest key, at the most bits whose bins are at most ``max_bins``;
+    ``scattered``: what :func:`weight_sums` needs.
+    """
+    cell_shift, low, part_of, starts, bounds, start = _layout(bits, part_rows, max_bins)
+    if start == 64:  # not known: few distinct scores, perhaps
+        done, found = _one_table(bits, flags, min(max_bins, _ONE_TABLE))
+        if done:  # all of them, at 64 bits
+            empty = np.empty(0, np.uint64)
+            scattered = (
+                empty,
+                np.empty(0, np.uint8),
+                weights[:0],
+                starts,
+                np.array([cell_shift, low]),
+            )
+            return 0, found, scattered
+    keys, sflags, sweights = _scattered(bits, flags, weights, cell_shift, part_of, starts)
+    widest = 0
+    for part in range(len(starts) - 1):
+        widest = max(widest, starts[part + 1] - starts[part])
+    cap = min(widest, limit + 2)  # the most bins a hash table holds
+    table_bits = 2
+    while (1 << table_bits) * 3 < 4 * (cap + 1):
+        table_bits += 1
+    table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(cap + 2, np.int64)
+    direct = empty_direct(np.int64(0))
+    fin = np.empty((limit + cap + 2, 5), np.uint64)
+    n_fin, shift = np.int64(0), 64 - start  # (not literals: one compiled signature a callee)
+    for part in range(len(starts) - 1):
+        n_fin, shift, direct = _counted_part(
+            keys, sflags, starts[part], starts[part + 1], bounds[part], table, used, direct,
+            fin, n_fin, shift, limit, max_bins,
+        )  # fmt: skip
+    if n_fin > max_bins:
+        prefixes = fin[:n_fin, PREFIX].copy()  # (contiguous: one signature of fitting_level)
+        new = fitting_level(prefixes, prefixes[:0], 64 - shift, max_bins)
+        n_fin = coarsened(fin, n_fin, 64 - shift - new)
+        shift = 64 - new
+    scattered = (keys, sflags, sweights, starts, np.array([cell_shift, low]))
+    return shift, fin[:n_fin], scattered
+
+
+@compiled
+def _scattered(bits, flags, weights, cell_shift, part_of, starts):  # pragma: no cover - compiled
+    """The rows' keys, flags (and weights) by part, each part's in row order: a stable scatter."""
+    n = len(bits)
+    weighted = len(weights) == n
+    keys, sflags = np.empty(n, np.uint64), np.empty(n, np.uint8)
+    sweights = np.empty(n if weighted else 0, np.float64)
+    cursor = starts[:-1].copy()
+    for i in range(n):
+        key = order_key(bits[i])
+        part = part_of[(key >> cell_shift) & _CELL_MASK]
+        j = cursor[part]
+        cursor[part] = j + 1
+        keys[j], sflags[j] = key, flags[i]
+        if weighted:
+            sweights[j] = weights[i]
+    return keys, sflags, sweights
+
+
+@compiled
+def _counted_part(  # pragma: no cover - compiled
+    keys, sflags, j, end, bounds, table, used, direct, fin, n_fin, shift, limit, max_bins
 ):
-    """Add the rows from ``start`` on to their bins (``key >> shift``) until more than ``limit``.
+    """A part's rows ``j:end`` counted and their bins appended to ``fin``: ``(n_fin, shift,
+    direct)``.
 
-    ``keys``: the rows' order-preserving keys; ``positive``: uint8 flags.
-    The table (``2 ** table_bits`` rows of :data:`_PREFIX` ... :data:`_HIGH`,
-    empty where both counts are 0) holds ``count`` bins.  Returns ``(stop,
-    count)``: the row after the last one added, and the bins now held (more
-    than ``limit`` if it stopped early: the caller drops bits and goes on).
+    Directly where the part's prefixes (``bounds``: its lowest and highest
+    possible key) span few values, else hashed.  When its bins and ``fin``'s
+    are more than ``limit``, bits are dropped (both coarsened) and it goes on.
     """
-    n = len(keys)
-    for i in range(start, n):
-        key = keys[i]
-        prefix = np.uint64(0) if shift >= 64 else key >> np.uint64(shift)
-        slot = _slot(cells, prefix, table_bits)
-        if cells[slot, _POS] + cells[slot, _NEG] == 0:
-            count += 1
-            cells[slot, _PREFIX] = prefix
-            cells[slot, _LOW] = key
-            cells[slot, _HIGH] = key
-        elif key < cells[slot, _LOW]:
-            cells[slot, _LOW] = key
-        elif key > cells[slot, _HIGH]:
-            cells[slot, _HIGH] = key
-        if positive[i]:
-            cells[slot, _POS] += np.uint64(1)
+    hash_shift = np.uint64(64 - bit_length(np.uint64(len(table) - 1)))
+    found = np.empty((0, 5), np.uint64)
+    stopped = True
+    while stopped:
+        origin = shifted_key(bounds[0], shift)
+        span = np.int64(shifted_key(bounds[1], shift) - origin) + 1  # (<= 0: a wrapped uint64)
+        if 0 < span <= min(max(2 * (end - j) + len(found), 4096), _DIRECT_MOST):
+            if len(direct) < span:
+                direct = empty_direct(max(span, 2 * len(direct)))
+            count = direct_filled(direct, origin, found)
+            j, count = direct_rows(
+                keys, sflags, j, end, direct, origin, count, limit - n_fin, shift
+            )
+            found = direct_bins(direct, origin, span, count)
         else:
-            cells[slot, _NEG] += np.uint64(1)
-        if count > limit:
-            return i + 1, count
-    return n, count
+            count = hash_filled(table, used, found, hash_shift)
+            j, count = hash_rows(
+                keys, sflags, j, end, table, used, count, limit - n_fin, shift, hash_shift
+            )
+            found = hash_bins(table, used, count)
+        stopped = count + n_fin > limit
+        if stopped:  # too many bins: drop bits, to fit max_bins
+            bits_now = 64 - shift
+            history, last = fin[:n_fin, PREFIX].copy(), found[:, PREFIX].copy()
+            new = fitting_level(history, last, bits_now, max_bins)
+            n_fin = coarsened(fin, n_fin, bits_now - new)
+            found = found[: coarsened(found, len(found), bits_now - new)]
+            shift = 64 - new
+            stopped = j < end
+    return appended(found, fin, n_fin), shift, direct
 
 
-@_compile
-def weight_sums(keys, positive, weights, shift, cells, table_bits):  # pragma: no cover
-    """Each slot's weight per class, added in row order (as ``np.bincount``)."""
-    sums = np.zeros((len(cells), 2), np.float64)
-    for i in range(len(keys)):
-        prefix = np.uint64(0) if shift >= 64 else keys[i] >> np.uint64(shift)
-        sums[_slot(cells, prefix, table_bits), 0 if positive[i] else 1] += weights[i]
+@compiled
+def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cover - compiled
+    """Each bin's weight per class (``bins``: the sorted prefixes), added in row order."""
+    keys, sflags, sweights, starts, cells = scattered
+    cell_shift, low = cells[0], cells[1]  # (a uint64 array: Python ints would not stay uint64)
+    sums = np.zeros((len(bins), 2), np.float64)
+    if len(keys) < len(bits):  # one table, no scatter: the rows in order, each bin's place hashed
+        table_bits = 2
+        while (1 << table_bits) < 2 * (len(bins) + 1):
+            table_bits += 1
+        table = np.zeros((1 << table_bits, 4), np.uint64)
+        hash_shift = np.uint64(64 - table_bits)
+        for e in range(len(bins)):
+            slot = slot_of(table, bins[e], len(table) - 1, hash_shift)
+            table[slot, PREFIX], table[slot, COUNTS] = bins[e], np.uint64(e + 1)
+        for i in range(len(bits)):
+            slot = slot_of(table, order_key(bits[i]), len(table) - 1, hash_shift)
+            sums[np.int64(table[slot, COUNTS]) - 1, 0 if flags[i] else 1] += weights[i]
+        return sums
+    if shift <= np.int64(cell_shift):  # bins inside cells, so inside parts: rows in order in each
+        widest = 0
+        for part in range(len(starts) - 1):
+            widest = max(widest, starts[part + 1] - starts[part])
+        table_bits = 2
+        while (1 << table_bits) < 2 * (min(widest, len(bins)) + 1):
+            table_bits += 1
+        mask, hash_shift = (1 << table_bits) - 1, np.uint64(64 - table_bits)
+        index = np.full(1 << table_bits, -1, np.int64)
+        prefixes = np.empty(1 << table_bits, np.uint64)
+        used = np.empty(min(widest, len(bins)) + 1, np.int64)
+        for part in range(len(starts) - 1):
+            count = 0
+            for j in range(starts[part], starts[part + 1]):
+                prefix = shifted_key(keys[j], shift)
+                slot = np.int64((prefix * GOLDEN) >> hash_shift)
+                while index[slot] >= 0 and prefixes[slot] != prefix:
+                    slot = (slot + 1) & mask
+                if index[slot] < 0:  # the part's next bin: its place among all
+                    index[slot], prefixes[slot] = np.searchsorted(bins, prefix), prefix
+                    used[count] = slot
+                    count += 1
+                sums[index[slot], 0 if sflags[j] else 1] += sweights[j]
+            for e in range(count):
+                index[used[e]] = -1
+        return sums
+    # bins wider than cells: each cell's bin, then the rows in their order
+    span = cell_shift + np.uint64(16)
+    base = ZERO if span >= np.uint64(64) else (low >> span) << span
+    of_cell = np.empty(_CELLS, np.int64)
+    for cell in range(_CELLS):
+        prefix = shifted_key(base | (np.uint64(cell) << cell_shift), shift)
+        of_cell[cell] = min(np.searchsorted(bins, prefix), len(bins) - 1)
+    for i in range(len(bits)):
+        cell = (order_key(bits[i]) >> cell_shift) & _CELL_MASK
+        sums[of_cell[cell], 0 if flags[i] else 1] += weights[i]
     return sums
+
+
+@compiled
+def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: no cover - compiled
+    """``(bits, bins, pos, neg, low, high)``: the bins of several states joined, then coarsened
+    to the most bits that fit ``max_bins``.
+
+    State ``r``'s bins are ``bins[starts[r]:starts[r + 1]]`` (ascending and
+    distinct, at ``bits`` bits), its counts (int64) and lowest and highest
+    scores beside them; a merge of their heads.  Integer counts only: the
+    order in which they are added does not matter.
+    """
+    heads = starts[:-1].copy()
+    size = len(bins)
+    out_bins, out_pos, out_neg = (
+        np.empty(size, np.uint64),
+        np.zeros(size, np.int64),
+        np.zeros(size, np.int64),
+    )
+    out_low, out_high = np.empty(size, np.float64), np.empty(size, np.float64)
+    n = 0
+    while True:
+        least, any_left = ZERO, False
+        for r in range(len(heads)):
+            if heads[r] < starts[r + 1] and (not any_left or bins[heads[r]] < least):
+                least, any_left = bins[heads[r]], True
+        if not any_left:
+            break
+        out_bins[n], out_low[n], out_high[n] = least, np.inf, -np.inf
+        for r in range(len(heads)):
+            h = heads[r]
+            if h < starts[r + 1] and bins[h] == least:
+                out_pos[n] += pos[h]
+                out_neg[n] += neg[h]
+                out_low[n] = min(out_low[n], low[h])
+                out_high[n] = max(out_high[n], high[h])
+                heads[r] = h + 1
+        n += 1
+    if n > max_bins:
+        new = fitting_level(out_bins[:n], out_bins[:0], bits, max_bins)
+        k = -1
+        for e in range(n):
+            prefix = shifted_key(out_bins[e], bits - new)
+            if k >= 0 and out_bins[k] == prefix:
+                out_pos[k] += out_pos[e]
+                out_neg[k] += out_neg[e]
+                out_low[k] = min(out_low[k], out_low[e])
+                out_high[k] = max(out_high[k], out_high[e])
+            else:
+                k += 1
+                out_bins[k], out_pos[k], out_neg[k] = prefix, out_pos[e], out_neg[e]
+                out_low[k], out_high[k] = out_low[e], out_high[e]
+        n, bits = k + 1, new
+    return bits, out_bins[:n], out_pos[:n], out_neg[:n], out_low[:n], out_high[:n]
+
+
+@compiled
+def columns(found):  # pragma: no cover - compiled
+    """Bins' rows as ``(bins, pos, neg, low, high)``: counts int64, keys back to float64 scores."""
+    n = len(found)
+    bins, pos, neg = np.empty(n, np.uint64), np.empty(n, np.int64), np.empty(n, np.int64)
+    low, high = np.empty(n, np.uint64), np.empty(n, np.uint64)
+    for e in range(n):
+        bins[e], pos[e], neg[e] = found[e, PREFIX], np.int64(found[e, 1]), np.int64(found[e, 2])
+        for out, key in ((low, found[e, 3]), (high, found[e, 4])):  # order_key inverted
+            out[e] = key ^ SIGN if key & SIGN else ~key
+    return bins, pos, neg, low.view(np.float64), high.view(np.float64)
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
     """Run the loops once, through their door, on tiny inputs: numba compiles (or loads) them."""
-    from .bins import binned_rows
+    from .bins import binned_rows, block_state, merge_states
 
     scores = np.linspace(0.0, 1.0, 300)
     positive = (np.arange(300) % 2).astype(bool)
+    clusters = (1 + np.arange(300) % 3) * (1 + np.arange(300) * 2.0**-50)  # bits dropped by parts
     for weights in (None, np.ones(300)):
-        binned_rows(scores, positive, weights, max_bins=7, loops=sys.modules[__name__])
-    loaded(inserted_rows)
+        for s, max_bins in ((scores, 7), (scores, 1000), (clusters, 7)):  # the three ways
+            binned_rows(s, positive, weights, max_bins=max_bins, loops=sys.modules[__name__])
+    halves = [
+        block_state(positive[i::2], scores[i::2], max_bins=60, compiled=False) for i in (0, 1)
+    ]
+    merge_states(halves, loops=sys.modules[__name__])
+    loaded(block_bins)

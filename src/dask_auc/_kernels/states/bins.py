@@ -33,6 +33,14 @@ from ..core.validation import (
 from ..sort.compiled import usable
 
 KEY_BITS = 64
+#: the compiled path's parts a block (about; :func:`binned_rows`): few enough streams for its
+#: scatter, and tables of a part's bins small enough for the caches; at least PART_ROWS rows each
+PARTS, PART_ROWS = 256, 4096
+_COLUMNS = ("bins", "pos", "neg", "low", "high")
+#: the compiled tables pack a bin's two class counts in one uint64: blocks of fewer rows
+PACKED_ROWS = 1 << 32
+#: the most states the compiled merge joins at once (it compares their heads at each bin)
+MERGED_RUNS = 16
 _SIGN = np.uint64(1 << 63)
 #: the targets whose positive class is 1 by default (scikit-learn's roc_curve rule)
 _DEFAULT_TARGETS = ({0, 1}, {-1, 1})
@@ -90,7 +98,7 @@ def block_state(
     """Validate one block (scikit-learn's messages) and reduce it to its state, without a sort.
 
     Rows of weight zero are left out, as they count for nothing.  The bins
-    are made by :func:`binned_rows`: compiled (numba's hash, ``compiled`` and
+    are made by :func:`binned_rows`: compiled (numba's parts, ``compiled`` and
     numba installed) or by NumPy, the same bits either way.
 
     Examples
@@ -155,8 +163,12 @@ def check_default_target(classes: Sequence[Any]) -> None:
         )
 
 
-def merge_states(states: Sequence[StateBins]) -> StateBins:
+def merge_states(states: Sequence[StateBins], loops: Any = True) -> StateBins:
     """The state of the concatenated rows of ``states`` (any order of merges gives the same).
+
+    Unweighted, the compiled loops join the bins when they are ready
+    (``loops``: True, or the module; None: NumPy): integer counts, so the
+    same state either way.
 
     Examples
     --------
@@ -187,6 +199,16 @@ def merge_states(states: Sequence[StateBins]) -> StateBins:
     weighted = any(s.weighted for s in states)
     bits = min(s.bits for s in states)
     parts = [_coarsened(s, bits) for s in states]
+    size = sum(len(p.bins) for p in parts)
+    if loops is True:
+        loops = None if weighted or len(parts) > MERGED_RUNS else _loops(True, size)
+    if loops is not None and not weighted and size:
+        joined = [np.concatenate([getattr(p, name) for p in parts]) for name in _COLUMNS]
+        starts = np.cumsum([0] + [len(p.bins) for p in parts])
+        bits, *columns = loops.merged_bins(*joined, starts, bits, first.max_bins)
+        return replace(
+            first, bits=bits, classes=classes, **dict(zip(_COLUMNS, columns, strict=True))
+        )
     dtype = np.float64 if weighted else np.int64
     bins = np.concatenate([p.bins for p in parts])
     order = np.argsort(bins, kind="stable")
@@ -257,14 +279,17 @@ def binned_rows(
     *,
     max_bins: int,
     loops: Any = None,
+    part_rows: int | None = None,
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(bits, bins, pos, neg, low, high)`` of the rows: the most bits that fit ``max_bins``.
 
-    ``loops``: the compiled module (:mod:`._numba`, a hash of the rows, no
-    sort); None: NumPy (one sort of the keys, :func:`numpy.unique`).  The
-    same bins, counts and scores either way; weights are added per bin in
-    row order by both (``np.bincount``'s order), so weighted sums agree bit
-    for bit too.
+    ``loops``: the compiled module (:mod:`._numba`: parts of rows, a small
+    table of bins each, no sort of rows); None: NumPy (one sort of the keys,
+    :func:`numpy.unique`).  The same bins, counts and scores either
+    way; weights are added per bin in row order by both (``np.bincount``'s
+    order), so weighted sums agree bit for bit too.  ``part_rows``: the
+    compiled path's rows a part (default: a 256th of the rows, at least
+    :data:`PART_ROWS`; the tests make it small to make many parts).
 
     Examples
     --------
@@ -274,10 +299,10 @@ def binned_rows(
     >>> bits, pos.tolist(), neg.tolist(), low.tolist(), high.tolist()
     (10, [1, 1], [2, 0], [0.25, 2.0], [0.5, 2.0])
     """  # fmt: skip
-    keys = score_keys(scores)
     positive = np.ascontiguousarray(positive, dtype=np.bool_)
-    if loops is not None:
-        return _hashed(loops, keys, positive, weights, max_bins)
+    if loops is not None and len(scores) < PACKED_ROWS:
+        return _hashed(loops, scores, positive, weights, max_bins, part_rows)
+    keys = score_keys(scores)
     distinct, inverse = np.unique(keys, return_inverse=True)
     bits = fitting_bits(distinct, KEY_BITS, max_bins)
     prefixes = shifted(distinct, KEY_BITS - bits)
@@ -298,56 +323,45 @@ def binned_rows(
     return bits, prefixes[starts], pos, neg, low, high
 
 
-def _hashed(
-    loops: Any, keys: np.ndarray, positive: np.ndarray, weights: np.ndarray | None, max_bins: int
+def _hashed(  # noqa: PLR0913
+    loops: Any,
+    scores: np.ndarray,
+    positive: np.ndarray,
+    weights: np.ndarray | None,
+    max_bins: int,
+    part_rows: int | None,
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`binned_rows` by the compiled hash table of bins (:mod:`._numba`): no sort of rows.
+    """:func:`binned_rows` by the compiled loops (:mod:`._numba`): no sort of rows.
 
-    The table starts with whole keys and holds up to ``1.25 * max_bins``
-    bins.  When the rows read make more, it drops to the most bits at which
-    the bins read make at most ``max_bins`` (:func:`fitting_bits` of the
-    table's bins, sorted: a sort of bins, not rows) and goes on; the last
-    drop, to ``max_bins``, is made once at the end.  A level is dropped only
-    when rows of the block make too many bins there, so the bits it ends with
-    are the most that fit the whole block: the NumPy path's.  The headroom
-    above ``max_bins`` makes drops rare (about one per doubling of the rows
-    on continuous scores).
+    A histogram of the keys' cells and a bitmap of finer prefixes give the
+    bits on continuous scores; the rows are then scattered into parts
+    (contiguous ranges of keys, ascending), each part's bins counted in a
+    small table and appended to the sorted bins.  Scores of few distinct
+    values are counted in one table of whole keys.  Otherwise the parts start
+    with whole keys and drop low bits, as bins read exceed ``1.25 *
+    max_bins``, to the most at which they make at most ``max_bins`` (a sort
+    of bins, not rows); a level is dropped only when rows of the block make
+    too many bins there, so the bits are the most that fit the whole block:
+    the NumPy path's.
     """
+    if len(scores) == 0:
+        empty = np.zeros(0, np.float64 if weights is not None else np.int64)
+        return KEY_BITS, np.zeros(0, np.uint64), empty, empty.copy(), np.zeros(0), np.zeros(0)
+    bits = np.ascontiguousarray(scores, dtype=np.float64).view(np.uint64)  # the loops key them
     flags = positive.view(np.uint8)
-    limit = min(max_bins + max_bins // 4, len(keys))
-    table_bits = 2
-    while (1 << table_bits) * 3 < 4 * (limit + 1):
-        table_bits += 1
-    cells = np.zeros((1 << table_bits, 5), np.uint64)
-    start = count = shift = 0
-    while True:
-        start, count = loops.inserted_rows(
-            keys, flags, start, cells, table_bits, shift, count, limit
-        )
-        if count <= (limit if start < len(keys) else max_bins):
-            if start == len(keys):
-                break
-            continue  # (not reached: the loop stops early only past the limit)
-        _, found = loops.occupied(cells)
-        bits = KEY_BITS - shift
-        new_bits = fitting_bits(np.sort(found[:, 0]), bits, max_bins)
-        count = loops.rebinned(cells, found, bits - new_bits, table_bits)
-        shift = KEY_BITS - new_bits
-    slots, found = loops.occupied(cells)
-    order = np.argsort(found[:, 0])  # the bins (at most max_bins), not the rows
-    found = found[order]
-    pos, neg = found[:, 1].astype(np.int64), found[:, 2].astype(np.int64)
     if weights is not None:
-        sums = loops.weight_sums(keys, flags, weights, shift, cells, table_bits)[slots[order]]
-        pos, neg = sums[:, 0].copy(), sums[:, 1].copy()
-    return (
-        KEY_BITS - shift,
-        found[:, 0].copy(),
-        pos,
-        neg,
-        key_scores(found[:, 3]),
-        key_scores(found[:, 4]),
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+    limit = min(max_bins + max_bins // 4, len(scores))
+    part_rows = part_rows or max(-(-len(scores) // PARTS), PART_ROWS)
+    no_weights = np.zeros(0, np.float64)
+    shift, found, scattered = loops.block_bins(
+        bits, flags, no_weights if weights is None else weights, max_bins, limit, part_rows
     )
+    bins, pos, neg, low, high = loops.columns(found)
+    if weights is not None:
+        sums = loops.weight_sums(bits, flags, weights, shift, bins, scattered)
+        pos, neg = sums[:, 0].copy(), sums[:, 1].copy()
+    return KEY_BITS - shift, bins, pos, neg, low, high
 
 
 def key_scores(keys: np.ndarray) -> np.ndarray:
