@@ -64,56 +64,44 @@ class _Incompatible(ValueError):
     """A state file of another format or version."""
 
 
-class _Width:
-    """``width``, the one definition for the bounds below (their fields first)."""
-
-    __slots__ = ()
-    lower: float
-    upper: float
-
-    @property
-    def width(self) -> float:
-        """``upper - lower``: how far the exact value can be from either bound."""
-        return self.upper - self.lower
-
-
-class _AUCFields(NamedTuple):
-    lower: float
-    estimate: float
-    upper: float
-    exact: bool
-
-
-class AUCBounds(_AUCFields, _Width):
+class AUCBounds(NamedTuple):
     """The AUC certified by a state: ``lower <= exact AUC <= upper``.
 
     ``estimate`` counts the pairs inside each bin of several scores as half
     ordered (the trapezoid); ``exact`` is True when no bin holds several
     scores, and then ``lower == estimate == upper`` is the exact AUC.
-    ``width``: ``upper - lower``.
     """
 
-    __slots__ = ()
-
-
-class _KSFields(NamedTuple):
     lower: float
+    estimate: float
     upper: float
     exact: bool
-    threshold: Any
+
+    @property
+    def width(self) -> float:
+        """``upper - lower``: how far the exact AUC can be from either bound."""
+        return self.upper - self.lower
 
 
-class KSBounds(_KSFields, _Width):
+class KSBounds(NamedTuple):
     """The Kolmogorov-Smirnov statistic certified by a state: ``lower <= exact KS <= upper``.
 
     ``lower`` is the largest ``|tpr - fpr|`` at the bins' corners (exact
     points of the curve), reached at ``threshold`` (a bin's lowest score;
     the highest of equal gaps); ``exact`` is True when no bin can hide a
     larger gap, and then ``lower == upper`` is :func:`dask_auc.ks_statistic`'s
-    statistic.  ``width``: ``upper - lower``.
+    statistic.
     """
 
-    __slots__ = ()
+    lower: float
+    upper: float
+    exact: bool
+    threshold: Any
+
+    @property
+    def width(self) -> float:
+        """``upper - lower``."""
+        return self.upper - self.lower
 
 
 class ROCState:
