@@ -13,9 +13,9 @@ it waits for the families' loops to be ready (``loops ready s``, since the
 first call began), says whether they came from numba's disk cache, and
 records its memory again.  Families (``--families``):
 
-* ``main`` -- the sort's, curves', groups' and states' loops (~20 s cold):
+* ``main`` -- the sort's, curves', groups' and states' loops (~45 s of CPU cold):
   ``roc_auc_score`` on continuous and then on tied scores;
-* ``replicates`` -- the bootstrap's loops (~6 s cold):
+* ``replicates`` -- the bootstrap's loops (~5 s cold):
   ``bootstrap_ci(roc_auc)`` of 20 replicates, which uses no other family's.
 
 It runs once with an empty numba cache (``NUMBA_CACHE_DIR`` pointing at a new
