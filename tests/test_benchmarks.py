@@ -1,17 +1,25 @@
 """The benchmark scripts run, print their tables, and every method gives sklearn's answer.
 
 Nothing here looks at a timing: the machine running the tests is not the one
-the numbers are for.  Each script runs once as a person would run it (a
-subprocess of the script: its command line and imports), with ``--in-process``
+the numbers are for.  Each script runs once as a person would run it: its file
+run as ``__main__`` with its command line (``run_script``), with ``--in-process``
 where it has it: every row in that one process, instead of a Python start per
-row (``benchmarks/_process.py``).  The fresh-process runner itself is tested
-here on the smallest children that show each of its behaviours.
+row (``benchmarks/_process.py``).  ``run_script`` runs the file in this test
+process (its imports already warm: a Python start and a dask_auc import cost
+each smoke run seconds that check nothing) with dask's configuration as a new
+process has it; the scripts whose claim is a fresh process (``numba_cost.py``,
+``bench_first_call.py``) run as a subprocess, as do the fresh-process runner's
+children, tested here on the smallest children that show each of its behaviours.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import importlib.util
+import io
 import os
+import runpy
 import subprocess
 import sys
 import time
@@ -35,6 +43,38 @@ def _run(script: Path, *args: str, timeout: float) -> subprocess.CompletedProces
         check=True,
         timeout=timeout,
     )
+
+
+def run_script(script: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run a benchmark script's file as ``__main__`` in this process, as ``python script args``.
+
+    Its command line is ``sys.argv``; the folder of the script is first on
+    ``sys.path`` (as Python puts it); dask's configuration is a new process's
+    (``dask.config.refresh()``: none of the suite's settings) and is restored
+    after, with ``sys.argv`` and ``sys.path``.  Its printed output, or an
+    AssertionError with it if the script exits with a status other than 0.
+    """
+    import dask
+
+    saved_config = copy.deepcopy(dask.config.config)
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    out, err = io.StringIO(), io.StringIO()
+    status: object = 0
+    sys.argv = [str(script), *args]
+    sys.path.insert(0, str(script.parent))
+    dask.config.refresh()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as exit_:
+        status = exit_.code if exit_.code is not None else 0
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+        dask.config.config.clear()
+        dask.config.config.update(saved_config)
+    assert status == 0, f"{script.name} exited {status!r}: {err.getvalue()}\n{out.getvalue()}"
+    return subprocess.CompletedProcess([str(script), *args], 0, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -88,12 +128,11 @@ def one_run(tmp_path_factory):
     """
     output = tmp_path_factory.mktemp("bench") / "report.md"
     methods = ",".join([*ANSWERING, "numpy-sort-2threads"])
-    completed = _run(
+    completed = run_script(
         # tied scores: the kind where the methods' tie handling can disagree; the kinds
         # share every other line of the script
         SCRIPT, "--rows", "20000,30000", "--sklearn-max-rows", "20000", "--repeats", "1",
         "--methods", methods, "--kinds", "tied", "--output", str(output), "--in-process",
-        timeout=180,
     )  # fmt: skip
     return completed, output
 
@@ -168,7 +207,7 @@ def test_curve_digest_is_the_area_under_the_curve(bench_methods, heavy_ties):
 
 
 def test_tie_aggregation_script_prints_both_kernels():
-    done = _run(BENCHMARKS / "tie_aggregation.py", "--rows", "1e5", "--repeats", "1", timeout=120)
+    done = run_script(BENCHMARKS / "tie_aggregation.py", "--rows", "1e5", "--repeats", "1")
     _, rows = _table(done.stdout)
     assert [row["kernel"] for row in rows] == [
         "prepare_block",
@@ -232,11 +271,10 @@ def test_sort_floor_sorts_both_halves(bench_methods):
 
 def test_bench_many_prints_every_way_with_equal_answers():
     """The sort-once benchmark runs as a person would; its three ways agree (smoke test)."""
-    done = _run(
+    done = run_script(
         BENCHMARKS / "bench_many.py",
         *("--rows", "3e3", "--chunks", "4", "--repeats", "1", "--numba", "off", "--no-sklearn"),
         "--in-process",
-        timeout=300,
     )
     header, rows = _table(done.stdout)
     names = [row["measurement"] for row in rows]
@@ -248,11 +286,10 @@ def test_bench_many_prints_every_way_with_equal_answers():
 
 def test_bench_bootstrap_prints_every_row_and_the_estimate_is_the_auc():
     """The bootstrap benchmark runs as a person would (smoke test; no timing is read)."""
-    done = _run(
+    done = run_script(
         BENCHMARKS / "bench_bootstrap.py",
         *("--rows", "2e3", "--chunks", "4", "--replicates", "10", "--repeats", "1"),
         *("--numba", "on", "--peer-replicates", "1", "--in-process"),
-        timeout=300,
     )
     header, rows = _table(done.stdout)
     names = [row["measurement"] for row in rows]
@@ -266,10 +303,9 @@ def test_bench_bootstrap_prints_every_row_and_the_estimate_is_the_auc():
 
 
 def test_bootstrap_coverage_prints_both_intervals():
-    done = _run(
+    done = run_script(
         BENCHMARKS / "bootstrap_coverage.py",
         *("--trials", "3", "--rows", "300", "--replicates", "20"),
-        timeout=300,
     )
     assert "| bootstrap (95%) |" in done.stdout and "| DeLong (95%) |" in done.stdout
 

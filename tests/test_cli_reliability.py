@@ -9,8 +9,6 @@ process (output captured), as most of ``test_cli.py``'s do.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -132,18 +130,16 @@ def test_probabilities_outside_the_unit_interval_keep_their_message(rows, tmp_pa
 
 
 def test_bench_reliability_prints_every_row_with_the_same_answers():
-    done = subprocess.run(
+    from test_benchmarks import run_script
+
+    done = run_script(
         # one kind: the smoke run checks that every row runs and agrees, not the kinds, which
         # the same code draws; --in-process: measured in the script's own process
-        # (benchmarks/_process.py), no second Python start
-        [sys.executable, BENCHMARKS / "bench_reliability.py", "--rows", "2e4", "--repeats", "1"]
-        + ["--kinds", "tied", "--in-process"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+        # (benchmarks/_process.py), no second Python start; run_script: the script file as
+        # __main__ in this process (test_benchmarks.py), no Python start at all
+        BENCHMARKS / "bench_reliability.py",
+        *("--rows", "2e4", "--repeats", "1", "--kinds", "tied", "--in-process"),
     )
-    assert done.returncode == 0, done.stderr
     text = done.stdout
     assert "tied scores" in text
     for row in (

@@ -258,13 +258,14 @@ def test_bench_states_script_runs_small():
     """The benchmark as a person runs it, tiny: every method's row, no timing looked at.
 
     ``--in-process``: every row in the script's one process (``benchmarks/_process.py``),
-    not a Python start per row; the fresh-process runner is test_benchmarks.py's.
+    not a Python start per row; the fresh-process runner is test_benchmarks.py's, as is
+    ``run_script`` (the script file as ``__main__`` in this test process).
     """
-    done = subprocess.run(
+    from test_benchmarks import run_script
+
+    done = run_script(
         # one kind: the kinds share the code; 2e4 rows still cut into the 28 days' states
-        [sys.executable, str(BENCH_STATES), "--rows", "2e4", "--repeats", "1", "--kinds", "ctr",
-         "--in-process"],
-        capture_output=True, text=True, timeout=300, check=True,
+        BENCH_STATES, "--rows", "2e4", "--repeats", "1", "--kinds", "ctr", "--in-process",
     )  # fmt: skip
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][2:]
     methods = {line.strip("|").split("|")[0].strip() for line in rows}

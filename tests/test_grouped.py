@@ -333,9 +333,9 @@ def test_one_heavy_group_with_most_rows_and_a_tail_of_light_ones():
 
 
 def test_benchmark_script_runs_and_every_method_agrees(tmp_path):
-    import subprocess
-    import sys
     from pathlib import Path
+
+    from test_benchmarks import run_script
 
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_grouped.py"
     output = tmp_path / "report.md"
@@ -352,14 +352,14 @@ def test_benchmark_script_runs_and_every_method_agrees(tmp_path):
         *(m for m, module in peers.items() if importlib.util.find_spec(module) is not None),
         "sklearn-per-group",
     ]
-    # every method in the script's own process (--in-process: one Python start, not one
-    # per method): a small table suffices to see every method agree; 140 users of which 20
-    # timed with sklearn: extrapolated x7
-    completed = subprocess.run(
-        [sys.executable, str(script), "--rows", "4000", "--groups", "140",
-         "--sklearn-groups", "20", "--repeats", "1", "--output", str(output),
-         "--methods", ",".join(methods), "--in-process"],
-        capture_output=True, text=True, timeout=180, check=True,
+    # every method in the script's own process (--in-process: not a Python start per
+    # method), the script file run as __main__ in this one (run_script): a small table
+    # suffices to see every method agree; 140 users of which 20 timed with sklearn:
+    # extrapolated x7
+    completed = run_script(
+        script, "--rows", "4000", "--groups", "140", "--sklearn-groups", "20",
+        "--repeats", "1", "--output", str(output), "--methods", ",".join(methods),
+        "--in-process",
     )  # fmt: skip
     rows = [line for line in completed.stdout.splitlines() if line.startswith("| ")][2:]
     assert [row.split("|")[1].strip() for row in rows] == methods
