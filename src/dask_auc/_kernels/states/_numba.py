@@ -59,6 +59,7 @@ from ._tables import (
     direct_filled,
     direct_rows,
     empty_direct,
+    entry,
     fitting_level,
     hash_bins,
     hash_filled,
@@ -210,7 +211,7 @@ def _layout(bits, part_rows, max_bins):  # pragma: no cover - compiled
     return cell_shift, low, part_of, starts[: part + 2].copy(), bounds[: part + 1].copy(), start
 
 
-@compiled
+@entry
 def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no cover - compiled
     """``(shift, bins, scattered)`` of a block's rows (at least one).
 
@@ -322,7 +323,7 @@ def _counted_part(  # pragma: no cover - compiled
     return appended(found, fin, n_fin), shift, direct
 
 
-@compiled
+@entry
 def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cover - compiled
     """Each bin's weight per class (``bins``: the sorted prefixes), added in row order."""
     keys, sflags, sweights, starts, cells = scattered
@@ -380,7 +381,7 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
     return sums
 
 
-@compiled
+@entry
 def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: no cover - compiled
     """``(bits, bins, pos, neg, low, high)``: the bins of several states joined, then coarsened
     to the most bits that fit ``max_bins``.
@@ -434,7 +435,7 @@ def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: n
     return bits, out_bins[:n], out_pos[:n], out_neg[:n], out_low[:n], out_high[:n]
 
 
-@compiled
+@entry
 def columns(found):  # pragma: no cover - compiled
     """Bins' rows as ``(bins, pos, neg, low, high)``: counts int64, keys back to float64 scores."""
     n = len(found)
