@@ -128,7 +128,7 @@ def _known_level(bitmap, index_bits, level, max_bins):  # pragma: no cover - com
     return level - index_bits  # (not reached: at the common prefix, one bin)
 
 
-@compiled
+@entry
 def _one_table(bits, flags, most):  # pragma: no cover - compiled
     """``(done, bins)``: all the rows' bins at 64 bits in one hash table, ascending, if at most
     ``most`` (``done``); else it stops there.
@@ -158,7 +158,7 @@ def _one_table(bits, flags, most):  # pragma: no cover - compiled
     return True, hash_bins(table, used, count)
 
 
-@compiled
+@entry
 def _layout(bits, part_rows, max_bins):  # pragma: no cover - compiled
     """The cells' shift, the lowest key, each cell's part, the parts' first rows and key bounds,
     and the bits to start with: two passes over the rows.
@@ -211,8 +211,14 @@ def _layout(bits, part_rows, max_bins):  # pragma: no cover - compiled
     return cell_shift, low, part_of, starts[: part + 2].copy(), bounds[: part + 1].copy(), start
 
 
-@entry
-def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no cover - compiled
+def block_bins(
+    bits: np.ndarray,
+    flags: np.ndarray,
+    weights: np.ndarray,
+    max_bins: int,
+    limit: int,
+    part_rows: int,
+) -> tuple[int, np.ndarray, tuple[np.ndarray, ...]]:
     """``(shift, bins, scattered)`` of a block's rows (at least one).
 
     ``bits``: the scores' float64 bits; ``flags``: uint8, 1 for a positive;
@@ -220,22 +226,26 @@ def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no 
     rows (whole cells: more where one cell holds more).  ``bins``: a row per
     bin, ascending: prefix (``key >> shift``), positives, negatives, lowest
     and highest key, at the most bits whose bins are at most ``max_bins``;
-    ``scattered``: what :func:`weight_sums` needs.
+    ``scattered``: what :func:`weight_sums` needs.  Python calls the loops in
+    turn (a few calls a block): one loop of them all would compile them all
+    again, inlined.
     """
     cell_shift, low, part_of, starts, bounds, start = _layout(bits, part_rows, max_bins)
+    cells = np.array([cell_shift, low], np.uint64)
     if start == 64:  # not known: few distinct scores, perhaps
         done, found = _one_table(bits, flags, min(max_bins, _ONE_TABLE))
         if done:  # all of them, at 64 bits
-            empty = np.empty(0, np.uint64)
-            scattered = (
-                empty,
-                np.empty(0, np.uint8),
-                weights[:0],
-                starts,
-                np.array([cell_shift, low]),
-            )
-            return 0, found, scattered
+            empty = (np.empty(0, np.uint64), np.empty(0, np.uint8), weights[:0])
+            return 0, found, (*empty, starts, cells)
     keys, sflags, sweights = _scattered(bits, flags, weights, cell_shift, part_of, starts)
+    shift, found = _parts(keys, sflags, starts, bounds, 64 - start, limit, max_bins)
+    return shift, found, (keys, sflags, sweights, starts, cells)
+
+
+@entry
+def _parts(keys, sflags, starts, bounds, shift, limit, max_bins):  # pragma: no cover - compiled
+    """``(shift, bins)`` of the scattered rows: each part's bins counted and appended in turn,
+    then coarsened to ``max_bins``."""
     widest = 0
     for part in range(len(starts) - 1):
         widest = max(widest, starts[part + 1] - starts[part])
@@ -246,7 +256,7 @@ def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no 
     table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(cap + 2, np.int64)
     direct = empty_direct(np.int64(0))
     fin = np.empty((limit + cap + 2, 5), np.uint64)
-    n_fin, shift = np.int64(0), 64 - start  # (not literals: one compiled signature a callee)
+    n_fin = np.int64(0)  # (not a literal: one compiled signature a callee)
     for part in range(len(starts) - 1):
         n_fin, shift, direct = _counted_part(
             keys, sflags, starts[part], starts[part + 1], bounds[part], table, used, direct,
@@ -257,11 +267,10 @@ def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no 
         new = fitting_level(prefixes, prefixes[:0], 64 - shift, max_bins)
         n_fin = coarsened(fin, n_fin, 64 - shift - new)
         shift = 64 - new
-    scattered = (keys, sflags, sweights, starts, np.array([cell_shift, low]))
-    return shift, fin[:n_fin], scattered
+    return shift, fin[:n_fin]
 
 
-@compiled
+@entry
 def _scattered(bits, flags, weights, cell_shift, part_of, starts):  # pragma: no cover - compiled
     """The rows' keys, flags (and weights) by part, each part's in row order: a stable scatter."""
     n = len(bits)
@@ -350,7 +359,7 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
         while (1 << table_bits) < 2 * (min(widest, len(bins)) + 1):
             table_bits += 1
         mask, hash_shift = (1 << table_bits) - 1, np.uint64(64 - table_bits)
-        index = np.full(1 << table_bits, -1, np.int64)
+        index = np.zeros(1 << table_bits, np.int64)  # a slot's bin + 1 (0: empty)
         prefixes = np.empty(1 << table_bits, np.uint64)
         used = np.empty(min(widest, len(bins)) + 1, np.int64)
         for part in range(len(starts) - 1):
@@ -358,15 +367,15 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
             for j in range(starts[part], starts[part + 1]):
                 prefix = shifted_key(keys[j], shift)
                 slot = np.int64((prefix * GOLDEN) >> hash_shift)
-                while index[slot] >= 0 and prefixes[slot] != prefix:
+                while index[slot] and prefixes[slot] != prefix:
                     slot = (slot + 1) & mask
-                if index[slot] < 0:  # the part's next bin: its place among all
-                    index[slot], prefixes[slot] = np.searchsorted(bins, prefix), prefix
+                if not index[slot]:  # the part's next bin: its place among all
+                    index[slot], prefixes[slot] = _rank(bins, prefix) + 1, prefix
                     used[count] = slot
                     count += 1
-                sums[index[slot], 0 if sflags[j] else 1] += sweights[j]
+                sums[index[slot] - 1, 0 if sflags[j] else 1] += sweights[j]
             for e in range(count):
-                index[used[e]] = -1
+                index[used[e]] = 0
         return sums
     # bins wider than cells: each cell's bin, then the rows in their order
     span = cell_shift + np.uint64(16)
@@ -374,11 +383,25 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
     of_cell = np.empty(_CELLS, np.int64)
     for cell in range(_CELLS):
         prefix = shifted_key(base | (np.uint64(cell) << cell_shift), shift)
-        of_cell[cell] = min(np.searchsorted(bins, prefix), len(bins) - 1)
+        of_cell[cell] = min(_rank(bins, prefix), len(bins) - 1)
     for i in range(len(bits)):
         cell = (order_key(bits[i]) >> cell_shift) & _CELL_MASK
         sums[of_cell[cell], 0 if flags[i] else 1] += weights[i]
     return sums
+
+
+@compiled
+def _rank(ascending, value):  # pragma: no cover - compiled
+    """The values of ``ascending`` below ``value``: ``np.searchsorted``'s (numba's costs more
+    to compile than this bisection)."""
+    low, high = 0, len(ascending)
+    while low < high:
+        middle = (low + high) >> 1
+        if ascending[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 @entry
@@ -462,4 +485,4 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         block_state(positive[i::2], scores[i::2], max_bins=60, compiled=False) for i in (0, 1)
     ]
     merge_states(halves, loops=sys.modules[__name__])
-    loaded(block_bins)
+    loaded(columns)
