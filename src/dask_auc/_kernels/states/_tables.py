@@ -12,24 +12,24 @@ Every loop is ``nogil``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
-#: the loops called only from other loops: no wrapper for Python or C callers (numba builds
-#: both for every function unless told, a fifth of the compile), numpy's error model (no
-#: ZeroDivisionError paths: no divisor here is zero)
-compiled = njit(
-    nogil=True,
-    cache=True,
-    boundscheck=False,
-    error_model="numpy",
-    no_cpython_wrapper=True,
-    no_cfunc_wrapper=True,
-)
-#: the loops called from Python (:mod:`.bins`): with the wrapper that Python calls through
-entry = njit(
-    nogil=True, cache=True, boundscheck=False, error_model="numpy", no_cfunc_wrapper=True
-)
+#: every loop: numpy's error model (no ZeroDivisionError paths: no divisor here is zero) and
+#: no wrapper for C callers (numba builds one for every function unless told)
+_OPTIONS: dict[str, Any] = {
+    "nogil": True,
+    "cache": True,
+    "boundscheck": False,
+    "error_model": "numpy",
+    "no_cfunc_wrapper": True,
+}
+#: the loops called only from other loops: no wrapper for Python callers either
+compiled = njit(**{**_OPTIONS, "no_cpython_wrapper": True})
+#: the loops called from Python (:mod:`.bins`, :func:`._numba.block_bins`)
+entry = njit(**_OPTIONS)
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SIGN = np.uint64(1 << 63)
