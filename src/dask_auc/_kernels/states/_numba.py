@@ -243,34 +243,6 @@ def block_bins(
 
 
 @entry
-def _parts(keys, sflags, starts, bounds, shift, limit, max_bins):  # pragma: no cover - compiled
-    """``(shift, bins)`` of the scattered rows: each part's bins counted and appended in turn,
-    then coarsened to ``max_bins``."""
-    widest = 0
-    for part in range(len(starts) - 1):
-        widest = max(widest, starts[part + 1] - starts[part])
-    cap = min(widest, limit + 2)  # the most bins a hash table holds
-    table_bits = 2
-    while (1 << table_bits) * 3 < 4 * (cap + 1):
-        table_bits += 1
-    table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(cap + 2, np.int64)
-    direct = empty_direct(np.int64(0))
-    fin = np.empty((limit + cap + 2, 5), np.uint64)
-    n_fin = np.int64(0)  # (not a literal: one compiled signature a callee)
-    for part in range(len(starts) - 1):
-        n_fin, shift, direct = _counted_part(
-            keys, sflags, starts[part], starts[part + 1], bounds[part], table, used, direct,
-            fin, n_fin, shift, limit, max_bins,
-        )  # fmt: skip
-    if n_fin > max_bins:
-        prefixes = fin[:n_fin, PREFIX].copy()  # (contiguous: one signature of fitting_level)
-        new = fitting_level(prefixes, prefixes[:0], 64 - shift, max_bins)
-        n_fin = coarsened(fin, n_fin, 64 - shift - new)
-        shift = 64 - new
-    return shift, fin[:n_fin]
-
-
-@entry
 def _scattered(bits, flags, weights, cell_shift, part_of, starts):  # pragma: no cover - compiled
     """The rows' keys, flags (and weights) by part, each part's in row order: a stable scatter."""
     n = len(bits)
@@ -289,47 +261,66 @@ def _scattered(bits, flags, weights, cell_shift, part_of, starts):  # pragma: no
     return keys, sflags, sweights
 
 
-@compiled
-def _counted_part(  # pragma: no cover - compiled
-    keys, sflags, j, end, bounds, table, used, direct, fin, n_fin, shift, limit, max_bins
-):
-    """A part's rows ``j:end`` counted and their bins appended to ``fin``: ``(n_fin, shift,
-    direct)``.
+@entry
+def _parts(keys, sflags, starts, bounds, shift, limit, max_bins):  # pragma: no cover - compiled
+    """``(shift, bins)`` of the scattered rows: each part's bins counted and appended in turn,
+    then coarsened to ``max_bins``.
 
-    Directly where the part's prefixes (``bounds``: its lowest and highest
-    possible key) span few values, else hashed.  When its bins and ``fin``'s
-    are more than ``limit``, bits are dropped (both coarsened) and it goes on.
+    A part is counted directly where its prefixes (``bounds``: its lowest and
+    highest possible key) span few values, else hashed.  When its bins and
+    those before are more than ``limit``, bits are dropped (both coarsened)
+    and it goes on.  (One loop: a loop a part, called from here, compiled the
+    tables' loops once more.)
     """
-    hash_shift = np.uint64(64 - bit_length(np.uint64(len(table) - 1)))
-    found = np.empty((0, 5), np.uint64)
-    stopped = True
-    while stopped:
-        origin = shifted_key(bounds[0], shift)
-        span = np.int64(shifted_key(bounds[1], shift) - origin) + 1  # (<= 0: a wrapped uint64)
-        if 0 < span <= min(max(2 * (end - j) + len(found), 4096), _DIRECT_MOST):
-            if len(direct) < span:
-                direct = empty_direct(max(span, 2 * len(direct)))
-            count = direct_filled(direct, origin, found)
-            j, count = direct_rows(
-                keys, sflags, j, end, direct, origin, count, limit - n_fin, shift
-            )
-            found = direct_bins(direct, origin, span, count)
-        else:
-            count = hash_filled(table, used, found, hash_shift)
-            j, count = hash_rows(
-                keys, sflags, j, end, table, used, count, limit - n_fin, shift, hash_shift
-            )
-            found = hash_bins(table, used, count)
-        stopped = count + n_fin > limit
-        if stopped:  # too many bins: drop bits, to fit max_bins
-            bits_now = 64 - shift
-            history, last = fin[:n_fin, PREFIX].copy(), found[:, PREFIX].copy()
-            new = fitting_level(history, last, bits_now, max_bins)
-            n_fin = coarsened(fin, n_fin, bits_now - new)
-            found = found[: coarsened(found, len(found), bits_now - new)]
-            shift = 64 - new
-            stopped = j < end
-    return appended(found, fin, n_fin), shift, direct
+    widest = 0
+    for part in range(len(starts) - 1):
+        widest = max(widest, starts[part + 1] - starts[part])
+    cap = min(widest, limit + 2)  # the most bins a hash table holds
+    table_bits = 2
+    while (1 << table_bits) * 3 < 4 * (cap + 1):
+        table_bits += 1
+    table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(cap + 2, np.int64)
+    hash_shift = np.uint64(64 - table_bits)
+    direct = empty_direct(np.int64(0))
+    fin = np.empty((limit + cap + 2, 5), np.uint64)
+    n_fin = np.int64(0)  # (not a literal: one compiled signature a callee)
+    for part in range(len(starts) - 1):
+        j, end = starts[part], starts[part + 1]
+        found = np.empty((0, 5), np.uint64)
+        stopped = True
+        while stopped:
+            origin = shifted_key(bounds[part, 0], shift)
+            span = np.int64(shifted_key(bounds[part, 1], shift) - origin) + 1  # (<= 0: wrapped)
+            if 0 < span <= min(max(2 * (end - j) + len(found), 4096), _DIRECT_MOST):
+                if len(direct) < span:
+                    direct = empty_direct(max(span, 2 * len(direct)))
+                count = direct_filled(direct, origin, found)
+                j, count = direct_rows(
+                    keys, sflags, j, end, direct, origin, count, limit - n_fin, shift
+                )
+                found = direct_bins(direct, origin, span, count)
+            else:
+                count = hash_filled(table, used, found, hash_shift)
+                j, count = hash_rows(
+                    keys, sflags, j, end, table, used, count, limit - n_fin, shift, hash_shift
+                )
+                found = hash_bins(table, used, count)
+            stopped = count + n_fin > limit
+            if stopped:  # too many bins: drop bits, to fit max_bins
+                bits_now = 64 - shift
+                history, last = fin[:n_fin, PREFIX].copy(), found[:, PREFIX].copy()
+                new = fitting_level(history, last, bits_now, max_bins)
+                n_fin = coarsened(fin, n_fin, bits_now - new)
+                found = found[: coarsened(found, len(found), bits_now - new)]
+                shift = 64 - new
+                stopped = j < end
+        n_fin = appended(found, fin, n_fin)
+    if n_fin > max_bins:
+        prefixes = fin[:n_fin, PREFIX].copy()  # (contiguous: one signature of fitting_level)
+        new = fitting_level(prefixes, prefixes[:0], 64 - shift, max_bins)
+        n_fin = coarsened(fin, n_fin, 64 - shift - new)
+        shift = 64 - new
+    return shift, fin[:n_fin]
 
 
 @entry
@@ -460,15 +451,21 @@ def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: n
 
 @entry
 def columns(found):  # pragma: no cover - compiled
-    """Bins' rows as ``(bins, pos, neg, low, high)``: counts int64, keys back to float64 scores."""
+    """Bins' rows as ``(bins, pos, neg, low, high)``: counts int64, keys back to the scores'
+    float64 bits."""
     n = len(found)
     bins, pos, neg = np.empty(n, np.uint64), np.empty(n, np.int64), np.empty(n, np.int64)
-    low, high = np.empty(n, np.uint64), np.empty(n, np.uint64)
+    low, high = np.empty(n, np.uint64), np.empty(n, np.uint64)  # (viewed as float64 by Python)
     for e in range(n):
         bins[e], pos[e], neg[e] = found[e, PREFIX], np.int64(found[e, 1]), np.int64(found[e, 2])
-        for out, key in ((low, found[e, 3]), (high, found[e, 4])):  # order_key inverted
-            out[e] = key ^ SIGN if key & SIGN else ~key
-    return bins, pos, neg, low.view(np.float64), high.view(np.float64)
+        low[e], high[e] = _score_bits(found[e, 3]), _score_bits(found[e, 4])
+    return bins, pos, neg, low, high
+
+
+@compiled
+def _score_bits(key):  # pragma: no cover - compiled
+    """A key's float64 bits (:func:`order_key` inverted)."""
+    return key ^ SIGN if key & SIGN else ~key
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
