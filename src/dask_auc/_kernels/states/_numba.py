@@ -59,6 +59,7 @@ from ._tables import (
     direct_filled,
     direct_rows,
     empty_direct,
+    entry,
     fitting_level,
     hash_bins,
     hash_filled,
@@ -127,7 +128,7 @@ def _known_level(bitmap, index_bits, level, max_bins):  # pragma: no cover - com
     return level - index_bits  # (not reached: at the common prefix, one bin)
 
 
-@compiled
+@entry
 def _one_table(bits, flags, most):  # pragma: no cover - compiled
     """``(done, bins)``: all the rows' bins at 64 bits in one hash table, ascending, if at most
     ``most`` (``done``); else it stops there.
@@ -157,7 +158,7 @@ def _one_table(bits, flags, most):  # pragma: no cover - compiled
     return True, hash_bins(table, used, count)
 
 
-@compiled
+@entry
 def _layout(bits, part_rows, max_bins):  # pragma: no cover - compiled
     """The cells' shift, the lowest key, each cell's part, the parts' first rows and key bounds,
     and the bits to start with: two passes over the rows.
@@ -210,8 +211,14 @@ def _layout(bits, part_rows, max_bins):  # pragma: no cover - compiled
     return cell_shift, low, part_of, starts[: part + 2].copy(), bounds[: part + 1].copy(), start
 
 
-@compiled
-def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no cover - compiled
+def block_bins(
+    bits: np.ndarray,
+    flags: np.ndarray,
+    weights: np.ndarray,
+    max_bins: int,
+    limit: int,
+    part_rows: int,
+) -> tuple[int, np.ndarray, tuple[np.ndarray, ...]]:
     """``(shift, bins, scattered)`` of a block's rows (at least one).
 
     ``bits``: the scores' float64 bits; ``flags``: uint8, 1 for a positive;
@@ -219,48 +226,23 @@ def block_bins(bits, flags, weights, max_bins, limit, part_rows):  # pragma: no 
     rows (whole cells: more where one cell holds more).  ``bins``: a row per
     bin, ascending: prefix (``key >> shift``), positives, negatives, lowest
     and highest key, at the most bits whose bins are at most ``max_bins``;
-    ``scattered``: what :func:`weight_sums` needs.
+    ``scattered``: what :func:`weight_sums` needs.  Python calls the loops in
+    turn (a few calls a block): one loop of them all would compile them all
+    again, inlined.
     """
     cell_shift, low, part_of, starts, bounds, start = _layout(bits, part_rows, max_bins)
+    cells = np.array([cell_shift, low], np.uint64)
     if start == 64:  # not known: few distinct scores, perhaps
         done, found = _one_table(bits, flags, min(max_bins, _ONE_TABLE))
         if done:  # all of them, at 64 bits
-            empty = np.empty(0, np.uint64)
-            scattered = (
-                empty,
-                np.empty(0, np.uint8),
-                weights[:0],
-                starts,
-                np.array([cell_shift, low]),
-            )
-            return 0, found, scattered
+            empty = (np.empty(0, np.uint64), np.empty(0, np.uint8), weights[:0])
+            return 0, found, (*empty, starts, cells)
     keys, sflags, sweights = _scattered(bits, flags, weights, cell_shift, part_of, starts)
-    widest = 0
-    for part in range(len(starts) - 1):
-        widest = max(widest, starts[part + 1] - starts[part])
-    cap = min(widest, limit + 2)  # the most bins a hash table holds
-    table_bits = 2
-    while (1 << table_bits) * 3 < 4 * (cap + 1):
-        table_bits += 1
-    table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(cap + 2, np.int64)
-    direct = empty_direct(np.int64(0))
-    fin = np.empty((limit + cap + 2, 5), np.uint64)
-    n_fin, shift = np.int64(0), 64 - start  # (not literals: one compiled signature a callee)
-    for part in range(len(starts) - 1):
-        n_fin, shift, direct = _counted_part(
-            keys, sflags, starts[part], starts[part + 1], bounds[part], table, used, direct,
-            fin, n_fin, shift, limit, max_bins,
-        )  # fmt: skip
-    if n_fin > max_bins:
-        prefixes = fin[:n_fin, PREFIX].copy()  # (contiguous: one signature of fitting_level)
-        new = fitting_level(prefixes, prefixes[:0], 64 - shift, max_bins)
-        n_fin = coarsened(fin, n_fin, 64 - shift - new)
-        shift = 64 - new
-    scattered = (keys, sflags, sweights, starts, np.array([cell_shift, low]))
-    return shift, fin[:n_fin], scattered
+    shift, found = _parts(keys, sflags, starts, bounds, 64 - start, limit, max_bins)
+    return shift, found, (keys, sflags, sweights, starts, cells)
 
 
-@compiled
+@entry
 def _scattered(bits, flags, weights, cell_shift, part_of, starts):  # pragma: no cover - compiled
     """The rows' keys, flags (and weights) by part, each part's in row order: a stable scatter."""
     n = len(bits)
@@ -279,50 +261,69 @@ def _scattered(bits, flags, weights, cell_shift, part_of, starts):  # pragma: no
     return keys, sflags, sweights
 
 
-@compiled
-def _counted_part(  # pragma: no cover - compiled
-    keys, sflags, j, end, bounds, table, used, direct, fin, n_fin, shift, limit, max_bins
-):
-    """A part's rows ``j:end`` counted and their bins appended to ``fin``: ``(n_fin, shift,
-    direct)``.
+@entry
+def _parts(keys, sflags, starts, bounds, shift, limit, max_bins):  # pragma: no cover - compiled
+    """``(shift, bins)`` of the scattered rows: each part's bins counted and appended in turn,
+    then coarsened to ``max_bins``.
 
-    Directly where the part's prefixes (``bounds``: its lowest and highest
-    possible key) span few values, else hashed.  When its bins and ``fin``'s
-    are more than ``limit``, bits are dropped (both coarsened) and it goes on.
+    A part is counted directly where its prefixes (``bounds``: its lowest and
+    highest possible key) span few values, else hashed.  When its bins and
+    those before are more than ``limit``, bits are dropped (both coarsened)
+    and it goes on.  (One loop: a loop a part, called from here, compiled the
+    tables' loops once more.)
     """
-    hash_shift = np.uint64(64 - bit_length(np.uint64(len(table) - 1)))
-    found = np.empty((0, 5), np.uint64)
-    stopped = True
-    while stopped:
-        origin = shifted_key(bounds[0], shift)
-        span = np.int64(shifted_key(bounds[1], shift) - origin) + 1  # (<= 0: a wrapped uint64)
-        if 0 < span <= min(max(2 * (end - j) + len(found), 4096), _DIRECT_MOST):
-            if len(direct) < span:
-                direct = empty_direct(max(span, 2 * len(direct)))
-            count = direct_filled(direct, origin, found)
-            j, count = direct_rows(
-                keys, sflags, j, end, direct, origin, count, limit - n_fin, shift
-            )
-            found = direct_bins(direct, origin, span, count)
-        else:
-            count = hash_filled(table, used, found, hash_shift)
-            j, count = hash_rows(
-                keys, sflags, j, end, table, used, count, limit - n_fin, shift, hash_shift
-            )
-            found = hash_bins(table, used, count)
-        stopped = count + n_fin > limit
-        if stopped:  # too many bins: drop bits, to fit max_bins
-            bits_now = 64 - shift
-            history, last = fin[:n_fin, PREFIX].copy(), found[:, PREFIX].copy()
-            new = fitting_level(history, last, bits_now, max_bins)
-            n_fin = coarsened(fin, n_fin, bits_now - new)
-            found = found[: coarsened(found, len(found), bits_now - new)]
-            shift = 64 - new
-            stopped = j < end
-    return appended(found, fin, n_fin), shift, direct
+    widest = 0
+    for part in range(len(starts) - 1):
+        widest = max(widest, starts[part + 1] - starts[part])
+    cap = min(widest, limit + 2)  # the most bins a hash table holds
+    table_bits = 2
+    while (1 << table_bits) * 3 < 4 * (cap + 1):
+        table_bits += 1
+    table, used = np.zeros((1 << table_bits, 4), np.uint64), np.empty(cap + 2, np.int64)
+    hash_shift = np.uint64(64 - table_bits)
+    direct = empty_direct(np.int64(0))
+    fin = np.empty((limit + cap + 2, 5), np.uint64)
+    n_fin = np.int64(0)  # (not a literal: one compiled signature a callee)
+    for part in range(len(starts) - 1):
+        j, end = starts[part], starts[part + 1]
+        found = np.empty((0, 5), np.uint64)
+        stopped = True
+        while stopped:
+            origin = shifted_key(bounds[part, 0], shift)
+            span = np.int64(shifted_key(bounds[part, 1], shift) - origin) + 1  # (<= 0: wrapped)
+            if 0 < span <= min(max(2 * (end - j) + len(found), 4096), _DIRECT_MOST):
+                if len(direct) < span:
+                    direct = empty_direct(max(span, 2 * len(direct)))
+                count = direct_filled(direct, origin, found)
+                j, count = direct_rows(
+                    keys, sflags, j, end, direct, origin, count, limit - n_fin, shift
+                )
+                found = direct_bins(direct, origin, span, count)
+            else:
+                count = hash_filled(table, used, found, hash_shift)
+                j, count = hash_rows(
+                    keys, sflags, j, end, table, used, count, limit - n_fin, shift, hash_shift
+                )
+                found = hash_bins(table, used, count)
+            stopped = count + n_fin > limit
+            if stopped:  # too many bins: drop bits, to fit max_bins
+                bits_now = 64 - shift
+                history, last = fin[:n_fin, PREFIX].copy(), found[:, PREFIX].copy()
+                new = fitting_level(history, last, bits_now, max_bins)
+                n_fin = coarsened(fin, n_fin, bits_now - new)
+                found = found[: coarsened(found, len(found), bits_now - new)]
+                shift = 64 - new
+                stopped = j < end
+        n_fin = appended(found, fin, n_fin)
+    if n_fin > max_bins:
+        prefixes = fin[:n_fin, PREFIX].copy()  # (contiguous: one signature of fitting_level)
+        new = fitting_level(prefixes, prefixes[:0], 64 - shift, max_bins)
+        n_fin = coarsened(fin, n_fin, 64 - shift - new)
+        shift = 64 - new
+    return shift, fin[:n_fin]
 
 
-@compiled
+@entry
 def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cover - compiled
     """Each bin's weight per class (``bins``: the sorted prefixes), added in row order."""
     keys, sflags, sweights, starts, cells = scattered
@@ -349,7 +350,7 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
         while (1 << table_bits) < 2 * (min(widest, len(bins)) + 1):
             table_bits += 1
         mask, hash_shift = (1 << table_bits) - 1, np.uint64(64 - table_bits)
-        index = np.full(1 << table_bits, -1, np.int64)
+        index = np.zeros(1 << table_bits, np.int64)  # a slot's bin + 1 (0: empty)
         prefixes = np.empty(1 << table_bits, np.uint64)
         used = np.empty(min(widest, len(bins)) + 1, np.int64)
         for part in range(len(starts) - 1):
@@ -357,15 +358,15 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
             for j in range(starts[part], starts[part + 1]):
                 prefix = shifted_key(keys[j], shift)
                 slot = np.int64((prefix * GOLDEN) >> hash_shift)
-                while index[slot] >= 0 and prefixes[slot] != prefix:
+                while index[slot] and prefixes[slot] != prefix:
                     slot = (slot + 1) & mask
-                if index[slot] < 0:  # the part's next bin: its place among all
-                    index[slot], prefixes[slot] = np.searchsorted(bins, prefix), prefix
+                if not index[slot]:  # the part's next bin: its place among all
+                    index[slot], prefixes[slot] = _rank(bins, prefix) + 1, prefix
                     used[count] = slot
                     count += 1
-                sums[index[slot], 0 if sflags[j] else 1] += sweights[j]
+                sums[index[slot] - 1, 0 if sflags[j] else 1] += sweights[j]
             for e in range(count):
-                index[used[e]] = -1
+                index[used[e]] = 0
         return sums
     # bins wider than cells: each cell's bin, then the rows in their order
     span = cell_shift + np.uint64(16)
@@ -373,7 +374,7 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
     of_cell = np.empty(_CELLS, np.int64)
     for cell in range(_CELLS):
         prefix = shifted_key(base | (np.uint64(cell) << cell_shift), shift)
-        of_cell[cell] = min(np.searchsorted(bins, prefix), len(bins) - 1)
+        of_cell[cell] = min(_rank(bins, prefix), len(bins) - 1)
     for i in range(len(bits)):
         cell = (order_key(bits[i]) >> cell_shift) & _CELL_MASK
         sums[of_cell[cell], 0 if flags[i] else 1] += weights[i]
@@ -381,6 +382,20 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
 
 
 @compiled
+def _rank(ascending, value):  # pragma: no cover - compiled
+    """The values of ``ascending`` below ``value``: ``np.searchsorted``'s (numba's costs more
+    to compile than this bisection)."""
+    low, high = 0, len(ascending)
+    while low < high:
+        middle = (low + high) >> 1
+        if ascending[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@entry
 def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: no cover - compiled
     """``(bits, bins, pos, neg, low, high)``: the bins of several states joined, then coarsened
     to the most bits that fit ``max_bins``.
@@ -434,17 +449,23 @@ def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: n
     return bits, out_bins[:n], out_pos[:n], out_neg[:n], out_low[:n], out_high[:n]
 
 
-@compiled
+@entry
 def columns(found):  # pragma: no cover - compiled
-    """Bins' rows as ``(bins, pos, neg, low, high)``: counts int64, keys back to float64 scores."""
+    """Bins' rows as ``(bins, pos, neg, low, high)``: counts int64, keys back to the scores'
+    float64 bits."""
     n = len(found)
     bins, pos, neg = np.empty(n, np.uint64), np.empty(n, np.int64), np.empty(n, np.int64)
-    low, high = np.empty(n, np.uint64), np.empty(n, np.uint64)
+    low, high = np.empty(n, np.uint64), np.empty(n, np.uint64)  # (viewed as float64 by Python)
     for e in range(n):
         bins[e], pos[e], neg[e] = found[e, PREFIX], np.int64(found[e, 1]), np.int64(found[e, 2])
-        for out, key in ((low, found[e, 3]), (high, found[e, 4])):  # order_key inverted
-            out[e] = key ^ SIGN if key & SIGN else ~key
-    return bins, pos, neg, low.view(np.float64), high.view(np.float64)
+        low[e], high[e] = _score_bits(found[e, 3]), _score_bits(found[e, 4])
+    return bins, pos, neg, low, high
+
+
+@compiled
+def _score_bits(key):  # pragma: no cover - compiled
+    """A key's float64 bits (:func:`order_key` inverted)."""
+    return key ^ SIGN if key & SIGN else ~key
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
@@ -461,4 +482,4 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         block_state(positive[i::2], scores[i::2], max_bins=60, compiled=False) for i in (0, 1)
     ]
     merge_states(halves, loops=sys.modules[__name__])
-    loaded(block_bins)
+    loaded(columns)

@@ -12,10 +12,24 @@ Every loop is ``nogil``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
-compiled = njit(nogil=True, cache=True, boundscheck=False)
+#: every loop: numpy's error model (no ZeroDivisionError paths: no divisor here is zero) and
+#: no wrapper for C callers (numba builds one for every function unless told)
+_OPTIONS: dict[str, Any] = {
+    "nogil": True,
+    "cache": True,
+    "boundscheck": False,
+    "error_model": "numpy",
+    "no_cfunc_wrapper": True,
+}
+#: the loops called only from other loops: no wrapper for Python callers either
+compiled = njit(**{**_OPTIONS, "no_cpython_wrapper": True})
+#: the loops called from Python (:mod:`.bins`, :func:`._numba.block_bins`)
+entry = njit(**_OPTIONS)
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SIGN = np.uint64(1 << 63)
@@ -90,8 +104,15 @@ def fitting_level(history, last, bits, max_bins):  # pragma: no cover - compiled
 def radix_order(values):  # pragma: no cover - compiled
     """The order that sorts uint64 ``values``: LSD radix, a byte a pass, on the bits that vary."""
     n = len(values)
-    if n < 64:
-        return np.argsort(values)
+    if n < 64:  # an insertion sort (stable; numba's np.argsort costs a second of compiling)
+        order = np.arange(n)
+        for e in range(1, n):
+            moved, k = order[e], e
+            while k > 0 and values[order[k - 1]] > values[moved]:
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = moved
+        return order
     low, high = values[0], values[0]
     for value in values:
         low, high = min(low, value), max(high, value)
@@ -124,7 +145,8 @@ def coarsened(fin, n_fin, drop):  # pragma: no cover - compiled
             fin[k, 4] = max(fin[k, 4], fin[e, 4])
         else:
             k += 1
-            fin[k, :] = fin[e, :]
+            for c in range(1, 5):  # (not a slice: its shape check compiles number formatting)
+                fin[k, c] = fin[e, c]
             fin[k, PREFIX] = prefix
     return k + 1
 
@@ -140,7 +162,8 @@ def appended(found, fin, n_fin):  # pragma: no cover - compiled
             fin[k, 3] = min(fin[k, 3], found[e, 3])
             fin[k, 4] = max(fin[k, 4], found[e, 4])
         else:
-            fin[n_fin, :] = found[e, :]
+            for c in range(5):
+                fin[n_fin, c] = found[e, c]
             n_fin += 1
     return n_fin
 

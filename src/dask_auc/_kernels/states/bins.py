@@ -358,6 +358,7 @@ def _hashed(  # noqa: PLR0913
         bits, flags, no_weights if weights is None else weights, max_bins, limit, part_rows
     )
     bins, pos, neg, low, high = loops.columns(found)
+    low, high = low.view(np.float64), high.view(np.float64)
     if weights is not None:
         sums = loops.weight_sums(bits, flags, weights, shift, bins, scattered)
         pos, neg = sums[:, 0].copy(), sums[:, 1].copy()
