@@ -287,13 +287,13 @@ def _compile_main(family: _Family) -> None:
 
 
 #: the sort's, curves', groups' and states' loops (and the tie-hash calibration): no task
-#: waits for them, as they save one at most ~1 s (a 128 MiB bucket) and compile for ~45 s of
-#: CPU cold (sort ~14, states ~16, binary ~9, groups ~6; the replicates' family ~5)
+#: waits for them, as they save one at most ~1 s (a 128 MiB bucket) and compile for ~40 s of
+#: CPU cold (sort ~14, binary ~9, states ~10, groups ~6; the replicates' family ~5)
 _MAIN = _Family(
     "dask-auc-numba",
     ("sort", "binary", "groups", "states"),
     _compile_main,
-    cold=45.0,
+    cold=40.0,
     warm=2.0,
     saved=0.0,
 )
