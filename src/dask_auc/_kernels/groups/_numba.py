@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..sort._numba import first_not_below
+
 #: nogil: the threaded scheduler runs the loops on all cores at once
 _compile = njit(nogil=True, cache=True, boundscheck=False)
 
@@ -36,18 +38,6 @@ def _sorted_in_place(values, first, stop):  # pragma: no cover - compiled
             values[j + 1] = values[j]
             j -= 1
         values[j + 1] = value
-
-
-@_compile
-def _first_not_below(values, first, stop, value):  # pragma: no cover - compiled
-    """The first index in ``[first, stop)`` of ascending ``values`` holding ``>= value``."""
-    while first < stop:
-        middle = (first + stop) >> 1
-        if values[middle] < value:
-            first = middle + 1
-        else:
-            stop = middle
-    return first
 
 
 @_compile
@@ -73,7 +63,7 @@ def _pairs_against_sorted(values, first, stop, sorted_first, sorted_stop):  # pr
     tied = 0
     for k in range(first, stop):
         value = values[k]
-        low = _first_not_below(values, sorted_first, sorted_stop, value)
+        low = first_not_below(values, sorted_first, sorted_stop, value)
         high = low
         if low < sorted_stop and values[low] == value:
             high = _first_above(values, low, sorted_stop, value)

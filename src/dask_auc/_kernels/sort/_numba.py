@@ -170,6 +170,20 @@ def scatter(values, groups, starts, out):  # pragma: no cover - compiled
 
 
 @_compile
+def first_not_below(values, first, stop, value):  # pragma: no cover - compiled
+    """The first index in ``[first, stop)`` of ascending ``values`` holding ``>= value``: a
+    bisection (the groups' and the states' loops; numba's ``np.searchsorted`` costs more to
+    compile)."""
+    while first < stop:
+        middle = (first + stop) >> 1
+        if values[middle] < value:
+            first = middle + 1
+        else:
+            stop = middle
+    return first
+
+
+@_compile
 def sorted_ranks(values, queries, below, through):  # pragma: no cover - compiled
     """``searchsorted(values, queries)``, left into ``below`` and right into ``through``.
 

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ..sort._numba import first_not_below
 from ._tables import (
     COUNTS,
     GOLDEN,
@@ -361,7 +362,8 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
                 while index[slot] and prefixes[slot] != prefix:
                     slot = (slot + 1) & mask
                 if not index[slot]:  # the part's next bin: its place among all
-                    index[slot], prefixes[slot] = _rank(bins, prefix) + 1, prefix
+                    place = first_not_below(bins, 0, len(bins), prefix)
+                    index[slot], prefixes[slot] = place + 1, prefix
                     used[count] = slot
                     count += 1
                 sums[index[slot] - 1, 0 if sflags[j] else 1] += sweights[j]
@@ -374,25 +376,11 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
     of_cell = np.empty(_CELLS, np.int64)
     for cell in range(_CELLS):
         prefix = shifted_key(base | (np.uint64(cell) << cell_shift), shift)
-        of_cell[cell] = min(_rank(bins, prefix), len(bins) - 1)
+        of_cell[cell] = min(first_not_below(bins, 0, len(bins), prefix), len(bins) - 1)
     for i in range(len(bits)):
         cell = (order_key(bits[i]) >> cell_shift) & _CELL_MASK
         sums[of_cell[cell], 0 if flags[i] else 1] += weights[i]
     return sums
-
-
-@compiled
-def _rank(ascending, value):  # pragma: no cover - compiled
-    """The values of ``ascending`` below ``value``: ``np.searchsorted``'s (numba's costs more
-    to compile than this bisection)."""
-    low, high = 0, len(ascending)
-    while low < high:
-        middle = (low + high) >> 1
-        if ascending[middle] < value:
-            low = middle + 1
-        else:
-            high = middle
-    return low
 
 
 @entry
