@@ -147,16 +147,19 @@ def _split_unsplit(block: PreparedBlock, rows: UnsplitRows, plan: SortPlan) -> l
     grouped, starts, ids = found
     code_of = {key: code for code, key in enumerate(rows.keys)}
 
-    def part(bucket: int, key: Any) -> SortedScores:
-        code = code_of.get(key)
-        if code is None:
-            a = b = 0
-        else:
-            group = bucket * n_codes + code
-            a, b = starts[group], starts[group + 1]
+    def piece(a: int, b: int) -> SortedScores:
         # a piece is the one place a bucket holds unsorted rows: assemble_bucket sorts them
         piece_ids = None if ids is None else ids[a:b]
         return cast(SortedScores, UnsortedScores(grouped[a:b], None, piece_ids))
+
+    none = piece(0, 0)
+
+    def part(bucket: int, key: Any) -> SortedScores:
+        code = code_of.get(key)
+        if code is None:
+            return none
+        group = bucket * n_codes + code
+        return piece(starts[group], starts[group + 1])
 
     pieces = [
         Bucket(tuple(part(j, key) for key in plan.group_keys), plan.weight_exponent, plan.compiled)
