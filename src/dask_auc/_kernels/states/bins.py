@@ -323,7 +323,7 @@ def binned_rows(
     return bits, prefixes[starts], pos, neg, low, high
 
 
-def _hashed(  # noqa: PLR0913
+def _hashed(
     loops: Any,
     scores: np.ndarray,
     positive: np.ndarray,
