@@ -16,13 +16,12 @@ from typing import Any
 import dask
 import dask.array as da
 import dask.dataframe as dd
-from dask.base import tokenize
 from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
 
 from .._kernels.core.validation import scores_checked
 from .._kernels.sort.coalesce import block_row_counts
-from .blocks import Blocks, prepare_tasks
+from .blocks import Blocks, keys_token, prepare_tasks
 from .config import measure_above
 from .sizing import (
     SAMPLES_PER_BUCKET,
@@ -135,7 +134,7 @@ def _coalesced_tasks(parts: list[Delayed], groups: list[range], call: Callable) 
     Not ``dask.delayed`` calls on lists of Delayed: those inspect every item
     (``is_dataframe_like``), seconds for thousands of partitions.
     """
-    name = "dask-auc-coalesced-" + tokenize([p.key for p in parts], groups, call)
+    name = "dask-auc-coalesced-" + keys_token([p.key for p in parts], repr(groups), call)
     dsk: dict[Any, Any] = {
         (name, g): (call, [parts[i].key for i in group]) for g, group in enumerate(groups)
     }
