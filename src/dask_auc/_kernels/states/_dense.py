@@ -1,6 +1,6 @@
 """A block's bins counted straight into one dense table, when its bits are known and few (numba).
 
-Where the bitmap of :func:`._numba._level` fixes the bits (continuous
+Where the bitmap of :func:`._levels.block_level` fixes the bits (continuous
 scores: the level at which the block makes at most ``max_bins`` bins) and
 the prefixes between the block's lowest and highest key span at most
 :data:`DENSE_MOST` values, one table with an entry per prefix value (packed
