@@ -33,6 +33,15 @@ scores skewed towards 0 (logits ~ N(-3.5, 1), each row clicked with its own
 probability: ~4% positives, AUC ~0.75), where 200 linear thresholds put most
 rows in the first few bins; ``ctr4``, the same rounded to 4 decimals (at most
 10,001 distinct scores: the state is exact in one pass).
+
+``--block-pass``: instead, the state's pass over one block (``--rows`` rows,
+one thread, the compiled loops) step by step, in ns a row: the range and
+bitmap that fix the bits, then the step that counts the rows (one table of
+whole keys, or one dense table, or histogram, scatter and parts), the whole
+``block_bins``, ``block_state`` (with the validation) and, as a floor, a sum
+of the scores.  The best of ``--repeats`` CPU times (``time.thread_time``)::
+
+    python benchmarks/bench_states.py --block-pass --rows 1e7 --kinds continuous,ctr,ctr4
 """
 
 from __future__ import annotations
@@ -273,6 +282,52 @@ def _width(result: dict, method: str) -> str:
     return "0 (exact)" if width == 0 and result["exact"] else f"{width:.2e}"
 
 
+def block_pass(rows: int, kind: str, repeats: int, seed: int, max_bins: int) -> list[str]:
+    """The state's pass over one block of ``rows`` rows, step by step: lines of ns a row."""
+    from dask_auc._kernels.states import _dense
+    from dask_auc._kernels.states import _numba as loops
+    from dask_auc._kernels.states.bins import PART_ROWS, PARTS, block_state
+
+    label, score = generate_kind(rows, kind, seed)
+    bits, flags, none = score.view(np.uint64), (label == 1).view(np.uint8), np.zeros(0)
+    limit, part_rows = min(max_bins + max_bins // 4, rows), max(-(-rows // PARTS), PART_ROWS)
+    few = min(max_bins, 1 << 14)  # the one table of whole keys (``_numba._ONE_TABLE``)
+    steps: dict[str, Callable[[], Any]] = {
+        "one table (or stop)": lambda: loops._one_table(bits, flags, few)
+    }
+    cell_shift, low, high, start = (int(v) for v in loops.block_level(bits, max_bins))
+    if not loops._one_table(bits, flags, few)[0]:
+        steps["range and bitmap"] = lambda: loops.block_level(bits, max_bins)
+        shift = 64 - start
+        span = _dense.dense_span(low, high, shift, rows) if start < 64 else 0
+        if span:
+            origin = np.uint64(low >> shift if shift < 64 else 0)
+            steps["dense table"] = lambda: loops.dense_bins(bits, flags, none, shift, origin, span)
+        else:
+            cells = np.array([cell_shift, low], np.uint64)
+            layout = loops._layout(bits, cells[0], cells[1], part_rows)
+            scattered = loops._scattered(bits, flags, none, cells[0], *layout[:2])
+            steps["histogram"] = lambda: loops._layout(bits, cells[0], cells[1], part_rows)
+            steps["scatter"] = lambda: loops._scattered(bits, flags, none, cells[0], *layout[:2])
+            steps["parts"] = lambda: loops._parts(
+                *scattered[:2], *layout[1:], 64 - start, limit, max_bins
+            )
+    steps["block_bins"] = lambda: loops.block_bins(bits, flags, none, max_bins, limit, part_rows)
+    steps["block_state"] = lambda: block_state(label, score, max_bins=max_bins)
+    steps["floor: sum of scores"] = score.sum
+    lines = [f"block pass, {fmt_rows(rows)} {kind} rows, resolution {max_bins}, one thread, "
+             f"CPU ns a row (best of {repeats}); the steps block_bins takes"]  # fmt: skip
+    for name, step in steps.items():
+        step()  # (compiled and warm)
+        best = float("inf")
+        for _ in range(repeats):
+            began = time.thread_time()
+            step()
+            best = min(best, time.thread_time() - began)
+        lines.append(f"  {name:22s} {best / rows * 1e9:7.2f}")
+    return lines
+
+
 def parse_list(choices: tuple[str, ...]) -> Callable[[str], list[str]]:
     def parse(text: str) -> list[str]:
         items = [item.strip() for item in text.split(",") if item.strip()]
@@ -299,6 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated data")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per measurement")
     parser.add_argument("--output", type=Path, help="also write the report to this file")
+    parser.add_argument(
+        "--block-pass", action="store_true", help="the state's pass over one block, step by step"
+    )
+    parser.add_argument(
+        "--resolution", type=int, default=1 << 18, help="--block-pass: the state's resolution"
+    )
     _process.add_in_process_flag(parser)
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     return parser
@@ -308,6 +369,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.rows < DAYS or args.repeats < 1:
         raise SystemExit(f"--rows must be >= {DAYS} and --repeats >= 1")
+    if args.block_pass:
+        from dask_auc._kernels.sort.compiled import compile_now
+
+        compile_now()
+        for kind in args.kinds:
+            lines = block_pass(args.rows, kind, args.repeats, args.seed, args.resolution)
+            print("\n".join(lines), flush=True)
+        return 0
     if args.measure is not None:
         _process.emit(measure(args.measure, args.rows, args.kinds[0], args.repeats, args.seed))
         return 0

@@ -272,3 +272,17 @@ def test_bench_states_script_runs_small():
     assert {"roc_auc_score", "roc_state", "window-28", "tf-200", "torchmetrics-200"} <= methods
     assert "failed" not in done.stdout and "NO" not in done.stdout.split()
     assert "in-process (--in-process): every row was measured in this one" in done.stdout
+
+
+def test_bench_states_block_pass_runs_small():
+    """``--block-pass``: each step the pass takes, by name (dense table, or the one table)."""
+    from test_benchmarks import run_script
+
+    done = run_script(
+        BENCH_STATES, "--block-pass", "--rows", "3e4", "--resolution", "16384", "--repeats", "1",
+        "--kinds", "continuous,ctr4",
+    )  # fmt: skip
+    continuous, ctr4 = done.stdout.split("block pass, ")[1:]
+    steps = ("one table (or stop)", "range and bitmap", "dense table", "block_bins", "floor")
+    assert all(step in continuous for step in steps) and "scatter" not in continuous
+    assert "one table (or stop)" in ctr4 and "range and bitmap" not in ctr4

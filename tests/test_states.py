@@ -390,6 +390,42 @@ def test_compiled_bins_equal_the_numpy_bins_on_adversarial_scores(kind):
                     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("kind", ["continuous", "wide", "signs", "last bits"])
+def test_the_dense_table_and_the_parts_give_the_numpy_bins(kind, monkeypatch):
+    """Bits known from the bitmap: one dense table counts the rows (a spy sees it used); with
+    the dense table turned off, the parts count them: the NumPy path's bins either way."""
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    from dask_auc._kernels.states import _dense
+    from dask_auc._kernels.states.bins import binned_rows
+
+    rng = np.random.default_rng(len(kind) + 31)
+    s = adversarial_scores(kind, 1200, rng)
+    positive = rng.random(len(s)) < 0.3
+    weights = rng.choice([0.5, 1e-300, 1e300, 3.25], len(s))
+    dense_calls = []
+    table = compiled.dense_bins
+
+    def spy(*args):
+        dense_calls.append(args[3])  # the shift counted at
+        return table(*args)
+
+    monkeypatch.setattr(compiled, "dense_bins", spy)
+    for dense_most in (_dense.DENSE_MOST, 0):
+        monkeypatch.setattr(_dense, "DENSE_MOST", dense_most)
+        dense_calls.clear()
+        for max_bins in (1, 3, 64, 500):
+            for w in (None, weights):
+                numpy = binned_rows(s, positive, w, max_bins=max_bins)
+                calls = len(dense_calls)
+                ours = binned_rows(s, positive, w, max_bins=max_bins, loops=compiled, part_rows=40)
+                assert numpy[0] == ours[0], (dense_most, max_bins)
+                assert all(64 - shift == numpy[0] for shift in dense_calls[calls:])
+                for a, b in zip(numpy[1:], ours[1:], strict=True):
+                    assert a.dtype == b.dtype
+                    np.testing.assert_array_equal(a, b)
+        assert bool(dense_calls) == bool(dense_most), (kind, dense_most)
+
+
 @settings(max_examples=30, deadline=None)
 @given(data=st.data(), max_bins=st.integers(1, 40), part_rows=st.sampled_from([1, 3, 50]))
 def test_compiled_bins_equal_the_numpy_bins_on_any_rows(data, max_bins, part_rows):

@@ -4,31 +4,30 @@ Loaded through :mod:`dask_auc._kernels.sort.compiled` (``usable(..., "states")``
 and driven by :func:`~dask_auc._kernels.states.bins.binned_rows`, whose NumPy
 path (one sort of the keys) they equal bit for bit.
 
-One table of the block's bins (2**18 of them: ~20 MB) costs a DRAM miss a
-row.  :func:`block_bins` reads the rows three times instead, each time in
-order: the keys' range (their common prefix); a histogram of the 16 key bits
-below it (65,536 *cells*) with a bitmap of the prefixes 8 bits longer
-(2 MiB at most), which gives the count of bins at every level down to
-those and so, on continuous scores, the bits themselves; and a stable
-scatter of (key, class[, weight]) into *parts*: runs of consecutive cells
-of about ``n / 256`` rows, so contiguous key ranges, in ascending order.
-Each part's bins then live in a small table (:mod:`._tables`): counted
-directly where their prefixes span few values, else hashed; either is read
-out ascending and appended to the block's bins, which stay sorted because
-the parts are.  Where the bits are not known yet, the scores may have few
-distinct values (rounded, quantised): one table of whole keys, over the rows
-in order with no scatter, holds them all while they are at most
-``max_bins`` and 2**14 (cache-resident); else (more distinct keys than the
-bitmap resolves, and than ``max_bins``) the parts start with whole keys
-and, when the bins held make more than ``limit``, drop low bits to the most
-at which the bins read make at most ``max_bins`` (one histogram of the
-neighbours' xor lengths over the sorted bins); the last drop, to
-``max_bins``, is made at the end.  A level is dropped only when rows of the
-block make too many bins there, so the bits it ends with are the most that
-fit the whole block: the NumPy path's.  Weighted, :func:`weight_sums` adds
-each row's weight to its bin in row order (``np.bincount``'s): per part
-when bins lie inside one (a part's rows keep their order), else over the
-rows in order, by cell (or by the one table).
+:func:`block_bins` reads the rows in order.  Scores of few distinct values
+(rounded, quantised): one hash table of whole keys holds them all while
+they are at most ``max_bins`` and 2**14 (cache-resident), in one pass; on
+others it stops as soon as they are more (a few thousand rows).  Else their
+range (the keys' common prefix), then a bitmap of the prefixes 24 bits
+below it (2 MiB at most), which counts the bins at every level down to
+those and so, on continuous scores, gives the bits themselves
+(:func:`._levels.block_level`).  Bits known and their prefixes few (at most 2**20): one
+dense table counts every row's bin in one more pass (:mod:`._dense`;
+measured, its misses beyond L2 cost less than a scatter).  Else a
+histogram of the 16 key bits below the prefix (65,536 *cells*) lays out
+*parts*, runs of consecutive cells of about ``n / 256`` rows, and a stable
+scatter puts (key, class[, weight]) into them: contiguous key ranges,
+ascending.  Each part's bins live in a small table (:mod:`._tables`):
+counted directly where their prefixes span few values, else hashed; read
+out ascending and appended to the block's bins.  Bits not known (more
+distinct keys than the bitmap resolves, and than ``max_bins``): the parts
+start with whole keys and, when the bins held make more than ``limit``,
+drop low bits to the most at which the bins read make at most
+``max_bins``; the last drop is made at the end.  A level is dropped only
+when rows of the block make too many bins there, so the bits are the most
+that fit the whole block: the NumPy path's.  Weighted, each row's weight is
+added to its bin in row order (``np.bincount``'s): by the dense table, or
+:func:`weight_sums` per part or over the rows in order.
 
 ``nogil``, so that the threaded scheduler runs them on all cores.
 """
@@ -42,6 +41,8 @@ from typing import Any
 import numpy as np
 
 from ..sort._numba import first_not_below
+from ._dense import dense_bins, dense_span
+from ._levels import block_level
 from ._tables import (
     COUNTS,
     GOLDEN,
@@ -53,7 +54,6 @@ from ._tables import (
     SIGN,
     ZERO,
     appended,
-    bit_length,
     coarsened,
     compiled,
     direct_bins,
@@ -77,56 +77,6 @@ _DIRECT_MOST = 1 << 18
 #: the most distinct scores counted in one table of the rows, without parts (a block of more
 #: scores than its bitmap resolves: their table, 32 bytes a slot, in the caches)
 _ONE_TABLE = 1 << 14
-#: the bitmap of prefixes is this many bits finer than the cells (2**24 bits, 2 MiB, at most)
-_FINER = 8
-
-
-@compiled
-def _popcount(word):  # pragma: no cover - compiled
-    """The set bits of a uint64 (SWAR)."""
-    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    word = (word & np.uint64(0x3333333333333333)) + (
-        (word >> np.uint64(2)) & np.uint64(0x3333333333333333)
-    )
-    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@compiled
-def _distinct(bitmap, groups):  # pragma: no cover - compiled
-    """The nonzero runs of ``groups`` bits (a power of two) in ``bitmap`` (uint64 words)."""
-    total = 0
-    if groups >= 64:
-        words = groups // 64
-        for w in range(0, len(bitmap), words):
-            for v in range(w, w + words):
-                if bitmap[v]:
-                    total += 1
-                    break
-        return total
-    every = ZERO  # a bit at the start of each run of ``groups`` bits
-    for b in range(0, 64, groups):
-        every |= np.uint64(1) << np.uint64(b)
-    for word in bitmap:
-        step = 1
-        while step < groups:
-            word |= word >> np.uint64(step)
-            step *= 2
-        total += _popcount(word & every)
-    return total
-
-
-@compiled
-def _known_level(bitmap, index_bits, level, max_bins):  # pragma: no cover - compiled
-    """The most bits fitting ``max_bins`` if fewer than ``level``, else 64 (not known here).
-
-    ``bitmap``: bit ``i`` set where a key's prefix of ``level`` bits ends
-    with the ``index_bits`` bits of ``i`` (the bits above are common).
-    """
-    for drop in range(0, index_bits + 1):
-        if _distinct(bitmap, 1 << drop) <= max_bins:
-            return 64 if drop == 0 else level - drop
-    return level - index_bits  # (not reached: at the common prefix, one bin)
 
 
 @entry
@@ -160,37 +110,19 @@ def _one_table(bits, flags, most):  # pragma: no cover - compiled
 
 
 @entry
-def _layout(bits, part_rows, max_bins):  # pragma: no cover - compiled
-    """The cells' shift, the lowest key, each cell's part, the parts' first rows and key bounds,
-    and the bits to start with: two passes over the rows.
+def _layout(bits, cell_shift, low, part_rows):  # pragma: no cover - compiled
+    """Each cell's part, the parts' first rows and key bounds: a histogram of the cells.
 
-    A cell is the 16 key bits below the keys' common prefix; a part, a run of
-    consecutive cells of at most ``part_rows`` rows (or one cell of more).  A
-    bitmap of the prefixes 8 bits longer than the cells' counts the bins at
-    every level up to it: when they are more than ``max_bins`` there, the bits
-    are known (fewer) and no bits are dropped later; else the parts start at 64.
+    A part is a run of consecutive cells of at most ``part_rows`` rows (or
+    one cell of more).
     """
     n = len(bits)
-    low = high = order_key(bits[0])
-    for i in range(1, n):
-        key = order_key(bits[i])
-        low, high = min(low, key), max(high, key)
-    common = 64 - bit_length(low ^ high)
-    cell_shift = np.uint64(max(48 - common, 0))
     span = cell_shift + np.uint64(16)
     base = ZERO if span >= np.uint64(64) else (low >> span) << span
     inside = (np.uint64(1) << cell_shift) - np.uint64(1)  # cell c: base | c << shift | inside
-    bitmap_shift = cell_shift - np.uint64(min(np.int64(cell_shift), _FINER))
-    index_bits = np.int64(span - bitmap_shift)
-    index_mask = (np.uint64(1) << np.uint64(index_bits)) - np.uint64(1)
-    bitmap = np.zeros(max((1 << index_bits) // 64, 1), np.uint64)
     counts = np.zeros(_CELLS, np.int64)
     for i in range(n):
-        key = order_key(bits[i])
-        counts[(key >> cell_shift) & _CELL_MASK] += 1
-        index = (key >> bitmap_shift) & index_mask
-        bitmap[index >> np.uint64(6)] |= np.uint64(1) << (index & np.uint64(63))
-    start = _known_level(bitmap, index_bits, 64 - np.int64(bitmap_shift), max_bins)
+        counts[(order_key(bits[i]) >> cell_shift) & _CELL_MASK] += 1
     part_of = np.zeros(_CELLS, np.int32)
     starts = np.zeros(_CELLS + 1, np.int64)
     bounds = np.zeros((_CELLS, 2), np.uint64)  # each part's lowest and highest possible key
@@ -209,7 +141,7 @@ def _layout(bits, part_rows, max_bins):  # pragma: no cover - compiled
         part_of[cell] = part
         filled += counts[cell]
     starts[part + 1] = n
-    return cell_shift, low, part_of, starts[: part + 2].copy(), bounds[: part + 1].copy(), start
+    return part_of, starts[: part + 2].copy(), bounds[: part + 1].copy()
 
 
 def block_bins(
@@ -219,28 +151,42 @@ def block_bins(
     max_bins: int,
     limit: int,
     part_rows: int,
-) -> tuple[int, np.ndarray, tuple[np.ndarray, ...]]:
-    """``(shift, bins, scattered)`` of a block's rows (at least one).
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(shift, bins, sums)`` of a block's rows (at least one).
 
     ``bits``: the scores' float64 bits; ``flags``: uint8, 1 for a positive;
     ``weights``: float64, or empty (unweighted); parts of about ``part_rows``
     rows (whole cells: more where one cell holds more).  ``bins``: a row per
     bin, ascending: prefix (``key >> shift``), positives, negatives, lowest
     and highest key, at the most bits whose bins are at most ``max_bins``;
-    ``scattered``: what :func:`weight_sums` needs.  Python calls the loops in
-    turn (a few calls a block): one loop of them all would compile them all
-    again, inlined.
+    ``sums``: each bin's weight per class, added in row order (unweighted:
+    none).  Bits known and few prefixes: one dense table (:mod:`._dense`).
+    Python calls the loops in turn (a few calls a block): one loop of them
+    all would compile them all again, inlined.
     """
-    cell_shift, low, part_of, starts, bounds, start = _layout(bits, part_rows, max_bins)
+    weighted, no_sums = len(weights) > 0, np.zeros((0, 2), np.float64)
+    done, found = _one_table(bits, flags, min(max_bins, _ONE_TABLE))  # (others: stops early)
+    if done:  # few distinct scores, all of them at 64 bits
+        if not weighted:
+            return 0, found, no_sums
+        empty = (np.empty(0, np.uint64), np.empty(0, np.uint8), weights[:0])
+        scattered = (*empty, np.zeros(2, np.int64), np.zeros(2, np.uint64))
+        return 0, found, weight_sums(bits, flags, weights, 0, found[:, 0].copy(), scattered)
+    cell_shift, low, high, start = (int(v) for v in block_level(bits, max_bins))
+    if start < 64:
+        shift = 64 - start
+        span = dense_span(low, high, shift, len(bits))
+        if span:
+            origin = np.uint64(low >> shift if shift < 64 else 0)
+            return shift, *dense_bins(bits, flags, weights, shift, origin, span)
     cells = np.array([cell_shift, low], np.uint64)
-    if start == 64:  # not known: few distinct scores, perhaps
-        done, found = _one_table(bits, flags, min(max_bins, _ONE_TABLE))
-        if done:  # all of them, at 64 bits
-            empty = (np.empty(0, np.uint64), np.empty(0, np.uint8), weights[:0])
-            return 0, found, (*empty, starts, cells)
-    keys, sflags, sweights = _scattered(bits, flags, weights, cell_shift, part_of, starts)
+    part_of, starts, bounds = _layout(bits, cells[0], cells[1], part_rows)
+    keys, sflags, sweights = _scattered(bits, flags, weights, cells[0], part_of, starts)
     shift, found = _parts(keys, sflags, starts, bounds, 64 - start, limit, max_bins)
-    return shift, found, (keys, sflags, sweights, starts, cells)
+    if not weighted:
+        return shift, found, no_sums
+    scattered = (keys, sflags, sweights, starts, cells)
+    return shift, found, weight_sums(bits, flags, weights, shift, found[:, 0].copy(), scattered)
 
 
 @entry

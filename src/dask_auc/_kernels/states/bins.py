@@ -333,11 +333,12 @@ def _hashed(
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`binned_rows` by the compiled loops (:mod:`._numba`): no sort of rows.
 
-    A histogram of the keys' cells and a bitmap of finer prefixes give the
-    bits on continuous scores; the rows are then scattered into parts
-    (contiguous ranges of keys, ascending), each part's bins counted in a
-    small table and appended to the sorted bins.  Scores of few distinct
-    values are counted in one table of whole keys.  Otherwise the parts start
+    A bitmap of fine prefixes gives the bits on continuous scores; where
+    their prefixes are few, one dense table counts the rows; else the rows
+    are scattered into parts (contiguous ranges of keys, ascending), each
+    part's bins counted in a small table and appended to the sorted bins.
+    Scores of few distinct values are counted in one table of whole keys.
+    Otherwise the parts start
     with whole keys and drop low bits, as bins read exceed ``1.25 *
     max_bins``, to the most at which they make at most ``max_bins`` (a sort
     of bins, not rows); a level is dropped only when rows of the block make
@@ -354,13 +355,12 @@ def _hashed(
     limit = min(max_bins + max_bins // 4, len(scores))
     part_rows = part_rows or max(-(-len(scores) // PARTS), PART_ROWS)
     no_weights = np.zeros(0, np.float64)
-    shift, found, scattered = loops.block_bins(
+    shift, found, sums = loops.block_bins(
         bits, flags, no_weights if weights is None else weights, max_bins, limit, part_rows
     )
     bins, pos, neg, low, high = loops.columns(found)
     low, high = low.view(np.float64), high.view(np.float64)
     if weights is not None:
-        sums = loops.weight_sums(bits, flags, weights, shift, bins, scattered)
         pos, neg = sums[:, 0].copy(), sums[:, 1].copy()
     return KEY_BITS - shift, bins, pos, neg, low, high
 
