@@ -115,6 +115,58 @@ def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # 
             twice[g] = 2 * below + tied
 
 
+@_compile
+def grouped_pair_counts_many(
+    codes, n_groups, scores, positive, pos, neg, twice
+):  # pragma: no cover
+    """:func:`grouped_pair_counts` of every column of a 2-D ``scores`` (rows x models) at once.
+
+    The counting sort by (group code, class) is made once: one pass reads each
+    row's scores (one cache line) and writes every column to its place; then,
+    per group, each column's smaller class is sorted and the other placed among
+    it, as for one column.  Writes ``pos``, ``neg`` (every column's) and
+    ``twice[i]`` for column ``i``: the numbers of :func:`grouped_pair_counts`.
+    """
+    n = scores.shape[0]
+    m = scores.shape[1]
+    starts = np.zeros(2 * n_groups + 1, np.int64)
+    for k in range(n):
+        starts[2 * codes[k] + positive[k] + 1] += 1
+    widest = 0
+    for g in range(2 * n_groups):
+        starts[g + 1] += starts[g]
+    for g in range(n_groups):
+        widest = max(widest, starts[2 * g + 2] - starts[2 * g])
+    cursor = starts[:-1].copy()
+    # rows kept whole (one cache line each) in the sort: one scattered write per row
+    values = np.empty((n, m), scores.dtype)
+    for k in range(n):
+        part = 2 * codes[k] + positive[k]
+        at = cursor[part]
+        for i in range(m):
+            values[at, i] = scores[k, i]
+        cursor[part] = at + 1
+    column = np.empty(widest, scores.dtype)  # one group's column, contiguous
+    for g in range(n_groups):
+        first, middle, stop = starts[2 * g], starts[2 * g + 1], starts[2 * g + 2]
+        n_neg, n_pos = middle - first, stop - middle
+        neg[g] = n_neg
+        pos[g] = n_pos
+        if n_neg == 0 or n_pos == 0:
+            continue
+        for i in range(m):
+            for k in range(first, stop):
+                column[k - first] = values[k, i]
+            if n_pos <= n_neg:  # each negative among the sorted positives
+                _sorted_in_place(column, n_neg, n_neg + n_pos)
+                below, tied = _pairs_against_sorted(column, 0, n_neg, n_neg, n_neg + n_pos)
+                twice[i, g] = 2 * (n_pos * n_neg - below - tied) + tied
+            else:  # each positive among the sorted negatives
+                _sorted_in_place(column, 0, n_neg)
+                below, tied = _pairs_against_sorted(column, n_neg, n_neg + n_pos, 0, n_neg)
+                twice[i, g] = 2 * below + tied
+
+
 def warm_up(loaded: Callable[[Any], None]) -> None:
     """Run the loop once, through its door, on tiny inputs: numba compiles (or loads) it.
 
@@ -128,4 +180,7 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         positive = (np.arange(300) % 2).astype(bool)
         pair_sums.grouped_pair_counts(np.arange(300) % 3, 3, scores, positive)
         pair_sums.grouped_pair_counts(np.zeros(300, np.int64), 1, scores, positive)
+        # several models' scores, stacked (rows x models), C order as the split gathers them
+        stack = np.ascontiguousarray(np.column_stack((scores, scores[::-1])))
+        pair_sums.grouped_pair_counts_many(np.arange(300) % 3, 3, stack, positive)
     loaded(grouped_pair_counts)
