@@ -174,20 +174,8 @@ def grouped_pair_counts(
     The compiled twin (:mod:`dask_auc._kernels.groups._numba`) of
     :func:`group_pair_sums` without weights: exact int64 counts, the same numbers.
     """
-    kernel = usable(True, "groups", scores)
-    if kernel is None:
-        return None
-    pos, neg, twice = (np.zeros(n_groups, np.int64) for _ in range(3))
-    kernel.grouped_pair_counts(
-        codes.astype(np.int64, copy=False),
-        n_groups,
-        scores,
-        positive.view(np.uint8),
-        pos,
-        neg,
-        twice,
-    )
-    return pos, neg, twice
+    counted = grouped_pair_counts_many(codes, n_groups, scores[:, np.newaxis], positive)
+    return None if counted is None else (counted[0], counted[1], counted[2][0])
 
 
 def grouped_pair_counts_many(
@@ -208,11 +196,11 @@ def grouped_pair_counts_many(
     True
     """
     kernel = usable(True, "groups", scores)
-    if kernel is None or scores.ndim != 2:
+    if kernel is None:
         return None
     pos, neg = np.zeros(n_groups, np.int64), np.zeros(n_groups, np.int64)
     twice = np.zeros((scores.shape[1], n_groups), np.int64)
-    kernel.grouped_pair_counts_many(
+    kernel.grouped_pair_counts(
         codes.astype(np.int64, copy=False),
         n_groups,
         np.ascontiguousarray(scores),
