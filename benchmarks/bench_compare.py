@@ -4,6 +4,8 @@ Run it as a script (on an idle machine; the defaults are a quick check)::
 
     python benchmarks/bench_compare.py --rows 2e7 --models 5 --repeats 3
 
+(``--only grouped``: the three grouped measurements alone.)
+
 The data: ``--rows`` scored rows in ``--files`` Parquet files (labels, a user
 key of ``--groups`` users, ``--models`` score columns of different quality,
 rounded to 4 decimals), written to a temporary directory and read with
@@ -89,8 +91,13 @@ def scheduler(kind: str, workers: int) -> Iterator[None]:
         yield
 
 
-def measure(path: Path, models: int, repeats: int) -> list[tuple[str, float, str]]:
-    """Every measurement: ``(name, seconds, note)``; raises if two answers disagree."""
+def measure(
+    path: Path, models: int, repeats: int, only: str = "all"
+) -> list[tuple[str, float, str]]:
+    """Every measurement: ``(name, seconds, note)``; raises if two answers disagree.
+
+    ``only="grouped"``: the grouped AUC's three measurements alone.
+    """
     import dask.dataframe as dd
 
     import dask_auc
@@ -105,6 +112,25 @@ def measure(path: Path, models: int, repeats: int) -> list[tuple[str, float, str
         print(f"  {name}: {seconds:.3f} s", file=sys.stderr, flush=True)
         return answer
 
+    if only != "grouped":
+        measure_compare(df, names, add)
+
+    def grouped(score: Any) -> Any:
+        return dask_auc.grouped_roc_auc_score(df, by="user", label="y", score=score)
+
+    add("grouped x1", lambda: grouped("s0"))
+    many = add(f"grouped x{models}", lambda: grouped(names), "goal <= 2.5x one")
+    each = add(f"grouped x{models} separate", lambda: [grouped(n) for n in names])
+    for name, one in zip(names, each, strict=True):
+        pd.testing.assert_frame_equal(many.per_group[name], one.per_group, check_exact=True)
+    return rows
+
+
+def measure_compare(df: Any, names: list[str], add: Callable[..., Any]) -> None:
+    """``roc_auc_score``, ``compare`` and ``delong_test``'s measurements (see the module)."""
+    import dask_auc
+
+    models = len(names)
     add("roc_auc_score x1", lambda: dask_auc.roc_auc_score(df["y"], df["s0"]))
     separate = add(
         f"roc_auc_score x{models} separate",
@@ -130,16 +156,6 @@ def measure(path: Path, models: int, repeats: int) -> list[tuple[str, float, str
         )
         check_delong(tested, names, pairwise)
 
-    def grouped(score: Any) -> Any:
-        return dask_auc.grouped_roc_auc_score(df, by="user", label="y", score=score)
-
-    add("grouped x1", lambda: grouped("s0"))
-    many = add(f"grouped x{models}", lambda: grouped(names), "goal <= 2.5x one")
-    each = add(f"grouped x{models} separate", lambda: [grouped(n) for n in names])
-    for name, one in zip(names, each, strict=True):
-        pd.testing.assert_frame_equal(many.per_group[name], one.per_group, check_exact=True)
-    return rows
-
 
 def check_delong(table: pd.DataFrame, names: list[str], pairwise: list[Any]) -> None:
     """``compare``'s DeLong columns are the pairwise ``delong_test`` results.
@@ -159,12 +175,9 @@ def check_delong(table: pd.DataFrame, names: list[str], pairwise: list[Any]) -> 
 def report(rows: list[tuple[str, float, str]]) -> str:
     """A Markdown table: seconds, and the ratio to the one-model time of the same kind."""
     lines = ["| measurement | seconds | x one model | note |", "| --- | ---: | ---: | --- |"]
-    base = {
-        "roc": rows[0][1],
-        "com": rows[0][1],
-        "del": rows[0][1],
-        "gro": next(s for n, s, _ in rows if n == "grouped x1"),
-    }
+    base = {"gro": next(s for n, s, _ in rows if n == "grouped x1")}
+    if rows[0][0] == "roc_auc_score x1":
+        base.update({"roc": rows[0][1], "com": rows[0][1], "del": rows[0][1]})
     for name, seconds, note in rows:
         ratio = seconds / base[name[:3]]
         lines.append(f"| {name} | {seconds:.3f} | {ratio:.2f}x | {note} |")
@@ -181,13 +194,19 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--scheduler", choices=("threads", "processes"), default="threads")
     parser.add_argument("--workers", type=int, default=2, help="with --scheduler processes")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--only",
+        choices=("all", "grouped"),
+        default="all",
+        help="grouped: the grouped AUC's measurements alone (default all)",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "scores"
         root.mkdir()
         write_data(root, int(args.rows), args.models, int(args.groups), args.files, args.seed)
         with scheduler(args.scheduler, args.workers):
-            rows = measure(root, args.models, args.repeats)
+            rows = measure(root, args.models, args.repeats, args.only)
     command = " ".join(["python benchmarks/bench_compare.py", *(argv or sys.argv[1:])])
     text = f"`{command}`\n\n{report(rows)}"
     print(text)

@@ -13,6 +13,7 @@ from dask_auc._kernels.groups.pair_sums import (
     exact_ratio,
     group_pair_sums,
     grouped_pair_counts,
+    grouped_pair_counts_many,
     radix_order,
 )
 from dask_auc._kernels.groups.plan import GroupBlockInfo, GroupPlan, GroupSpec, plan_groups
@@ -51,7 +52,7 @@ def test_group_pair_sums_equal_brute_force_pair_counts(distinct):
 @pytest.mark.parametrize("kind", ["few-floats", "many-floats", "ints"])
 @pytest.mark.float_order
 def test_compiled_pair_counts_equal_the_numpy_path(kind):
-    """The counting sort by (group, class) gives the NumPy path's exact counts.
+    """The counting sort by (group, class) gives the NumPy path's exact counts (stacked too).
 
     Groups of every size: one row, a few (insertion sort), dozens, and one
     heavy group of 800 rows (a class sorted by ``ndarray.sort``); one-class
@@ -77,6 +78,15 @@ def test_compiled_pair_counts_equal_the_numpy_path(kind):
     np.testing.assert_array_equal(direct[0], numpy_path.pos)
     np.testing.assert_array_equal(direct[1], numpy_path.neg)
     np.testing.assert_array_equal(direct[2], numpy_path.twice_area)
+    # several models stacked (rows x models): one counting sort, each column's own counts
+    stack = np.column_stack((scores, -scores, rng.integers(0, 2, n).astype(scores.dtype)))
+    many = grouped_pair_counts_many(codes, len(sizes), stack, positive)
+    assert many is not None
+    np.testing.assert_array_equal(many[0], numpy_path.pos)
+    np.testing.assert_array_equal(many[1], numpy_path.neg)
+    for i in range(stack.shape[1]):
+        alone = group_pair_sums(codes, len(sizes), stack[:, i], positive, compiled=False)
+        np.testing.assert_array_equal(many[2][i], alone.twice_area)
 
 
 @pytest.mark.float_order

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
+from dask_auc._grouped import MISSING_KEYS_PATTERN
 from strategies import boundaries, dask_frame, examples
 from test_grouped import scored_frame
 from test_heavy_groups import CUTS, HEAVY, SECOND, click_log_with_heavy_users
@@ -122,3 +123,15 @@ def test_a_list_of_one_score_is_laid_out_by_score_and_errors_name_the_argument()
         dask_auc.grouped_roc_auc_score(frame, by="user", label="y", score=["s", "s"])
     with pytest.raises(ValueError, match="score='nope'"):
         dask_auc.grouped_roc_auc_score(frame, by="user", label="y", score=["s", "nope"])
+
+
+def test_rows_without_a_key_leave_every_score_and_its_probability_range():
+    """A missing key drops the row from every column, its range included (read per column)."""
+    frame = with_models(scored_frame(600, 12, seed=12), seed=13)
+    frame["s"] = frame["s"] / 1.2  # probabilities, as the calibration metrics read them
+    gone = np.arange(len(frame)) % 7 == 0
+    frame["user"] = frame["user"].astype(np.float64).where(~gone)
+    frame.loc[gone, "t"] = 5.0  # not a probability, but in rows of no group
+    with pytest.warns(UserWarning, match=MISSING_KEYS_PATTERN):
+        many = check_each_score(frame, [0, 200, 450, 600], 3, metrics=("brier",))
+    assert many.rows_without_group == gone.sum()

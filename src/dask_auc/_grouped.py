@@ -49,6 +49,7 @@ from ._kernels.groups.tables import (
     GAUC_WEIGHT_COLUMN,
     bucket_table,
     concat_group_tables,
+    concat_score_tables,
     heavy_group_table,
     slot_summary,
 )
@@ -446,8 +447,10 @@ class _GroupedFinish:
         if plan.missing_keys:
             by = self.spec.by[0] if len(self.spec.by) == 1 else list(self.spec.by)
             warn(_MISSING_KEYS_MESSAGE.format(missing=plan.missing_keys, rows=plan.rows, by=by))
+        # the heavy groups' tables, last, are None when no group was heavy
         if not self.several:
-            return self._one(plan, self.spec, tables)
+            per_group = concat_group_tables([t for t in tables if t is not None])
+            return self._one(plan, self.spec, per_group)
         scores = self.spec.scores
         if len(scores) == 1:
             by_score = [list(tables)]
@@ -455,8 +458,10 @@ class _GroupedFinish:
             buckets = [t for t in tables if isinstance(t, tuple)]
             heavy = [t for t in tables if not isinstance(t, tuple)]
             by_score = [[b[i] for b in buckets] + heavy[i : i + 1] for i in range(len(scores))]
+        # every score's tables share their keys: joined and sorted once
+        joined = concat_score_tables([[t for t in one if t is not None] for one in by_score])
         results = [
-            self._one(plan.for_score(i), self.spec.for_score(i), by_score[i])
+            self._one(plan.for_score(i), self.spec.for_score(i), joined[i])
             for i in range(len(scores))
         ]
         per_group = pd.concat([r.per_group for r in results], axis=1, keys=list(scores))
@@ -471,13 +476,11 @@ class _GroupedFinish:
             },
         )  # fmt: skip
 
-    def _one(self, plan: GroupPlan, spec: GroupSpec, tables: Sequence[Any]) -> GroupedAUC:
-        """The result of one score column from its tables."""
+    def _one(self, plan: GroupPlan, spec: GroupSpec, per_group: pd.DataFrame) -> GroupedAUC:
+        """The result of one score column from its joined table."""
         overall = {}
         if spec.metrics:
             check_probabilities(plan)
-        # the heavy groups' table, last, is None when no group was heavy
-        per_group = concat_group_tables([t for t in tables if t is not None])
         if spec.metrics:
             sums = {name: per_group.pop(name).to_numpy() for name in GROUP_SUM_COLUMNS}
             for name, values in calibration_values(sums, spec.metrics).items():

@@ -2,8 +2,9 @@
 
 Loaded only through :mod:`dask_auc._kernels.sort.compiled`, which falls back to
 NumPy when numba is missing: :func:`grouped_pair_counts`, every group's class
-counts and twice its area by a counting sort and a small sort per group, the
-exact counts of :func:`~dask_auc._kernels.groups.pair_sums.group_pair_sums`.
+counts and twice its area by a counting sort and, per group, a comparison of
+every pair or a small sort, for one or several models' score columns at once:
+the exact counts of :func:`~dask_auc._kernels.groups.pair_sums.group_pair_sums`.
 
 ``nogil``, so that the threaded scheduler runs it on all cores.
 """
@@ -72,31 +73,48 @@ def _pairs_against_sorted(values, first, stop, sorted_first, sorted_stop):  # pr
     return below, tied
 
 
+#: a group with at most this many (positive, negative) pairs compares every pair, each
+#: model's at once: no sort, no branch (at ~20 rows a group, twice as fast as the sort)
+_ALL_PAIRS = 128
+
+
 @_compile
 def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # pragma: no cover
-    """Every group's class counts and twice its ROC area (unweighted), without a global sort.
+    """Every group's class counts and twice its ROC area (unweighted), for every score column.
 
-    A counting sort of the scores by (group code, class) -- codes dense in
-    ``range(n_groups)`` -- then, per group, the smaller class's scores sorted
-    (by insertion when few) and every row of the larger class placed among
-    them by a binary search: with 10% clicks, 90% of the rows are never
+    ``scores`` is 2-D, rows x models (one model: a column).  A counting sort of
+    the rows by (group code, class) -- codes dense in ``range(n_groups)`` --
+    made once for every column: one pass reads a row's scores (one cache line)
+    and writes them to its place.  Then per group: with few pairs, every
+    (positive, negative) pair is compared, every column at once
+    (:func:`_all_pairs`); otherwise, per column, the smaller class's scores are
+    sorted (by insertion when few) and every row of the larger class is placed
+    among them by a binary search: with 10% clicks, 90% of the rows are never
     sorted.  Twice the area is ``2 * (pairs pos > neg) + (pairs pos == neg)``,
     a tie counting one half.  Exact int64 counts, the NumPy path's numbers.
-    Writes ``pos``, ``neg`` and ``twice``.
+    Writes ``pos``, ``neg`` and ``twice[i]`` for column ``i``.
     """
-    n = len(codes)
+    n, m = scores.shape
     starts = np.zeros(2 * n_groups + 1, np.int64)
     for k in range(n):
         starts[2 * codes[k] + positive[k] + 1] += 1
     for g in range(2 * n_groups):
         starts[g + 1] += starts[g]
+    widest = 0
+    for g in range(n_groups):
+        widest = max(widest, starts[2 * g + 2] - starts[2 * g])
     cursor = starts[:-1].copy()
-    values = np.empty(n, scores.dtype)
+    # rows kept whole (one cache line each) through the sort: one scattered write a row
+    values = np.empty((n, m), scores.dtype)
     for k in range(n):
         part = 2 * codes[k] + positive[k]
         at = cursor[part]
-        values[at] = scores[k]
+        for i in range(m):
+            values[at, i] = scores[k, i]
         cursor[part] = at + 1
+    column = np.empty(widest, scores.dtype)  # one group's column, contiguous
+    above = np.zeros(m, np.int64)
+    tied = np.zeros(m, np.int64)
     for g in range(n_groups):
         first, middle, stop = starts[2 * g], starts[2 * g + 1], starts[2 * g + 2]
         n_neg, n_pos = middle - first, stop - middle
@@ -104,15 +122,36 @@ def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # 
         pos[g] = n_pos
         if n_neg == 0 or n_pos == 0:
             continue
-        if n_pos <= n_neg:  # each negative among the sorted positives
-            _sorted_in_place(values, middle, stop)
-            below, tied = _pairs_against_sorted(values, first, middle, middle, stop)
-            # positives above a negative: all but those below or tied with it
-            twice[g] = 2 * (n_pos * n_neg - below - tied) + tied
-        else:  # each positive among the sorted negatives
-            _sorted_in_place(values, first, middle)
-            below, tied = _pairs_against_sorted(values, middle, stop, first, middle)
-            twice[g] = 2 * below + tied
+        if n_neg * n_pos <= _ALL_PAIRS:
+            _all_pairs(values, first, middle, stop, above, tied)
+            for i in range(m):
+                twice[i, g] = 2 * above[i] + tied[i]
+            continue
+        for i in range(m):
+            for k in range(first, stop):
+                column[k - first] = values[k, i]
+            if n_pos <= n_neg:  # each negative among the sorted positives
+                _sorted_in_place(column, n_neg, n_neg + n_pos)
+                below, ties = _pairs_against_sorted(column, 0, n_neg, n_neg, n_neg + n_pos)
+                # positives above a negative: all but those below or tied with it
+                twice[i, g] = 2 * (n_pos * n_neg - below - ties) + ties
+            else:  # each positive among the sorted negatives
+                _sorted_in_place(column, 0, n_neg)
+                below, ties = _pairs_against_sorted(column, n_neg, n_neg + n_pos, 0, n_neg)
+                twice[i, g] = 2 * below + ties
+
+
+@_compile
+def _all_pairs(values, first, middle, stop, above, tied):  # pragma: no cover - compiled
+    """Per column of ``values``: pairs of a positive (rows ``[middle, stop)``) above a
+    negative (rows ``[first, middle)``) into ``above``, pairs tied into ``tied``."""
+    above[:] = 0
+    tied[:] = 0
+    for p in range(middle, stop):
+        for q in range(first, middle):
+            for i in range(values.shape[1]):
+                above[i] += values[p, i] > values[q, i]
+                tied[i] += values[p, i] == values[q, i]
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
@@ -128,4 +167,7 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         positive = (np.arange(300) % 2).astype(bool)
         pair_sums.grouped_pair_counts(np.arange(300) % 3, 3, scores, positive)
         pair_sums.grouped_pair_counts(np.zeros(300, np.int64), 1, scores, positive)
+        # several models' scores, stacked (rows x models), as the split gathers them
+        stack = np.column_stack((scores, scores[::-1]))
+        pair_sums.grouped_pair_counts_many(np.arange(300) % 100, 100, stack, positive)
     loaded(grouped_pair_counts)

@@ -82,27 +82,54 @@ def sample_group_keys(
     >>> sample.keys["user"].tolist(), sample.rows
     ([7, 9], 4)
     """
+    return sample_group_rows(partitions, n_samples, by=by, scores=(score,))[0]
+
+
+def sample_group_rows(
+    partitions: Sequence[pd.DataFrame],
+    n_samples: int,
+    *,
+    by: tuple[str, ...],
+    scores: tuple[str, ...],
+) -> tuple[GroupSample, ...]:
+    """:func:`sample_group_keys` of several score columns: one :class:`GroupSample` each.
+
+    The rows are sampled, their keys made canonical and hashed once; the
+    samples share ``keys`` and ``hashes`` and differ in ``scores``.
+
+    Examples
+    --------
+    >>> part = pd.DataFrame({"user": [7, 7, 8, 9], "a": [0.1, 0.2, 0.3, 0.4], "b": [4, 3, 2, 1]})
+    >>> a, b = sample_group_rows([part], 2, by=("user",), scores=("a", "b"))
+    >>> a.hashes is b.hashes, a.scores.tolist(), b.scores.tolist()
+    (True, [0.1, 0.4], [4, 1])
+    """
     rows = sum(len(p) for p in partitions)
-    columns = list(dict.fromkeys([*by, score]))
+    columns = list(dict.fromkeys([*by, *scores]))
     # the block task joined partitions of one dtype (2,000 tiny ones make one sample,
     # not 2,000); those left apart are sampled one by one, as the split takes them
     present = [p for p in partitions if len(p)]
     if not present:
-        return GroupSample(_no_keys(by), np.empty(0, np.uint64), np.empty(0), rows)
+        nothing = GroupSample(_no_keys(by), np.empty(0, np.uint64), np.empty(0), rows)
+        return (nothing,) * len(scores)
     samples = []
     for part in present:
         count = max(1, min(len(part), math.ceil(n_samples * len(part) / rows)))
         at = np.unique(np.linspace(0, len(part) - 1, count).round().astype(np.intp))
-        samples.append(_sampled(part.iloc[at][columns].reset_index(drop=True), by, score))
+        samples.append(_sampled(part.iloc[at][columns].reset_index(drop=True), by, scores))
     keys = pd.DataFrame(
         {name: concat_key_columns([s[0][name] for s in samples]) for name in by}, columns=list(by)
     )
-    return GroupSample(
-        keys,
-        np.concatenate([s[1] for s in samples]),
-        np.concatenate([s[2] for s in samples]),
-        rows,
-        np.result_type(*[s[2].dtype for s in samples]),
+    hashes = np.concatenate([s[1] for s in samples])
+    return tuple(
+        GroupSample(
+            keys,
+            hashes,
+            np.concatenate([s[2][i] for s in samples]),
+            rows,
+            np.result_type(*[s[2][i].dtype for s in samples]),
+        )
+        for i in range(len(scores))
     )
 
 
@@ -111,14 +138,14 @@ def _no_keys(by: tuple[str, ...]) -> pd.DataFrame:
 
 
 def _sampled(
-    taken: pd.DataFrame, by: tuple[str, ...], score: str
-) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
-    """Canonical keys, their hashes and the scores of sampled rows whose key is whole."""
+    taken: pd.DataFrame, by: tuple[str, ...], scores: tuple[str, ...]
+) -> tuple[pd.DataFrame, np.ndarray, list[np.ndarray]]:
+    """Canonical keys, their hashes and each column's scores of sampled rows whose key is whole."""
     keys = taken[list(by)]
     present = present_keys(keys)
-    scores = as_score_array(taken[score], check_finite=False)[present]
+    columns = [as_score_array(taken[score], check_finite=False)[present] for score in scores]
     keys = canonical_keys(keys[present].reset_index(drop=True))
-    return keys, key_hash(keys) if len(keys) else np.empty(0, np.uint64), scores
+    return keys, key_hash(keys) if len(keys) else np.empty(0, np.uint64), columns
 
 
 @dataclass(frozen=True)

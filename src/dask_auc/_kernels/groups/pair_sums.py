@@ -174,14 +174,36 @@ def grouped_pair_counts(
     The compiled twin (:mod:`dask_auc._kernels.groups._numba`) of
     :func:`group_pair_sums` without weights: exact int64 counts, the same numbers.
     """
+    counted = grouped_pair_counts_many(codes, n_groups, scores[:, np.newaxis], positive)
+    return None if counted is None else (counted[0], counted[1], counted[2][0])
+
+
+def grouped_pair_counts_many(
+    codes: np.ndarray, n_groups: int, scores: np.ndarray, positive: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`grouped_pair_counts` of every column of a 2-D ``scores``, one counting sort; or None.
+
+    Returns the groups' positives and negatives (every column's) and twice
+    each column's area (row ``i`` for column ``i``): exact int64 counts, the
+    numbers of :func:`grouped_pair_counts` of each column alone.
+
+    Examples
+    --------
+    >>> scores = np.array([[0.1, 3], [0.5, 1], [0.5, 1], [0.3, 2]])
+    >>> counted = grouped_pair_counts_many(
+    ...     np.array([0, 0, 0, 1]), 2, scores, np.array([False, True, False, True]))
+    >>> counted is None or [c.tolist() for c in counted] == [[1, 1], [2, 0], [[3, 0], [1, 0]]]
+    True
+    """
     kernel = usable(True, "groups", scores)
     if kernel is None:
         return None
-    pos, neg, twice = (np.zeros(n_groups, np.int64) for _ in range(3))
+    pos, neg = np.zeros(n_groups, np.int64), np.zeros(n_groups, np.int64)
+    twice = np.zeros((scores.shape[1], n_groups), np.int64)
     kernel.grouped_pair_counts(
         codes.astype(np.int64, copy=False),
         n_groups,
-        scores,
+        np.ascontiguousarray(scores),
         positive.view(np.uint8),
         pos,
         neg,

@@ -25,7 +25,7 @@ from .heavy_groups import (
     HeavyPiece,
     HeavyPlan,
     plan_heavy_groups,
-    sample_group_keys,
+    sample_group_rows,
 )
 
 
@@ -56,8 +56,11 @@ def sample_score_keys(
     by: tuple[str, ...],
     scores: tuple[str, ...],
 ) -> tuple[GroupSample, ...]:
-    """:func:`~.heavy_groups.sample_group_keys` of the same sampled rows, once per score column."""
-    return tuple(sample_group_keys(partitions, n_samples, by=by, score=s) for s in scores)
+    """:func:`~.heavy_groups.sample_group_keys` of the same sampled rows, once per score column.
+
+    The sampled keys are hashed once (:func:`~.heavy_groups.sample_group_rows`).
+    """
+    return sample_group_rows(partitions, n_samples, by=by, scores=scores)
 
 
 def plan_score_groups(

@@ -145,16 +145,19 @@ def split_group_block(
     present = present_keys(keys)
     if not present.all():
         keys = keys[present].reset_index(drop=True)
-        label, score = label[present], score[present]
+        label, score = label[present], _rows(score, present)
         weight = None if weight is None else weight[present]
         gauc_weight = None if gauc_weight is None else gauc_weight[present]
-    low, high = (float(score.min()), float(score.max())) if len(score) else (np.inf, -np.inf)
-    per_score: tuple[tuple[float, float, float], ...] = ()
-    if spec.more_scores:  # each column's range and clip, for its own checks and log loss
-        per_score = tuple(
-            (float(c.min()), float(c.max()), e) if len(score) else (np.inf, -np.inf, e)
-            for c, e in zip(score.T, clips, strict=True)
-        )
+        columns = [c[present] for c in columns]
+    # each column's range and clip, for its own checks and log loss: read from the
+    # columns as they came (contiguous), not from the stack's strided columns
+    ranges = [
+        (float(c.min()), float(c.max()), e) if len(c) else (np.inf, -np.inf, e)
+        for c, e in zip(columns, clips, strict=True)
+    ]
+    del columns
+    low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    per_score = tuple(ranges) if spec.more_scores else ()
     keys = canonical_keys(keys)
     # numbers (and bools) hash and travel cheaply: one key per row, as they are;
     # strings and objects are matched once per distinct key of the block
@@ -223,7 +226,7 @@ def split_group_block(
         codes = piece_code[codes[order[: cuts[n_buckets]]]]
     order = order[: cuts[n_buckets]]
     # every column gathered once in bucket order; the pieces are slices of it
-    label, score = label[order], score[order]
+    label, score = label[order], _rows(score, order)
     weight = None if weight is None else weight[order]
     gauc_weight = None if gauc_weight is None else gauc_weight[order]
     key_pieces = _key_pieces(keys, key_order[: key_cuts[n_buckets]], key_cuts[: n_buckets + 1])
@@ -242,6 +245,19 @@ def split_group_block(
             )
         )
     return info, pieces, slots
+
+
+def _rows(score: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """The rows ``taken`` (positions or a mask) of one score column or of a 2-D stack.
+
+    A stack's rows are gathered whole by ``np.take``/``np.compress`` (each row's
+    values in one cache line), several times faster than fancy indexing.
+    """
+    if score.ndim == 1:
+        return score[taken]
+    if taken.dtype == bool:
+        return np.compress(taken, score, axis=0)
+    return np.take(score, taken, axis=0)
 
 
 def _stacked(columns: list[np.ndarray], names: tuple[str, ...]) -> np.ndarray:

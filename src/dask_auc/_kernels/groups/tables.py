@@ -34,7 +34,7 @@ from .heavy_groups import (
     merge_group_slots,
     summarize_slot,
 )
-from .pair_sums import group_pair_sums, radix_order
+from .pair_sums import GroupSums, group_pair_sums, grouped_pair_counts_many, radix_order
 from .plan import GroupPlan, GroupSpec
 from .split import GroupRows, concat_rows
 
@@ -68,12 +68,19 @@ def bucket_table(
         counted = rows.weight != 0
         counts["n_pos"] = np.bincount(codes[positive & counted], minlength=n_groups)
         counts["n_neg"] = np.bincount(codes[~positive & counted], minlength=n_groups)
+    # several columns, unweighted, compiled: one counting sort of the rows for all of them
+    many = None
+    if rows.score.ndim == 2 and rows.weight is None and spec.compiled and len(codes):
+        many = grouped_pair_counts_many(codes, n_groups, rows.score, positive)
     tables = []
     for i in range(len(spec.scores)):
         score = rows.score_column(i)
-        sums = group_pair_sums(
-            codes, n_groups, score, positive, rows.weight, compiled=spec.compiled
-        )
+        if many is not None:
+            sums = GroupSums(many[0], many[1], many[2][i])
+        else:
+            sums = group_pair_sums(
+                codes, n_groups, score, positive, rows.weight, compiled=spec.compiled
+            )
         table = {"auc": sums.auc()}
         if rows.weight is None:
             table["n_pos"], table["n_neg"] = sums.pos, sums.neg
@@ -158,26 +165,58 @@ def concat_group_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     union to float64, merging 2**53 + 1 into 2**53.  Each index level is
     joined by :func:`~dask_auc._kernels.core.group_keys.concat_key_columns` instead.
     """
+    return concat_score_tables([tables])[0]
+
+
+def concat_score_tables(by_score: Sequence[Sequence[pd.DataFrame]]) -> list[pd.DataFrame]:
+    """:func:`concat_group_tables` of each score column's tables, the keys ordered once.
+
+    ``by_score[i][b]`` is score ``i``'s table of bucket ``b``; the tables of
+    one bucket share their index (the bucket's groups), so the keys are joined
+    and sorted once and every score's columns follow that order.
+
+    Examples
+    --------
+    >>> a = [pd.DataFrame({"auc": [0.5]}, index=pd.Index([2], name="k")),
+    ...      pd.DataFrame({"auc": [1.0]}, index=pd.Index([1], name="k"))]
+    >>> b = [t * 0 for t in a]
+    >>> [t["auc"].tolist() for t in concat_score_tables([a, b])]
+    [[1.0, 0.5], [0.0, 0.0]]
+    """
+    tables = by_score[0]
     first = tables[0].index
     levels = [
         concat_key_columns([t.index.get_level_values(level) for t in tables])
         for level in range(first.nlevels)
     ]
-    columns = tables[0].columns
-    if first.nlevels == 1 and _numeric(levels[0]) and all(_numeric(tables[0][c]) for c in columns):
+    if (
+        first.nlevels == 1
+        and _numeric(levels[0])
+        and all(_numeric(t[c]) for score in by_score for t in score[:1] for c in t.columns)
+    ):
         # the common case, without pandas' concat and sort_index: the keys are distinct
         # (a group is whole in its bucket), so their one ascending order is the index's
         keys = levels[0].to_numpy()
         order = _ascending_order(keys)
-        body = {c: np.concatenate([t[c].to_numpy() for t in tables])[order] for c in columns}
         index = pd.Index(keys[order], name=first.name)
-        return pd.DataFrame(body, index=index, columns=columns, copy=False)
-    body = pd.concat([t.reset_index(drop=True) for t in tables], ignore_index=True)
-    if first.nlevels == 1:
-        body.index = pd.Index(levels[0], name=first.name)
-    else:
-        body.index = pd.MultiIndex.from_arrays(levels, names=first.names)
-    return body.sort_index()
+        return [
+            pd.DataFrame(
+                {c: np.concatenate([t[c].to_numpy() for t in score])[order] for c in score[0]},
+                index=index,
+                columns=score[0].columns,
+                copy=False,
+            )
+            for score in by_score
+        ]
+    joined = []
+    for score in by_score:
+        body = pd.concat([t.reset_index(drop=True) for t in score], ignore_index=True)
+        if first.nlevels == 1:
+            body.index = pd.Index(levels[0], name=first.name)
+        else:
+            body.index = pd.MultiIndex.from_arrays(levels, names=first.names)
+        joined.append(body.sort_index())
+    return joined
 
 
 def _ascending_order(keys: np.ndarray) -> np.ndarray:
