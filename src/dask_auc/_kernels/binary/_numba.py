@@ -187,6 +187,170 @@ def _add_exact(value, high, low, row):  # pragma: no cover - compiled
     low[row, biased] += mantissa & 67108863  # 2**26 - 1
 
 
+#: the hot exponents of :func:`_row_sums`: biased ``[_HOT_FIRST, _HOT_FIRST + _HOT)``, terms
+#: in ``[2**-54, 2**10)``; other terms go to the bins (:func:`_add_exact`)
+_HOT_FIRST = 1023 - 54
+_HOT = 64
+#: rows between flushes of the hot bins: 1023 whole mantissas (< 2**53) stay below 2**63
+_FLUSH = 1023
+
+
+@_compile
+def _add_hot(term, hot, row):  # pragma: no cover - compiled
+    """Add a term to ``hot[row]`` if its exponent is hot: its whole mantissa, one add.
+
+    Returns False, adding nothing, for other terms (0, tiny, large, inf, NaN).
+    The sign is dropped: :func:`_row_sums`' terms are not negative (but for scores
+    outside [0, 1], whose sums are not used).
+    """
+    pattern = np.float64(term).view(np.int64)
+    offset = ((pattern >> 52) & 2047) - _HOT_FIRST
+    if np.uint64(offset) < np.uint64(_HOT):
+        hot[row, offset] += (pattern & 4503599627370495) | 4503599627370496
+        return True
+    return False
+
+
+@_compile
+def _row_sums(scores, logs, positive, start, stop, bins_high, bins_low):  # pragma: no cover
+    """Add the terms of ``scores[start:stop]``, one class's rows each its own tie group, exactly.
+
+    A lone positive's terms are ``(1 - s)**2``, ``-log(s)`` and ``s``, a lone
+    negative's ``s**2``, ``-log1p(-s)`` and ``s``: :func:`bucket_pav`'s formulas at
+    counts 1 and 0, the same floats.  Terms of a hot exponent add their whole
+    mantissa to a small dense table (:func:`_add_hot`), flushed to the bins every
+    :data:`_FLUSH` rows; the rest go to the bins one by one (:func:`_add_exact`).
+    Returns ``(infinite, outside)``.
+    """
+    infinite = False
+    outside = False
+    hot = np.zeros((3, _HOT), np.int64)
+    first = start
+    while first < stop:
+        last = min(stop, first + _FLUSH)
+        for k in range(first, last):
+            s = np.float64(scores[k]) + 0.0
+            outside |= (s < 0) | (s > 1)
+            up = 1 - s
+            brier = up * up if positive else s * s
+            log_term = -logs[k]
+            if not _add_hot(brier, hot, 0):
+                _add_exact(brier, bins_high, bins_low, 0)
+            if not _add_hot(log_term, hot, 1):
+                if np.isfinite(log_term):
+                    _add_exact(log_term, bins_high, bins_low, 1)
+                else:
+                    infinite = True
+            if not _add_hot(s, hot, 2):
+                _add_exact(s, bins_high, bins_low, 2)
+        for row in range(3):
+            for offset in range(_HOT):
+                total = hot[row, offset]
+                if total:  # m = (high << 26) + low, as _add_exact keeps it
+                    bins_high[row, _HOT_FIRST + offset] += total >> 26
+                    bins_low[row, _HOT_FIRST + offset] += total & 67108863
+                    hot[row, offset] = 0
+        first = last
+    return infinite, outside
+
+
+@_compile
+def _lone_rows(values):  # pragma: no cover - compiled
+    """Whether ascending ``values`` are strictly increasing: every row its own score."""
+    for first in range(1, len(values), 1024):
+        repeats = False
+        for k in range(first, min(first + 1024, len(values))):
+            repeats |= not values[k - 1] < values[k]  # NaN too
+        if repeats:
+            return False
+    return True
+
+
+@_compile
+def _lone_run(
+    pos, neg, pos_logs, neg_log1ps, i, j, top, low, high, out_pos, out_neg, bins
+):  # pragma: no cover - compiled
+    """:func:`bucket_pav`'s loop where no class repeats a score and rows are counted.
+
+    From ``pos[i]``, ``neg[j]`` (a stack of ``top + 1`` blocks) while each class
+    keeps a row after the score taken: each score holds one row, or one of each
+    class (a tie across the classes).  The merge is branch-free and the PAV keeps
+    its top block in registers; the rows' terms are summed afterwards, class by
+    class (:func:`_row_sums`), a cross tie's group terms put in place of its two
+    rows' here.  Returns ``(i, j, top, groups, infinite, outside)``.
+    """
+    bins_high, bins_low = bins
+    n_pos, n_neg = len(pos), len(neg)
+    start_pos, start_neg = i, j
+    groups = 0
+    if top >= 0:  # the stack's top block, in registers
+        block_pos, block_neg = out_pos[top], out_neg[top]
+        block_low, block_high = low[top], high[top]
+        below = top
+    else:  # no block yet: the first score is the top block
+        x, y = pos[i], neg[j]
+        p, q = np.int64(x <= y), np.int64(y <= x)
+        block_low = block_high = np.float64(x if p else y) + 0.0
+        block_pos, block_neg = p, q
+        if p and q:
+            _tie_terms(block_low, pos_logs[i], neg_log1ps[j], bins_high, bins_low)
+        i += p
+        j += q
+        groups += 1
+        below = 0
+    while i + 1 < n_pos and j + 1 < n_neg:
+        x, y = pos[i], neg[j]
+        taken_pos, taken_neg = x <= y, y <= x
+        s = np.float64(x if taken_pos else y) + 0.0
+        p, q = np.int64(taken_pos), np.int64(taken_neg)
+        if taken_pos and taken_neg:  # a tie across the classes: rare
+            _tie_terms(s, pos_logs[i], neg_log1ps[j], bins_high, bins_low)
+        i += p
+        j += q
+        groups += 1
+        if block_pos * q >= p * block_neg:  # the top's mean is not below the score's: pool
+            block_pos += p
+            block_neg += q
+            while below > 0 and out_pos[below - 1] * block_neg >= block_pos * out_neg[below - 1]:
+                below -= 1
+                block_pos += out_pos[below]
+                block_neg += out_neg[below]
+                block_low = low[below]
+        else:
+            low[below], high[below] = block_low, block_high
+            out_pos[below], out_neg[below] = block_pos, block_neg
+            below += 1
+            block_pos, block_neg, block_low = p, q, s
+        block_high = s
+    low[below], high[below] = block_low, block_high
+    out_pos[below], out_neg[below] = block_pos, block_neg
+    infinite, outside = _row_sums(pos, pos_logs, True, start_pos, i, bins_high, bins_low)
+    infinite_neg, outside_neg = _row_sums(neg, neg_log1ps, False, start_neg, j, bins_high, bins_low)
+    return i, j, below, groups, infinite or infinite_neg, outside or outside_neg
+
+
+@_compile
+def _tie_terms(s, log_p, log_q, bins_high, bins_low):  # pragma: no cover - compiled
+    """A cross tie's group terms in the bins in place of its two rows' (:func:`_row_sums`).
+
+    The group's Brier and log terms are :func:`bucket_pav`'s at counts 1 and 1
+    (its probability term, ``2 * s``, is its rows' sum exactly); each row's
+    finite log term is taken out, the group's put in when finite (it is
+    infinite exactly when a row's is).
+    """
+    up = 1 - s
+    one = np.float64(1.0)
+    _add_exact(one * (up * up) + one * (s * s), bins_high, bins_low, 0)
+    _add_exact(-(up * up), bins_high, bins_low, 0)
+    _add_exact(-(s * s), bins_high, bins_low, 0)
+    group = -(one * log_p) + -(one * log_q)
+    if np.isfinite(group):
+        _add_exact(group, bins_high, bins_low, 1)
+    for row_term in (-log_p, -log_q):
+        if np.isfinite(row_term):
+            _add_exact(-row_term, bins_high, bins_low, 1)
+
+
 @_compile
 def bucket_pav(
     pos, pos_weights, pos_kind, pos_logs,
@@ -206,6 +370,9 @@ def bucket_pav(
     without, every score is one block.  Returns ``(blocks, infinite, outside, edges)``:
     a log term was inf; a score lay outside [0, 1] (its terms are then meaningless);
     the number of scores set aside (0, 1 or 2).
+
+    Counted rows of which no class repeats a score (continuous scores) take
+    :func:`_lone_run` between the ends: the same blocks and sums at about half the cost.
     """
     n_pos, n_neg = len(pos), len(neg)
     run_pos, run_neg = np.zeros(1, out_pos.dtype), np.zeros(1, out_neg.dtype)
@@ -216,7 +383,17 @@ def bucket_pav(
     top = -1
     i = 0
     j = 0
+    lone = pav and pos_kind == 0 and neg_kind == 0 and _lone_rows(pos) and _lone_rows(neg)
     while i < n_pos or j < n_neg:
+        if lone and groups > 0 and i + 1 < n_pos and j + 1 < n_neg:  # the common continuous case
+            bins = (bins_high, bins_low)
+            i, j, top, added, inf_run, out_run = _lone_run(
+                pos, neg, pos_logs, neg_log1ps, i, j, top, low, high, out_pos, out_neg, bins
+            )
+            groups += added
+            infinite = infinite or inf_run
+            outside = outside or out_run
+            continue
         start_pos, start_neg = i, j
         value, i, j = _next_run(pos, neg, i, j)
         if pos_kind == 0:  # rows: the common case, counted here (a call would cost more)
