@@ -187,28 +187,68 @@ def _add_exact(value, high, low, row):  # pragma: no cover - compiled
     low[row, biased] += mantissa & 67108863  # 2**26 - 1
 
 
-#: the hot exponents of :func:`_row_sums`: biased ``[_HOT_FIRST, _HOT_FIRST + _HOT)``, terms
-#: in ``[2**-54, 2**10)``; other terms go to the bins (:func:`_add_exact`)
-_HOT_FIRST = 1023 - 54
-_HOT = 64
-#: rows between flushes of the hot bins: 1023 whole mantissas (< 2**53) stay below 2**63
+#: rows a sum of :func:`_row_sums` adds at most: 1023 mantissas (< 2**53) stay below 2**63
 _FLUSH = 1023
+_MAGNITUDE = 9223372036854775807  # 2**63 - 1: the bits of a float but its sign
 
 
 @_compile
-def _add_hot(term, hot, row):  # pragma: no cover - compiled
-    """Add a term to ``hot[row]`` if its exponent is hot: its whole mantissa, one add.
+def _term(scores, logs, term, k):  # pragma: no cover - compiled
+    """Row ``k``'s term, its own tie group (:func:`bucket_pav`'s formulas at counts 1 and 0).
 
-    Returns False, adding nothing, for other terms (0, tiny, large, inf, NaN).
-    The sign is dropped: :func:`_row_sums`' terms are not negative (but for scores
-    outside [0, 1], whose sums are not used).
+    ``term`` 0: a positive's Brier term ``(1 - s)**2``, 1: a negative's ``s**2``, 2:
+    its log term (``-logs[k]``, of which the magnitude is taken), 3: ``s``.
     """
-    pattern = np.float64(term).view(np.int64)
-    offset = ((pattern >> 52) & 2047) - _HOT_FIRST
-    if np.uint64(offset) < np.uint64(_HOT):
-        hot[row, offset] += (pattern & 4503599627370495) | 4503599627370496
-        return True
-    return False
+    if term == 2:
+        return logs[k]
+    s = np.float64(scores[k]) + 0.0
+    if term == 0:
+        up = 1 - s
+        return up * up
+    return s * s if term == 1 else s
+
+
+@_compile
+def _bits_sum(scores, logs, term, start, stop):  # pragma: no cover - compiled
+    """The wrapping sum of the terms' bits but their signs, rows ``[start, stop)``: one loop a
+    term, branch-free, that LLVM vectorizes."""
+    total = np.uint64(0)
+    magnitude = np.uint64(_MAGNITUDE)
+    if term == 2:
+        for r in range(start, stop):
+            total += np.float64(logs[r]).view(np.uint64) & magnitude
+    elif term == 3:
+        for r in range(start, stop):
+            total += np.float64(np.float64(scores[r]) + 0.0).view(np.uint64) & magnitude
+    elif term == 1:
+        for r in range(start, stop):
+            s = np.float64(scores[r]) + 0.0
+            total += np.float64(s * s).view(np.uint64) & magnitude
+    else:
+        for r in range(start, stop):
+            up = 1 - (np.float64(scores[r]) + 0.0)
+            total += np.float64(up * up).view(np.uint64) & magnitude
+    return total
+
+
+@_compile
+def _exponent_end(scores, logs, term, start, stop):  # pragma: no cover - compiled
+    """The first row past ``start`` whose term has another exponent than ``start``'s.
+
+    The scores ascend, so each term's magnitude is monotone, and so is its
+    exponent: a bisection.  (Not so for scores outside [0, 1]: some end past
+    ``start`` all the same, and the sums are not used.)
+    """
+    biased = (np.float64(_term(scores, logs, term, start)).view(np.int64) >> 52) & 2047
+    low, high = start + 1, stop
+    while low < high:
+        middle = (low + high) // 2
+        other = (np.float64(_term(scores, logs, term, middle)).view(np.int64) >> 52) & 2047
+        if other == biased:
+            low = middle + 1
+        else:
+            high = middle
+    return low, biased
 
 
 @_compile
@@ -216,41 +256,32 @@ def _row_sums(scores, logs, positive, start, stop, bins_high, bins_low):  # prag
     """Add the terms of ``scores[start:stop]``, one class's rows each its own tie group, exactly.
 
     A lone positive's terms are ``(1 - s)**2``, ``-log(s)`` and ``s``, a lone
-    negative's ``s**2``, ``-log1p(-s)`` and ``s``: :func:`bucket_pav`'s formulas at
-    counts 1 and 0, the same floats.  Terms of a hot exponent add their whole
-    mantissa to a small dense table (:func:`_add_hot`), flushed to the bins every
-    :data:`_FLUSH` rows; the rest go to the bins one by one (:func:`_add_exact`).
-    Returns ``(infinite, outside)``.
+    negative's ``s**2``, ``-log1p(-s)`` and ``s`` (:func:`_term`).  The scores
+    ascend, so each term's rows of one exponent are a run (:func:`_exponent_end`);
+    a run's mantissas sum, :data:`_FLUSH` rows at a time, as the wrapping sum of
+    their bits less the exponent's (branch-free, vectorized) to the bins
+    (:func:`_add_exact`'s).  A log term of exponent 2047 is inf.  Returns
+    ``(infinite, outside)``.
     """
     infinite = False
-    outside = False
-    hot = np.zeros((3, _HOT), np.int64)
-    first = start
-    while first < stop:
-        last = min(stop, first + _FLUSH)
-        for k in range(first, last):
-            s = np.float64(scores[k]) + 0.0
-            outside |= (s < 0) | (s > 1)
-            up = 1 - s
-            brier = up * up if positive else s * s
-            log_term = -logs[k]
-            if not _add_hot(brier, hot, 0):
-                _add_exact(brier, bins_high, bins_low, 0)
-            if not _add_hot(log_term, hot, 1):
-                if np.isfinite(log_term):
-                    _add_exact(log_term, bins_high, bins_low, 1)
-                else:
-                    infinite = True
-            if not _add_hot(s, hot, 2):
-                _add_exact(s, bins_high, bins_low, 2)
-        for row in range(3):
-            for offset in range(_HOT):
-                total = hot[row, offset]
-                if total:  # m = (high << 26) + low, as _add_exact keeps it
-                    bins_high[row, _HOT_FIRST + offset] += total >> 26
-                    bins_low[row, _HOT_FIRST + offset] += total & 67108863
-                    hot[row, offset] = 0
-        first = last
+    outside = stop > start and (scores[start] < 0 or scores[stop - 1] > 1)
+    for term, row in ((0 if positive else 1, 0), (2, 1), (3, 2)):
+        k = start
+        while k < stop:
+            end, biased = _exponent_end(scores, logs, term, k, stop)
+            if biased == 2047:  # inf (or NaN)
+                infinite = infinite or term == 2
+                k = end
+                continue
+            field = (biased << 52) - (4503599627370496 if biased else 0)  # less the implicit bit
+            while k < end:
+                last = min(end, k + _FLUSH)
+                total = _bits_sum(scores, logs, term, k, last)
+                total -= np.uint64(last - k) * np.uint64(field)
+                mantissas = np.int64(total)
+                bins_high[row, biased] += mantissas >> 26
+                bins_low[row, biased] += mantissas & 67108863  # 2**26 - 1
+                k = last
     return infinite, outside
 
 
