@@ -189,16 +189,11 @@ def _add_exact(value, high, low, row):  # pragma: no cover - compiled
 
 #: rows a sum of :func:`_row_sums` adds at most: 1023 mantissas (< 2**53) stay below 2**63
 _FLUSH = 1023
-_MAGNITUDE = 9223372036854775807  # 2**63 - 1: the bits of a float but its sign
 
 
 @_compile
 def _term(scores, logs, term, k):  # pragma: no cover - compiled
-    """Row ``k``'s term, its own tie group (:func:`bucket_pav`'s formulas at counts 1 and 0).
-
-    ``term`` 0: a positive's Brier term ``(1 - s)**2``, 1: a negative's ``s**2``, 2:
-    its log term (``-logs[k]``, of which the magnitude is taken), 3: ``s``.
-    """
+    """Row ``k``'s term (0: a positive's Brier, 1: a negative's, 2: the log's negative, 3: s)."""
     if term == 2:
         return logs[k]
     s = np.float64(scores[k]) + 0.0
@@ -213,7 +208,7 @@ def _bits_sum(scores, logs, term, start, stop):  # pragma: no cover - compiled
     """The wrapping sum of the terms' bits but their signs, rows ``[start, stop)``: one loop a
     term, branch-free, that LLVM vectorizes."""
     total = np.uint64(0)
-    magnitude = np.uint64(_MAGNITUDE)
+    magnitude = np.uint64(9223372036854775807)  # 2**63 - 1: a float's bits but its sign
     if term == 2:
         for r in range(start, stop):
             total += np.float64(logs[r]).view(np.uint64) & magnitude
@@ -233,12 +228,8 @@ def _bits_sum(scores, logs, term, start, stop):  # pragma: no cover - compiled
 
 @_compile
 def _exponent_end(scores, logs, term, start, stop):  # pragma: no cover - compiled
-    """The first row past ``start`` whose term has another exponent than ``start``'s.
-
-    The scores ascend, so each term's magnitude is monotone, and so is its
-    exponent: a bisection.  (Not so for scores outside [0, 1]: some end past
-    ``start`` all the same, and the sums are not used.)
-    """
+    """The first row past ``start`` whose term has another exponent, by bisection: the scores
+    ascend, so each term's magnitude is monotone (not past [0, 1]: the sums are not used)."""
     biased = (np.float64(_term(scores, logs, term, start)).view(np.int64) >> 52) & 2047
     low, high = start + 1, stop
     while low < high:
@@ -255,13 +246,10 @@ def _exponent_end(scores, logs, term, start, stop):  # pragma: no cover - compil
 def _row_sums(scores, logs, positive, start, stop, bins_high, bins_low):  # pragma: no cover
     """Add the terms of ``scores[start:stop]``, one class's rows each its own tie group, exactly.
 
-    A lone positive's terms are ``(1 - s)**2``, ``-log(s)`` and ``s``, a lone
-    negative's ``s**2``, ``-log1p(-s)`` and ``s`` (:func:`_term`).  The scores
-    ascend, so each term's rows of one exponent are a run (:func:`_exponent_end`);
-    a run's mantissas sum, :data:`_FLUSH` rows at a time, as the wrapping sum of
-    their bits less the exponent's (branch-free, vectorized) to the bins
-    (:func:`_add_exact`'s).  A log term of exponent 2047 is inf.  Returns
-    ``(infinite, outside)``.
+    :func:`_term`'s; of each run of one exponent (:func:`_exponent_end`) the mantissas'
+    sum, :data:`_FLUSH` rows at a time, is the wrapping sum of the bits (vectorized)
+    less the exponent's, added to the bins (:func:`_add_exact`'s); exponent 2047 is
+    inf.  Returns ``(infinite, outside)``.
     """
     infinite = False
     outside = stop > start and (scores[start] < 0 or scores[stop - 1] > 1)
@@ -301,14 +289,12 @@ def _lone_rows(values):  # pragma: no cover - compiled
 def _lone_run(
     pos, neg, pos_logs, neg_log1ps, i, j, top, low, high, out_pos, out_neg, bins
 ):  # pragma: no cover - compiled
-    """:func:`bucket_pav`'s loop where no class repeats a score and rows are counted.
+    """:func:`bucket_pav`'s loop for counted rows where no class repeats a score.
 
-    From ``pos[i]``, ``neg[j]`` (a stack of ``top + 1`` blocks) while each class
-    keeps a row after the score taken: each score holds one row, or one of each
-    class (a tie across the classes).  The merge is branch-free and the PAV keeps
-    its top block in registers; the rows' terms are summed afterwards, class by
-    class (:func:`_row_sums`), a cross tie's group terms put in place of its two
-    rows' here.  Returns ``(i, j, top, groups, infinite, outside)``.
+    From ``pos[i]``, ``neg[j]`` (``top + 1`` blocks) while each class keeps a row
+    past the score: a score is one row, or one of each class (a cross tie).  A
+    branch-free merge, the PAV's top block in registers; the terms summed after it
+    by class (:func:`_row_sums`).  Returns ``(i, j, top, groups, infinite, outside)``.
     """
     bins_high, bins_low = bins
     n_pos, n_neg = len(pos), len(neg)
@@ -325,8 +311,7 @@ def _lone_run(
         block_pos, block_neg = p, q
         if p and q:
             _tie_terms(block_low, pos_logs[i], neg_log1ps[j], bins_high, bins_low)
-        i += p
-        j += q
+        i, j = i + p, j + q
         groups += 1
         below = 0
     while i + 1 < n_pos and j + 1 < n_neg:
@@ -336,8 +321,7 @@ def _lone_run(
         p, q = np.int64(taken_pos), np.int64(taken_neg)
         if taken_pos and taken_neg:  # a tie across the classes: rare
             _tie_terms(s, pos_logs[i], neg_log1ps[j], bins_high, bins_low)
-        i += p
-        j += q
+        i, j = i + p, j + q
         groups += 1
         if block_pos * q >= p * block_neg:  # the top's mean is not below the score's: pool
             block_pos += p
@@ -362,13 +346,8 @@ def _lone_run(
 
 @_compile
 def _tie_terms(s, log_p, log_q, bins_high, bins_low):  # pragma: no cover - compiled
-    """A cross tie's group terms in the bins in place of its two rows' (:func:`_row_sums`).
-
-    The group's Brier and log terms are :func:`bucket_pav`'s at counts 1 and 1
-    (its probability term, ``2 * s``, is its rows' sum exactly); each row's
-    finite log term is taken out, the group's put in when finite (it is
-    infinite exactly when a row's is).
-    """
+    """A cross tie's group terms in the bins in place of its two rows' (:func:`_row_sums`): its
+    Brier and finite log term at counts 1 and 1 (``2 * s`` is its rows' sum exactly)."""
     up = 1 - s
     one = np.float64(1.0)
     _add_exact(one * (up * up) + one * (s * s), bins_high, bins_low, 0)
