@@ -323,19 +323,17 @@ def _lone_run(
             _tie_terms(s, pos_logs[i], neg_log1ps[j], bins_high, bins_low)
         i, j = i + p, j + q
         groups += 1
-        if block_pos * q >= p * block_neg:  # the top's mean is not below the score's: pool
-            block_pos += p
-            block_neg += q
-            while below > 0 and out_pos[below - 1] * block_neg >= block_pos * out_neg[below - 1]:
-                below -= 1
-                block_pos += out_pos[below]
-                block_neg += out_neg[below]
-                block_low = low[below]
-        else:
-            low[below], high[below] = block_low, block_high
-            out_pos[below], out_neg[below] = block_pos, block_neg
-            below += 1
-            block_pos, block_neg, block_low = p, q, s
+        push = block_pos * q < p * block_neg  # the top's mean is below the score's
+        low[below], high[below] = block_low, block_high  # branch-free: stored, kept if pushed
+        out_pos[below], out_neg[below] = block_pos, block_neg
+        below += np.int64(push)
+        block_pos, block_neg = p + (0 if push else block_pos), q + (0 if push else block_neg)
+        block_low = s if push else block_low
+        while below > 0 and out_pos[below - 1] * block_neg >= block_pos * out_neg[below - 1]:
+            below -= 1
+            block_pos += out_pos[below]
+            block_neg += out_neg[below]
+            block_low = low[below]
         block_high = s
     low[below], high[below] = block_low, block_high
     out_pos[below], out_neg[below] = block_pos, block_neg
