@@ -193,9 +193,9 @@ _FLUSH = 1023
 
 @_compile
 def _term(scores, logs, term, k):  # pragma: no cover - compiled
-    """Row ``k``'s term (0: a positive's Brier, 1: a negative's, 2: the log's negative, 3: s)."""
+    """Row ``k``'s term (0: a positive's Brier, 1: a negative's, 2: the log term, 3: s)."""
     if term == 2:
-        return logs[k]
+        return -logs[k]
     s = np.float64(scores[k]) + 0.0
     if term == 0:
         up = 1 - s
@@ -204,26 +204,27 @@ def _term(scores, logs, term, k):  # pragma: no cover - compiled
 
 
 @_compile
-def _bits_sum(scores, logs, term, start, stop):  # pragma: no cover - compiled
-    """The wrapping sum of the terms' bits but their signs, rows ``[start, stop)``: one loop a
-    term, branch-free, that LLVM vectorizes."""
+def _bits_sum(scores, logs, term, start, stop, biased):  # pragma: no cover - compiled
+    """The wrapping sum of the terms' bits but their signs, rows ``[start, stop)``, and whether
+    a term's exponent is not ``biased``: a branch-free loop a term, vectorized."""
     total = np.uint64(0)
+    other = np.uint64(0)  # nonzero: some exponent differs
     magnitude = np.uint64(9223372036854775807)  # 2**63 - 1: a float's bits but its sign
-    if term == 2:
-        for r in range(start, stop):
-            total += np.float64(logs[r]).view(np.uint64) & magnitude
-    elif term == 3:
-        for r in range(start, stop):
-            total += np.float64(np.float64(scores[r]) + 0.0).view(np.uint64) & magnitude
-    elif term == 1:
-        for r in range(start, stop):
+    expected = np.uint64(biased)
+    for r in range(start, stop):
+        if term == 2:
+            bits = np.float64(logs[r]).view(np.uint64) & magnitude
+        elif term == 3:
+            bits = np.float64(np.float64(scores[r]) + 0.0).view(np.uint64) & magnitude
+        elif term == 1:
             s = np.float64(scores[r]) + 0.0
-            total += np.float64(s * s).view(np.uint64) & magnitude
-    else:
-        for r in range(start, stop):
+            bits = np.float64(s * s).view(np.uint64) & magnitude
+        else:
             up = 1 - (np.float64(scores[r]) + 0.0)
-            total += np.float64(up * up).view(np.uint64) & magnitude
-    return total
+            bits = np.float64(up * up).view(np.uint64) & magnitude
+        total += bits
+        other |= (bits >> np.uint64(52)) ^ expected
+    return total, other != 0
 
 
 @_compile
@@ -257,18 +258,21 @@ def _row_sums(scores, logs, positive, start, stop, bins_high, bins_low):  # prag
         k = start
         while k < stop:
             end, biased = _exponent_end(scores, logs, term, k, stop)
-            if biased == 2047:  # inf (or NaN)
-                infinite = infinite or term == 2
-                k = end
-                continue
             field = (biased << 52) - (4503599627370496 if biased else 0)  # less the implicit bit
             while k < end:
                 last = min(end, k + _FLUSH)
-                total = _bits_sum(scores, logs, term, k, last)
-                total -= np.uint64(last - k) * np.uint64(field)
-                mantissas = np.int64(total)
-                bins_high[row, biased] += mantissas >> 26
-                bins_low[row, biased] += mantissas & 67108863  # 2**26 - 1
+                total, other = _bits_sum(scores, logs, term, k, last, biased)
+                if other or biased == 2047:  # not monotone (NumPy's log need not be), or inf
+                    for r in range(k, last):
+                        value = _term(scores, logs, term, r)
+                        if term != 2 or np.isfinite(value):
+                            _add_exact(value, bins_high, bins_low, row)
+                        else:
+                            infinite = True
+                else:
+                    mantissas = np.int64(total - np.uint64(last - k) * np.uint64(field))
+                    bins_high[row, biased] += mantissas >> 26
+                    bins_low[row, biased] += mantissas & 67108863  # 2**26 - 1
                 k = last
     return infinite, outside
 
