@@ -3,6 +3,7 @@
 Run it as a script::
 
     python benchmarks/bench_reliability.py --rows 2e7 --repeats 3
+    python benchmarks/bench_reliability.py --rows 2e7 --repeats 7 --kernel  # one bucket's kernel
 
 Every score kind (``--kinds``) is measured in a fresh Python process
 (``_process.py``; ``--in-process``: all in this one, a smoke run), which
@@ -176,6 +177,44 @@ def table(result: dict[str, Any], rows: int) -> str:
     return "\n".join(lines)
 
 
+def kernel(args: argparse.Namespace) -> None:
+    """The bucket kernel alone (``--kernel``): CPU seconds a row of one thread's ``bucket_blocks``.
+
+    One bucket of ``rows / chunks`` rows of each kind (all the score range at a
+    bucket's size: a real bucket holds a slice of it), compiled and NumPy, the
+    best and the median of ``--repeats`` runs: the ``reliability-blocks`` task of a
+    task profile, without the scheduler.
+    """
+    import time
+
+    import numpy as np
+    from _data import generate
+
+    from dask_auc._kernels.binary.reliability import bucket_blocks
+    from dask_auc._kernels.sort.buckets import Bucket
+    from dask_auc._kernels.sort.compiled import compile_now
+    from dask_auc._kernels.sort.rows import SortedScores
+
+    compile_now()
+    size = -(-args.rows // args.chunks)
+    for kind in args.kinds.split(","):
+        label, proba = generate(size, kind)
+        parts = [SortedScores(np.sort(proba[label == c])) for c in (1, 0)]
+        for compiled in (True, False):
+            bucket = Bucket.binary(*parts, compiled=compiled)
+            bucket_blocks(bucket)
+            seconds = []
+            for _ in range(args.repeats):
+                start = time.thread_time()
+                bucket_blocks(bucket)
+                seconds.append(time.thread_time() - start)
+            best, median = min(seconds), sorted(seconds)[len(seconds) // 2]
+            print(
+                f"{kind:>10} {'compiled' if compiled else 'NumPy':>8}: {best / size * 1e9:6.1f} ns "
+                f"a row (median {median / size * 1e9:.1f}), {size:,} rows"
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
@@ -186,12 +225,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per row")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"of {', '.join(KINDS)}")
     _process.add_in_process_flag(parser)
+    parser.add_argument(
+        "--kernel", action="store_true", help="time the bucket kernel alone, one thread"
+    )
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.rows < 2:
         raise SystemExit("--repeats must be >= 1 and --rows >= 2")
     if args.measure:
         _process.emit(measure(args))
+        return 0
+    if args.kernel:
+        kernel(args)
         return 0
     passed = argv if argv is not None else sys.argv[1:]
     print(f"$ python {shlex.join(['benchmarks/bench_reliability.py', *passed])}")

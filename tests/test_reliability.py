@@ -365,3 +365,74 @@ def test_buckets_cut_through_ties_merge_to_the_whole_bucket(data, weighted):
         if not weighted:  # whole tie groups, exact sums: the same integers
             assert (tree.brier, tree.log, tree.proba) == (whole.brier, whole.log, whole.proba)
         assert tree.infinite == whole.infinite
+
+
+def lone_scores(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Strictly increasing probabilities whose terms leave the compiled sums' hot exponents:
+    0, denormals, tiny scores, 1 and scores a few ulps below it; the rest spread over (0, 1)."""
+    extremes = [0.0, 5e-324, 1e-310, 1e-200, 2.0**-60, 1e-9, 0.5, 1 - 2.0**-53, 1 - 1e-12, 1.0]
+    return np.unique(np.concatenate([extremes, rng.random(n), rng.random(n // 8) * 1e-6]))
+
+
+@pytest.mark.float_order
+@pytest.mark.parametrize("seed", range(3))
+def test_the_compiled_lone_rows_path_gives_the_numpy_bits(seed):
+    """Every score one row, or one of each class (the compiled loop's fast path): the NumPy
+    path's blocks and exact sums, whole and cut into buckets at cross-class ties.
+
+    Thousands of rows (the hot sums' flushes), ties across the classes (their group terms
+    replace their rows'), 0 and 1 in either class (infinite log terms), and terms far
+    outside the hot exponents.
+    """
+    rng = np.random.default_rng(seed)
+    scores = lone_scores(rng, 3000)
+    positive = rng.random(len(scores)) < 0.3 + 0.4 * scores
+    positive[0], positive[-1] = True, False  # a positive at 0, a negative at 1: log terms inf
+    tied = rng.choice(len(scores), 40, replace=False)  # these scores in both classes
+    pos = np.sort(np.concatenate([scores[positive], scores[tied[~positive[tied]]]]))
+    neg = np.sort(np.concatenate([scores[~positive], scores[tied[positive[tied]]]]))
+    if seed == 2:  # a probability 0 of its outcome: no 1 for a negative, no 0 for a positive
+        pos, neg = pos[pos > 0], neg[neg < 1]
+    edges = [-1.0, *np.sort(scores[tied[:4]]), 2.0]  # cut through cross ties
+
+    def stack(k: int, compiled: bool) -> BlockStack:
+        """Bucket k: each edge's positive in the bucket below it, its negative above."""
+        low, high = edges[k], edges[k + 1]
+        parts = [SortedScores(pos[(pos > low) & (pos <= high)])]
+        parts.append(SortedScores(neg[(neg >= low) & (neg < high)]))
+        return bucket_blocks(Bucket.binary(*parts, compiled=compiled))
+
+    for compiled in (True, False):
+        got = completed(merged_blocks([stack(k, compiled) for k in range(len(edges) - 1)][::-1]))
+        whole = completed(
+            bucket_blocks(Bucket.binary(SortedScores(pos), SortedScores(neg), compiled=compiled))
+        )
+        if compiled:
+            made, made_whole = got, whole
+    numpy_path, numpy_whole = got, whole
+    for a, b in ((made, numpy_path), (made_whole, numpy_whole), (made, made_whole)):
+        for name in ("low", "high", "pos", "neg"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert x.dtype == y.dtype, name
+            np.testing.assert_array_equal(x, y, err_msg=name)
+        assert (a.brier, a.log, a.proba, a.infinite) == (b.brier, b.log, b.proba, b.infinite)
+    assert made.infinite == (seed != 2)
+
+
+def test_the_compiled_row_sums_are_exact_when_a_log_is_not_monotone():
+    """The fast path sums each term by runs of one exponent, found by bisection of terms that
+    ascend with the scores; logs (NumPy's, correct to an ulp or so) need not: a run that
+    holds another exponent is summed row by row, exactly all the same."""
+    numba_loops = pytest.importorskip("dask_auc._kernels.binary._numba")
+    from dask_auc._kernels.binary.reliability_compiled import _binned_total
+
+    scores = np.linspace(0.3, 0.4, 3000)
+    logs = -np.where(np.arange(3000) % 2, np.nextafter(1.0, 0.0), 1.0)  # 1 and just below, mixed
+    logs[:5] = -np.inf  # and an infinite log term within a run
+    high, low = np.zeros((3, 2047), np.int64), np.zeros((3, 2047), np.int64)
+    infinite, outside = numba_loops._row_sums(scores, logs, True, 0, 3000, high, low)
+    assert infinite and not outside
+    totals = [_binned_total(high[t], low[t]) for t in range(3)]  # units of 2**-1126
+    wanted = [(1 - scores) ** 2, -logs[5:], scores]
+    for got, terms in zip(totals, wanted, strict=True):
+        assert got == sum(map(Fraction, terms.tolist())) * 2**1126

@@ -187,6 +187,182 @@ def _add_exact(value, high, low, row):  # pragma: no cover - compiled
     low[row, biased] += mantissa & 67108863  # 2**26 - 1
 
 
+#: rows a sum of :func:`_row_sums` adds at most: 1023 mantissas (< 2**53) stay below 2**63
+_FLUSH = 1023
+
+
+@_compile
+def _term(scores, logs, term, k):  # pragma: no cover - compiled
+    """Row ``k``'s term (0: a positive's Brier, 1: a negative's, 2: the log term, 3: s)."""
+    if term == 2:
+        return -logs[k]
+    s = np.float64(scores[k]) + 0.0
+    if term == 0:
+        up = 1 - s
+        return up * up
+    return s * s if term == 1 else s
+
+
+@_compile
+def _bits_sum(scores, logs, term, start, stop, biased):  # pragma: no cover - compiled
+    """The wrapping sum of the terms' bits but their signs, rows ``[start, stop)``, and whether
+    a term's exponent is not ``biased``: a branch-free loop a term, vectorized."""
+    total = np.uint64(0)
+    other = np.uint64(0)  # nonzero: some exponent differs
+    magnitude = np.uint64(9223372036854775807)  # 2**63 - 1: a float's bits but its sign
+    expected = np.uint64(biased)
+    for r in range(start, stop):
+        if term == 2:
+            bits = np.float64(logs[r]).view(np.uint64) & magnitude
+        elif term == 3:
+            bits = np.float64(np.float64(scores[r]) + 0.0).view(np.uint64) & magnitude
+        elif term == 1:
+            s = np.float64(scores[r]) + 0.0
+            bits = np.float64(s * s).view(np.uint64) & magnitude
+        else:
+            up = 1 - (np.float64(scores[r]) + 0.0)
+            bits = np.float64(up * up).view(np.uint64) & magnitude
+        total += bits
+        other |= (bits >> np.uint64(52)) ^ expected
+    return total, other != 0
+
+
+@_compile
+def _exponent_end(scores, logs, term, start, stop):  # pragma: no cover - compiled
+    """The first row past ``start`` whose term has another exponent, by bisection: the scores
+    ascend, so each term's magnitude is monotone (not past [0, 1]: the sums are not used)."""
+    biased = (np.float64(_term(scores, logs, term, start)).view(np.int64) >> 52) & 2047
+    low, high = start + 1, stop
+    while low < high:
+        middle = (low + high) // 2
+        other = (np.float64(_term(scores, logs, term, middle)).view(np.int64) >> 52) & 2047
+        if other == biased:
+            low = middle + 1
+        else:
+            high = middle
+    return low, biased
+
+
+@_compile
+def _row_sums(scores, logs, positive, start, stop, bins_high, bins_low):  # pragma: no cover
+    """Add the terms of ``scores[start:stop]``, one class's rows each its own tie group, exactly.
+
+    :func:`_term`'s; of each run of one exponent (:func:`_exponent_end`) the mantissas'
+    sum, :data:`_FLUSH` rows at a time, is the wrapping sum of the bits (vectorized)
+    less the exponent's, added to the bins (:func:`_add_exact`'s); exponent 2047 is
+    inf.  Returns ``(infinite, outside)``.
+    """
+    infinite = False
+    outside = stop > start and (scores[start] < 0 or scores[stop - 1] > 1)
+    for term, row in ((0 if positive else 1, 0), (2, 1), (3, 2)):
+        k = start
+        while k < stop:
+            end, biased = _exponent_end(scores, logs, term, k, stop)
+            field = (biased << 52) - (4503599627370496 if biased else 0)  # less the implicit bit
+            while k < end:
+                last = min(end, k + _FLUSH)
+                total, other = _bits_sum(scores, logs, term, k, last, biased)
+                if other or biased == 2047:  # not monotone (NumPy's log need not be), or inf
+                    for r in range(k, last):
+                        value = _term(scores, logs, term, r)
+                        if term != 2 or np.isfinite(value):
+                            _add_exact(value, bins_high, bins_low, row)
+                        else:
+                            infinite = True
+                else:
+                    mantissas = np.int64(total - np.uint64(last - k) * np.uint64(field))
+                    bins_high[row, biased] += mantissas >> 26
+                    bins_low[row, biased] += mantissas & 67108863  # 2**26 - 1
+                k = last
+    return infinite, outside
+
+
+@_compile
+def _lone_rows(values):  # pragma: no cover - compiled
+    """Whether ascending ``values`` are strictly increasing: every row its own score."""
+    for first in range(1, len(values), 1024):
+        repeats = False
+        for k in range(first, min(first + 1024, len(values))):
+            repeats |= not values[k - 1] < values[k]  # NaN too
+        if repeats:
+            return False
+    return True
+
+
+@_compile
+def _lone_run(
+    pos, neg, pos_logs, neg_log1ps, i, j, top, low, high, out_pos, out_neg, bins
+):  # pragma: no cover - compiled
+    """:func:`bucket_pav`'s loop for counted rows where no class repeats a score.
+
+    From ``pos[i]``, ``neg[j]`` (``top + 1`` blocks) while each class keeps a row
+    past the score: a score is one row, or one of each class (a cross tie).  A
+    branch-free merge, the PAV's top block in registers; the terms summed after it
+    by class (:func:`_row_sums`).  Returns ``(i, j, top, groups, infinite, outside)``.
+    """
+    bins_high, bins_low = bins
+    n_pos, n_neg = len(pos), len(neg)
+    start_pos, start_neg = i, j
+    groups = 0
+    if top >= 0:  # the stack's top block, in registers
+        block_pos, block_neg = out_pos[top], out_neg[top]
+        block_low, block_high = low[top], high[top]
+        below = top
+    else:  # no block yet: the first score is the top block
+        x, y = pos[i], neg[j]
+        p, q = np.int64(x <= y), np.int64(y <= x)
+        block_low = block_high = np.float64(x if p else y) + 0.0
+        block_pos, block_neg = p, q
+        if p and q:
+            _tie_terms(block_low, pos_logs[i], neg_log1ps[j], bins_high, bins_low)
+        i, j = i + p, j + q
+        groups += 1
+        below = 0
+    while i + 1 < n_pos and j + 1 < n_neg:
+        x, y = pos[i], neg[j]
+        taken_pos, taken_neg = x <= y, y <= x
+        s = np.float64(x if taken_pos else y) + 0.0
+        p, q = np.int64(taken_pos), np.int64(taken_neg)
+        if taken_pos and taken_neg:  # a tie across the classes: rare
+            _tie_terms(s, pos_logs[i], neg_log1ps[j], bins_high, bins_low)
+        i, j = i + p, j + q
+        groups += 1
+        push = block_pos * q < p * block_neg  # the top's mean is below the score's
+        low[below], high[below] = block_low, block_high  # branch-free: stored, kept if pushed
+        out_pos[below], out_neg[below] = block_pos, block_neg
+        below += np.int64(push)
+        block_pos, block_neg = p + (0 if push else block_pos), q + (0 if push else block_neg)
+        block_low = s if push else block_low
+        while below > 0 and out_pos[below - 1] * block_neg >= block_pos * out_neg[below - 1]:
+            below -= 1
+            block_pos += out_pos[below]
+            block_neg += out_neg[below]
+            block_low = low[below]
+        block_high = s
+    low[below], high[below] = block_low, block_high
+    out_pos[below], out_neg[below] = block_pos, block_neg
+    infinite, outside = _row_sums(pos, pos_logs, True, start_pos, i, bins_high, bins_low)
+    infinite_neg, outside_neg = _row_sums(neg, neg_log1ps, False, start_neg, j, bins_high, bins_low)
+    return i, j, below, groups, infinite or infinite_neg, outside or outside_neg
+
+
+@_compile
+def _tie_terms(s, log_p, log_q, bins_high, bins_low):  # pragma: no cover - compiled
+    """A cross tie's group terms in the bins in place of its two rows' (:func:`_row_sums`): its
+    Brier and finite log term at counts 1 and 1 (``2 * s`` is its rows' sum exactly)."""
+    up = 1 - s
+    one = np.float64(1.0)
+    _add_exact(one * (up * up) + one * (s * s), bins_high, bins_low, 0)
+    _add_exact(-(up * up), bins_high, bins_low, 0)
+    _add_exact(-(s * s), bins_high, bins_low, 0)
+    group = -(one * log_p) + -(one * log_q)
+    if np.isfinite(group):
+        _add_exact(group, bins_high, bins_low, 1)
+    for row_term in (-log_p, -log_q):
+        if np.isfinite(row_term):
+            _add_exact(-row_term, bins_high, bins_low, 1)
+
+
 @_compile
 def bucket_pav(
     pos, pos_weights, pos_kind, pos_logs,
@@ -206,6 +382,9 @@ def bucket_pav(
     without, every score is one block.  Returns ``(blocks, infinite, outside, edges)``:
     a log term was inf; a score lay outside [0, 1] (its terms are then meaningless);
     the number of scores set aside (0, 1 or 2).
+
+    Counted rows of which no class repeats a score (continuous scores) take
+    :func:`_lone_run` between the ends: the same blocks and sums at about half the cost.
     """
     n_pos, n_neg = len(pos), len(neg)
     run_pos, run_neg = np.zeros(1, out_pos.dtype), np.zeros(1, out_neg.dtype)
@@ -216,7 +395,17 @@ def bucket_pav(
     top = -1
     i = 0
     j = 0
+    lone = pav and pos_kind == 0 and neg_kind == 0 and _lone_rows(pos) and _lone_rows(neg)
     while i < n_pos or j < n_neg:
+        if lone and groups > 0 and i + 1 < n_pos and j + 1 < n_neg:  # the common continuous case
+            bins = (bins_high, bins_low)
+            i, j, top, added, inf_run, out_run = _lone_run(
+                pos, neg, pos_logs, neg_log1ps, i, j, top, low, high, out_pos, out_neg, bins
+            )
+            groups += added
+            infinite = infinite or inf_run
+            outside = outside or out_run
+            continue
         start_pos, start_neg = i, j
         value, i, j = _next_run(pos, neg, i, j)
         if pos_kind == 0:  # rows: the common case, counted here (a call would cost more)
