@@ -44,6 +44,8 @@ LONG: dict[str, float] = {
     "tests/test_scale.py::test_lazy_graph_of_a_billion_rows": 9.0,
     "tests/test_thresholds.py::test_thousands_of_tiny_partitions_in_one_pass": 9.0,
     "tests/test_weighted_exact.py::test_the_command_line_threshold_at_tpr_one": 8.0,
+    "tests/test_heavy_groups.py::test_a_heavy_user_on_a_memory_limited_process_cluster": 8.0,
+    "tests/test_compiled.py::test_a_first_call_takes_the_numpy_path_while_the_loops_compile": 6.0,
 }
 
 
