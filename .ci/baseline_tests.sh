@@ -14,6 +14,9 @@
 # reference, one partition, NumPy against the compiled loops, a merge tree's fan-in); the
 # others (bucket counts, row order, coalesced blocks and exchanges) regroup the same exact
 # sums in other blocks, which the kept ones already do on this instruction set.
+# Its numba loops (compiled for a generic CPU: a cache of their own) are normally in the
+# cache already: CI compiles them beside the docs build (.ci/baseline_compile.sh); else its
+# two workers compile them at their start.
 # Hypothesis runs its `baseline` profile (tests/conftest.py): a few examples of each property,
 # the main run having drawn the many.
 # Usage: bash .ci/baseline_tests.sh [PYTHON]   (default python3: the environment with the `test` extra)

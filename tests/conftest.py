@@ -8,6 +8,7 @@ import dask
 import pytest
 from hypothesis import HealthCheck, settings
 
+import schedule
 from clusters import two_worker_processes
 
 settings.register_profile(
@@ -73,3 +74,8 @@ def client(process_cluster):
 
     with Client(process_cluster) as client:
         yield client
+
+
+def pytest_collection_modifyitems(items):
+    """The long tests first, dealt over xdist's two halves (``schedule.py`` says why)."""
+    items[:] = schedule.order(items, [item.nodeid for item in items])
