@@ -47,7 +47,11 @@ fi
 # certificate) hold on that many as on 2e5, and the pages quote no number of the data
 export DASK_AUC_NOTEBOOK_ROWS="${DASK_AUC_NOTEBOOK_ROWS:-1e5}" MPLBACKEND=Agg OMP_NUM_THREADS=1
 "$python" -m sphinx -W --keep-going -b html docs docs/_build/html
-if [ -n "$compile_pid" ] && ! wait "$compile_pid"; then
-    echo "docs: the baseline pass's numba compile failed; that pass will compile its loops" >&2
+echo "docs: the site built in $SECONDS s"
+if [ -n "$compile_pid" ]; then
+    if ! wait "$compile_pid"; then
+        echo "docs: the baseline pass's numba compile failed; that pass will compile its loops" >&2
+    fi
+    echo "docs: the baseline pass's numba compile ended at $SECONDS s"
 fi
 echo "docs: $(pwd)/docs/_build/html/index.html"
