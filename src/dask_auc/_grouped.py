@@ -41,9 +41,9 @@ from ._kernels.core.validation import (
     check_declared_score_dtype,
     warn,
 )
-from ._kernels.groups.heavy_groups import plan_heavy_groups, sample_group_keys
+from ._kernels.groups.heavy_groups import plan_heavy_groups, sample_group_keys, sample_group_rows
 from ._kernels.groups.plan import GroupPlan, GroupSpec, plan_groups
-from ._kernels.groups.scores import heavy_plan_of, plan_score_groups, sample_score_keys
+from ._kernels.groups.scores import heavy_plan_of, plan_score_groups
 from ._kernels.groups.split import joined_partitions, split_group_blocks, split_score_blocks
 from ._kernels.groups.tables import (
     GAUC_WEIGHT_COLUMN,
@@ -342,7 +342,7 @@ def _grouped_tables(frame: dd.DataFrame, spec: GroupSpec, finalize: Any) -> Lazy
     several = len(spec.scores) > 1
     sample: Any = partial(sample_group_keys, by=spec.by, score=spec.score)
     if several:
-        sample = partial(sample_score_keys, by=spec.by, scores=spec.scores)
+        sample = partial(sample_group_rows, by=spec.by, scores=spec.scores)
     graph = HashedGraph(
         blocks,
         split_score_blocks if several else split_group_blocks,

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from .heavy_groups import (
     GroupSample,
@@ -25,7 +24,6 @@ from .heavy_groups import (
     HeavyPiece,
     HeavyPlan,
     plan_heavy_groups,
-    sample_group_rows,
 )
 
 
@@ -49,20 +47,6 @@ class HeavyPlans:
         return sum(plan.n_slots for plan in self.plans)
 
 
-def sample_score_keys(
-    partitions: Sequence[pd.DataFrame],
-    n_samples: int,
-    *,
-    by: tuple[str, ...],
-    scores: tuple[str, ...],
-) -> tuple[GroupSample, ...]:
-    """:func:`~.heavy_groups.sample_group_keys` of the same sampled rows, once per score column.
-
-    The sampled keys are hashed once (:func:`~.heavy_groups.sample_group_rows`).
-    """
-    return sample_group_rows(partitions, n_samples, by=by, scores=scores)
-
-
 def plan_score_groups(
     samples: Sequence[tuple[GroupSample, ...]], by: tuple[str, ...], n_buckets: int, n_slots: int
 ) -> HeavyPlans:
@@ -70,6 +54,7 @@ def plan_score_groups(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> keys = pd.DataFrame({"user": [1, 1, 1, 2]})
     >>> from ..core.group_keys import key_hash
     >>> a, b = np.array([0.1, 0.5, 0.9, 0.3]), np.array([0.8, 0.2, 0.4, 0.3])
