@@ -227,12 +227,17 @@ def total_square_sums(parts: Sequence[SquareSums]) -> SquareSums:
 
 @dataclass(frozen=True)
 class PairedBlock(SizedByArrays):
-    """One validated block of ``y_true`` with every model's scores of its rows."""
+    """One validated block of ``y_true`` with every model's scores of its rows.
+
+    ``positions``: each row's position among the block's rows of its label
+    (:func:`class_positions`), the low bits of its id in every model's sort.
+    """
 
     lengths: RowCounts
     classes: tuple[Any, ...]
     labels: np.ndarray
     scores: tuple[np.ndarray, ...]
+    positions: np.ndarray
 
 
 def prepare_paired_block(
@@ -249,11 +254,13 @@ def prepare_paired_block(
     label, models = to_numpy(label), [to_numpy(s) for s in scores]
     lengths = RowCounts.of(names, label, *models)
     if not lengths.aligned:
-        return PairedBlock(lengths, (), label[:0], tuple(s[:0] for s in models))
+        empty = np.empty(0, np.int64)
+        return PairedBlock(lengths, (), label[:0], tuple(s[:0] for s in models), empty)
     # any number of classes: a target of more than two is the caller's error
     # once every block's classes are known (its finish step)
     classes = distinct_labels(label)
-    return PairedBlock(lengths, classes, label, tuple(as_score_array(s) for s in models))
+    scored = tuple(as_score_array(s) for s in models)
+    return PairedBlock(lengths, classes, label, scored, class_positions(classes, label))
 
 
 def traced_block(
@@ -270,8 +277,7 @@ def traced_block(
     either way (equal scores in row order).
     """
     scores = block.scores[model]
-    ids = class_positions(block.classes, block.labels)
-    ids |= np.int64(index) << np.int64(ID_BITS)
+    ids = block.positions | np.int64(index) << np.int64(ID_BITS)
     unsplit = unsplit_rows(block.classes, block.labels, scores, compiled=compiled, ids=ids)
     if unsplit is not None:
         return PreparedBlock(block.lengths, block.classes, {}, unsplit)
@@ -289,8 +295,17 @@ def class_positions(classes: tuple[Any, ...], labels: np.ndarray) -> np.ndarray:
     """
     if len(classes) <= 1:
         return np.arange(len(labels), dtype=np.int64)
+    if len(classes) == 2:
+        # the second label's rows up to each row: a row of the first is preceded by
+        # its position less that many, a row of the second is that many less one
+        second = labels == classes[1]
+        seconds = np.cumsum(second)
+        firsts = np.arange(len(labels), dtype=np.int64)
+        firsts -= seconds
+        seconds -= 1
+        return np.where(second, seconds, firsts)
     positions = np.empty(len(labels), np.int64)
-    for value in classes:
+    for value in classes:  # more than two: the caller's error, once every block's are known
         rows = labels == value
         positions[rows] = np.arange(np.count_nonzero(rows), dtype=np.int64)
     return positions
