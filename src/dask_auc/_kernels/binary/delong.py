@@ -134,25 +134,54 @@ def bucket_placements(bucket: Bucket, context: BucketContext | None) -> Placemen
         return Placements(np.empty(0, np.int64), np.empty(0, np.int64))
     top = max(_last(p), _last(n))
     bottom = min(_first(p), _first(n))
-    # rows up to each entry: an aggregated bucket's entries stand for several rows
-    p_rows, n_rows = rows_through(bucket.pos), rows_through(bucket.neg)
     # Each entry's doubled placement is 2 * (rows of the other class ranked strictly
     # on its losing side) + (rows tied with it).  Rows of other buckets tie only with
     # the bucket's top and bottom scores: the sorted part's last and first runs.
+    if bucket.pos.weights is None and bucket.neg.weights is None:
+        pos, neg = _row_placements(p, n, context, bucket.compiled)
+    else:
+        pos, neg = _entry_placements(bucket, context)
+    pos[_run_start(p, top) :] += context.neg_tied_above
+    pos[: _run_stop(p, bottom)] -= context.neg_tied_below
+    neg[_run_start(n, top) :] -= context.pos_tied_above
+    neg[: _run_stop(n, bottom)] += context.pos_tied_below
+    return Placements(pos.astype(np.int64, copy=False), neg.astype(np.int64, copy=False))
+
+
+def _row_placements(
+    p: np.ndarray, n: np.ndarray, context: BucketContext, compiled: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The doubled placements of rows (each entry one row), ties with other buckets aside.
+
+    A positive's is ``2 * (negatives below) + (negatives tied)``, ``left + right +
+    2 * (negatives of lower buckets)`` of its ranks among this bucket's negatives;
+    a negative's ``2 * (positives above) + (positives tied)``.  In place on the ranks.
+    """
+    left, right = _ranks(n, p, compiled)
+    left += right
+    left += 2 * (context.total_neg - context.neg_above - len(n))
+    pos = left
+    left, right = _ranks(p, n, compiled)
+    left += right
+    neg = np.subtract(2 * (context.pos_above + len(p)), left, out=left)
+    return pos, neg
+
+
+def _entry_placements(bucket: Bucket, context: BucketContext) -> tuple[np.ndarray, np.ndarray]:
+    """The doubled placements of counted (aggregated) entries, ties with other buckets aside."""
+    p, n = bucket.pos.scores, bucket.neg.scores
+    # rows up to each entry: an aggregated bucket's entries stand for several rows
+    p_rows, n_rows = rows_through(bucket.pos), rows_through(bucket.neg)
     # positives: negatives strictly below, and tied
     left, right = _ranks(n, p, bucket.compiled)
     below = n_rows[left]
     lower = context.total_neg - context.neg_above - int(n_rows[-1])
     pos = 2 * (below + lower) + (n_rows[right] - below)
-    pos[_run_start(p, top) :] += context.neg_tied_above
-    pos[: _run_stop(p, bottom)] -= context.neg_tied_below
     # negatives: positives strictly above, and tied
     left, right = _ranks(p, n, bucket.compiled)
     through = p_rows[right]
     neg = 2 * (context.pos_above + (int(p_rows[-1]) - through)) + (through - p_rows[left])
-    neg[_run_start(n, top) :] -= context.pos_tied_above
-    neg[: _run_stop(n, bottom)] += context.pos_tied_below
-    return Placements(pos.astype(np.int64, copy=False), neg.astype(np.int64, copy=False))
+    return pos, neg
 
 
 def _ranks(
@@ -424,9 +453,7 @@ def cross_sums(block: PairedBlock, plan: Any, *pieces: Sequence[Routed]) -> Cros
 
 
 def _positions(ids: np.ndarray) -> np.ndarray:
-    """The ids' low 32 bits: the rows' positions in their block's class (a view if it can)."""
-    if np.little_endian and ids.flags.c_contiguous:
-        return ids.view(np.uint32)[:: 64 // ID_BITS]
+    """The ids' low bits: the rows' positions among their block's rows of their class."""
     return ids & np.int64((1 << ID_BITS) - 1)
 
 
