@@ -19,12 +19,15 @@ rows move.
 For the covariance of ``k`` models' AUCs (the paired test of two, and the
 ``k x k`` matrix of :func:`~dask_auc.compare`) every model's placement of a row is
 needed together: each model's rows carry their ids through its sort
-(``SortedScores.ids``, sorted with them by one sort of packed keys:
-:func:`~dask_auc._kernels.core.order.stable_order`), every bucket routes its
-rows' placements back to their input block (:func:`routed_placements`, a
-counting partition by block number), and there all ``k`` placements of a row
-meet and the block sums their products (:func:`cross_sums`): ``k x k``
-matrices over the positive rows and over the negative rows.
+(``SortedScores.ids``: the block and the row's position among the block's
+rows of its class, :func:`traced_block`; sorted with the scores by one sort
+of packed keys: :func:`~dask_auc._kernels.core.order.stable_order`), every
+bucket routes each class's placements back to their input blocks
+(:func:`routed_placements`, a counting partition by block number), and there
+all ``k`` placements of a row meet, each written straight to its slot of the
+block's rows of its class, and the block sums their products
+(:func:`cross_sums`): ``k x k`` matrices over the positive rows and over the
+negative rows.
 
 Nothing here imports dask.
 """
