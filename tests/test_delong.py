@@ -433,8 +433,6 @@ def test_placements_of_rows_and_of_counted_entries_are_the_pair_counts(seed, dis
 def test_class_positions_route_each_placement_to_its_row_of_its_class():
     """Ids carry a row's position among its block's rows of its label (2 labels, 1, or 3), and
     cross_sums puts every routed placement in its row's slot, whatever the pieces' order."""
-    from types import SimpleNamespace
-
     from dask_auc._kernels.binary.delong import class_positions, cross_sums, prepare_paired_block
 
     rng = np.random.default_rng(3)
@@ -455,6 +453,6 @@ def test_class_positions_route_each_placement_to_its_row_of_its_class():
         cut = [np.array_split(rows, 3) for rows in shuffled]  # three buckets' pieces, any order
         pieces.append([(ids[p], values[model, p], ids[n], values[model, n])
                        for p, n in zip(*cut, strict=True)])  # fmt: skip
-    sums = cross_sums(block, SimpleNamespace(positive_label=1), *pieces)
+    sums = cross_sums(block, *pieces)
     for side, rows in ((sums.pos, values[:, y == 1]), (sums.neg, values[:, y == 0])):
         assert side.tolist() == (rows @ rows.T).tolist()  # row order: the two-model kernel's bits

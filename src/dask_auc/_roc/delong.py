@@ -323,7 +323,7 @@ class TracedModels:
             contexts.append(context_part)
             placements.append(per_block)
         (plan,) = self.sorts[0].graph.delayed([self.sorts[0].graph.plan_key])
-        sums = zip_blocks(cross_sums, self.blocks, [plan] * len(self.blocks), *placements)
+        sums = zip_blocks(cross_sums, self.blocks, *placements)
         total = gather(total_cross_sums, sums)
         finish = DeLongFinish(BinaryTarget(self.function))
         return lazy_of([total, plan, *contexts], finish, "delong_covariance")

@@ -422,7 +422,7 @@ class CrossSums(SizedByArrays):
         return CrossSums(self.pos + other.pos, self.neg + other.neg)
 
 
-def cross_sums(block: PairedBlock, plan: Any, *pieces: Sequence[Routed]) -> CrossSums:
+def cross_sums(block: PairedBlock, *pieces: Sequence[Routed]) -> CrossSums:
     """Pair one block's placements under every model by row; sum their products.
 
     ``pieces[i]`` is model ``i``'s routed pieces of this block's rows
@@ -438,7 +438,7 @@ def cross_sums(block: PairedBlock, plan: Any, *pieces: Sequence[Routed]) -> Cros
     >>> block = prepare_paired_block([0, 1, 1], [0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
     >>> ids = np.array([1, 0])  # the positive rows of block 0, in any order
     >>> piece = [(ids, np.array([0.5, -1.0]), np.array([0]), np.array([0.25]))]
-    >>> sums = cross_sums(block, None, piece, piece)
+    >>> sums = cross_sums(block, piece, piece)
     >>> sums.pos.tolist(), sums.neg.tolist()
     ([[1.25, 1.25], [1.25, 1.25]], [[0.0625, 0.0625], [0.0625, 0.0625]])
     """
