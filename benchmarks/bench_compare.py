@@ -4,7 +4,10 @@ Run it as a script (on an idle machine; the defaults are a quick check)::
 
     python benchmarks/bench_compare.py --rows 2e7 --models 5 --repeats 3
 
-(``--only grouped``: the three grouped measurements alone.)
+(``--only grouped``: the three grouped measurements alone.  ``--profile``: no
+timings, but the task-seconds of ``compare`` with ``test=None`` and with DeLong's
+test by task-key prefix, from :class:`dask.diagnostics.Profiler` on the threaded
+scheduler: which tasks DeLong adds and what each costs per row.)
 
 The data: ``--rows`` scored rows in ``--files`` Parquet files (labels, a user
 key of ``--groups`` users, ``--models`` score columns of different quality,
@@ -172,6 +175,54 @@ def check_delong(table: pd.DataFrame, names: list[str], pairwise: list[Any]) -> 
     print(table.to_string(float_format="{:.6g}".format), file=sys.stderr, flush=True)
 
 
+def profile(path: Path, models: int) -> str:
+    """Task-seconds of ``compare`` (``test=None``, then DeLong's) by task-key prefix, per row.
+
+    One untimed run of each first (the files cached), then one run
+    under :class:`dask.diagnostics.Profiler`; the threaded scheduler.
+    """
+    import collections
+
+    import dask
+    import dask.dataframe as dd
+    from dask.diagnostics import Profiler
+
+    import dask_auc
+    from dask_auc._kernels.sort import compiled
+
+    compiled.compile_now()  # the compiled loops (if numba is installed), not their NumPy paths
+    df = dd.read_parquet(str(path))
+    names = [f"s{m}" for m in range(models)]
+    rows = len(df)
+    by_test: dict[str, collections.Counter[str]] = {}
+    with dask.config.set(scheduler="threads"):
+        for test in (None, "delong"):
+
+            def run(test: str | None = test) -> Any:
+                return dask_auc.compare(df["y"], {n: df[n] for n in names}, test=test)
+
+            run()
+            with Profiler() as prof:
+                run()
+            spent: collections.Counter[str] = collections.Counter()
+            for result in prof.results:
+                key = result.key[0] if isinstance(result.key, tuple) else result.key
+                spent[str(key).rsplit("-", 1)[0]] += result.end_time - result.start_time
+            by_test[str(test)] = spent
+    lines = [
+        f"task-seconds of compare x{models} by task-key prefix, {rows} rows (ns per row)",
+        "| task | test=None | test='delong' |",
+        "| --- | ---: | ---: |",
+    ]
+    none, delong = by_test["None"], by_test["delong"]
+    for key in sorted(set(none) | set(delong), key=lambda k: -max(none[k], delong[k])):
+        cells = [f"{t[key]:.3f} ({t[key] / rows * 1e9:.0f})" for t in (none, delong)]
+        lines.append(f"| {key} | {cells[0]} | {cells[1]} |")
+    totals = [f"{sum(t.values()):.3f} ({sum(t.values()) / rows * 1e9:.0f})" for t in (none, delong)]
+    lines.append(f"| total | {totals[0]} | {totals[1]} |")
+    return "\n".join(lines)
+
+
 def report(rows: list[tuple[str, float, str]]) -> str:
     """A Markdown table: seconds, and the ratio to the one-model time of the same kind."""
     lines = ["| measurement | seconds | x one model | note |", "| --- | ---: | ---: | --- |"]
@@ -200,15 +251,23 @@ def main(argv: list[str] | None = None) -> str:
         default="all",
         help="grouped: the grouped AUC's measurements alone (default all)",
     )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="task-seconds of compare (test=None and DeLong's) by task key, not timings",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "scores"
         root.mkdir()
         write_data(root, int(args.rows), args.models, int(args.groups), args.files, args.seed)
-        with scheduler(args.scheduler, args.workers):
-            rows = measure(root, args.models, args.repeats, args.only)
+        if args.profile:
+            table = profile(root, args.models)
+        else:
+            with scheduler(args.scheduler, args.workers):
+                table = report(measure(root, args.models, args.repeats, args.only))
     command = " ".join(["python benchmarks/bench_compare.py", *(argv or sys.argv[1:])])
-    text = f"`{command}`\n\n{report(rows)}"
+    text = f"`{command}`\n\n{table}"
     print(text)
     return text
 

@@ -401,6 +401,9 @@ def test_the_benchmark_runs_and_checks_its_answers(capsys):
                        "--repeats", "1"])  # fmt: skip
     assert "| compare x3 |" in text and "| grouped x3 |" in text
     assert "| compare x3 delong |" in text and "| delong_test x2 pairwise |" in text
+    profiled = bench.main(["--rows", "2000", "--models", "2", "--files", "1", "--profile"])
+    rows = {line.split(" | ")[0].lstrip("| ") for line in profiled.splitlines()[4:]}
+    assert {"auc-bucket", "auc-delong-route", "cross_sums", "total"} <= rows
 
 
 def test_compare_and_grouped_many_scores_on_a_process_cluster(client):

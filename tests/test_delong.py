@@ -361,3 +361,98 @@ def test_large_traced_blocks_are_kept_unsplit_and_sum_as_the_numpy_path(monkeypa
     np.testing.assert_array_equal(fast.sums.pos, slow.sums.pos)
     np.testing.assert_array_equal(fast.sums.neg, slow.sums.neg)
     np.testing.assert_array_equal(fast.matrix, slow.matrix)
+
+
+def _bucket_of(scores, positive, lo, hi, rng):
+    """A bucket of rows scoring in ``[lo, hi]`` (some rows tied at ``lo`` and at ``hi`` left in
+    the buckets below and above), its context, and each class's doubled placements of its rows in
+    sorted order, by brute-force pair counts."""
+    from dask_auc._kernels.binary.delong import BucketContext
+
+    inside, above, below = {}, {}, {}
+    for cls in (True, False):
+        own = np.sort(scores[positive == cls])
+        at_lo, at_hi = np.count_nonzero(own == lo), np.count_nonzero(own == hi)
+        if lo == hi:  # one tie spread over the three buckets
+            first, second = np.sort(rng.integers(0, at_lo + 1, 2))
+            n_above, n_inside, n_below = first, second - first, at_lo - second
+            edges = [lo] * n_inside
+        else:
+            kept_lo, kept_hi = rng.integers(0, at_lo + 1), rng.integers(0, at_hi + 1)
+            n_above, n_below = at_hi - kept_hi, at_lo - kept_lo
+            edges = [lo] * kept_lo + list(own[(own > lo) & (own < hi)]) + [hi] * kept_hi
+        inside[cls] = np.array(edges, float)
+        above[cls] = np.concatenate([own[own > hi], [hi] * n_above])
+        below[cls] = np.concatenate([own[own < lo], [lo] * n_below])
+    filled = [*inside[True], *inside[False]]
+    top, bottom = (max(filled), min(filled)) if filled else (np.inf, -np.inf)
+    context = BucketContext(
+        int(np.count_nonzero(positive)), int(np.count_nonzero(~positive)),
+        len(above[True]), len(above[False]),
+        int(np.count_nonzero(above[True] == top)), int(np.count_nonzero(above[False] == top)),
+        int(np.count_nonzero(below[True] == bottom)), int(np.count_nonzero(below[False] == bottom)),
+        0.5,
+    )  # fmt: skip
+    all_pos, all_neg = scores[positive], scores[~positive]
+    expected = (
+        [2 * np.count_nonzero(all_neg < x) + np.count_nonzero(all_neg == x) for x in inside[True]],
+        [2 * np.count_nonzero(all_pos > x) + np.count_nonzero(all_pos == x) for x in inside[False]],
+    )
+    return inside[True], inside[False], context, expected
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from([2, 5, 40]), st.booleans())
+@settings(max_examples=examples(12), deadline=None)
+def test_placements_of_rows_and_of_counted_entries_are_the_pair_counts(seed, distinct, numba):
+    """The rows' formula (left + right ranks) and the counted entries' (cumulative counts) of one
+    bucket, ties shared with the buckets above and below, against brute-force pair counts."""
+    from dask_auc._kernels.binary.delong import bucket_placements
+    from dask_auc._kernels.sort.buckets import Bucket
+    from dask_auc._kernels.sort.rows import SortedScores
+
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, distinct, 200).astype(float)
+    positive = rng.random(200) < 0.4
+    positive[:2] = [True, False]
+    lo, hi = np.sort(rng.choice(scores, 2))
+    pos, neg, context, (want_pos, want_neg) = _bucket_of(scores, positive, lo, hi, rng)
+    rows = bucket_placements(
+        Bucket.binary(SortedScores(pos), SortedScores(neg), compiled=numba), context
+    )
+    assert rows.pos.tolist() == want_pos and rows.neg.tolist() == want_neg
+
+    def counted(part):
+        values, counts = np.unique(part, return_counts=True)
+        return SortedScores(values, counts.astype(np.int64))
+
+    entries = bucket_placements(Bucket.binary(counted(pos), counted(neg), compiled=numba), context)
+    assert np.repeat(entries.pos, counted(pos).weights).tolist() == want_pos
+    assert np.repeat(entries.neg, counted(neg).weights).tolist() == want_neg
+
+
+def test_class_positions_route_each_placement_to_its_row_of_its_class():
+    """Ids carry a row's position among its block's rows of its label (2 labels, 1, or 3), and
+    cross_sums puts every routed placement in its row's slot, whatever the pieces' order."""
+    from dask_auc._kernels.binary.delong import class_positions, cross_sums, prepare_paired_block
+
+    rng = np.random.default_rng(3)
+    for labels in (rng.integers(0, 2, 300), np.array(["b", "a", "b"]), rng.integers(0, 3, 50),
+                   np.ones(4, int), np.zeros(0, int)):  # fmt: skip
+        classes = tuple(np.unique(labels).tolist())
+        expected = np.zeros(len(labels), np.int64)
+        for value in classes:
+            expected[labels == value] = np.arange(np.count_nonzero(labels == value))
+        np.testing.assert_array_equal(class_positions(classes, labels), expected)
+    y = rng.integers(0, 2, 300)
+    block = prepare_paired_block(y, rng.random(300), rng.random(300))
+    values = rng.random((2, 300)) - 0.5
+    ids = block.positions | np.int64(5) << np.int64(32)  # any block number: the low bits index
+    pieces = []
+    for model in (0, 1):
+        shuffled = [rng.permutation(np.flatnonzero(y == c)) for c in (1, 0)]
+        cut = [np.array_split(rows, 3) for rows in shuffled]  # three buckets' pieces, any order
+        pieces.append([(ids[p], values[model, p], ids[n], values[model, n])
+                       for p, n in zip(*cut, strict=True)])  # fmt: skip
+    sums = cross_sums(block, *pieces)
+    for side, rows in ((sums.pos, values[:, y == 1]), (sums.neg, values[:, y == 0])):
+        assert side.tolist() == (rows @ rows.T).tolist()  # row order: the two-model kernel's bits

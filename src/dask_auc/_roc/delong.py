@@ -11,11 +11,13 @@ AUC itself (:mod:`dask_auc._kernels.binary.delong`):
   model's AUC and DeLong's ``k x k`` covariance of them
   (:class:`DeLongCovariance`), from which any pair's test follows.  The
   covariance needs every model's placement of each row, so each model's
-  scores are sorted *once* with a row id (``block << 32 | position``), and
-  every bucket sends its rows' placements back to their input block (the
-  reverse of the sort's split: one more all-to-all of one float per row and
-  model).  There all ``k`` placements of a row meet and the block sums their
-  products, ``k x k`` over the positive rows and over the negative rows.
+  scores are sorted *once* with a row id (``block << 32 | position``, the
+  position among the block's rows of its class), and every bucket sends its
+  rows' placements back to their input block (the reverse of the sort's
+  split: one more all-to-all of an id and a float per row and model).  There
+  all ``k`` placements of a row meet, each in its slot of the block's rows of
+  its class, and the block sums their products, ``k x k`` over the positive
+  rows and over the negative rows.
   Each model's sort is the ROC's, its rows carrying their ids
   (:class:`TracedModels`): a ROC on it answers every metric of the model, so
   :func:`dask_auc.compare` sorts each model once for its metrics and tests.
@@ -257,7 +259,7 @@ class TracedModels:
 
     Each model's sort is the ROC's (:class:`~.sort.CurveSort`, one part per
     label, the positive class chosen after it) made of blocks whose rows carry
-    their ids (``block << 32 | position``): :attr:`rocs` holds each model's
+    their ids (``block << 32 | position in its class``): :attr:`rocs` holds each model's
     :class:`~dask_auc.ROC` on it, which answers every ROC query as
     :func:`dask_auc.roc` of the model does, to the bit (exact counts, whatever
     the buckets), and :meth:`covariance` DeLong's covariance from the same
@@ -321,7 +323,7 @@ class TracedModels:
             contexts.append(context_part)
             placements.append(per_block)
         (plan,) = self.sorts[0].graph.delayed([self.sorts[0].graph.plan_key])
-        sums = zip_blocks(cross_sums, self.blocks, [plan] * len(self.blocks), *placements)
+        sums = zip_blocks(cross_sums, self.blocks, *placements)
         total = gather(total_cross_sums, sums)
         finish = DeLongFinish(BinaryTarget(self.function))
         return lazy_of([total, plan, *contexts], finish, "delong_covariance")
