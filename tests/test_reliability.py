@@ -423,14 +423,14 @@ def test_the_compiled_row_sums_are_exact_when_a_log_is_not_monotone():
     """The fast path sums each term by runs of one exponent, found by bisection of terms that
     ascend with the scores; logs (NumPy's, correct to an ulp or so) need not: a run that
     holds another exponent is summed row by row, exactly all the same."""
-    numba_loops = pytest.importorskip("dask_auc._kernels.binary._numba")
+    numba_loops = pytest.importorskip("dask_auc._kernels.binary._sums_numba")
     from dask_auc._kernels.binary.reliability_compiled import _binned_total
 
     scores = np.linspace(0.3, 0.4, 3000)
     logs = -np.where(np.arange(3000) % 2, np.nextafter(1.0, 0.0), 1.0)  # 1 and just below, mixed
     logs[:5] = -np.inf  # and an infinite log term within a run
     high, low = np.zeros((3, 2047), np.int64), np.zeros((3, 2047), np.int64)
-    infinite, outside = numba_loops._row_sums(scores, logs, True, 0, 3000, high, low)
+    infinite, outside = numba_loops.row_sums(scores, logs, True, 0, 3000, high, low)
     assert infinite and not outside
     totals = [_binned_total(high[t], low[t]) for t in range(3)]  # units of 2**-1126
     wanted = [(1 - scores) ** 2, -logs[5:], scores]
