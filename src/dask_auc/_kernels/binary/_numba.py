@@ -6,7 +6,8 @@ NumPy when numba is missing:
 * :func:`merged_pair_counts`: the pair counts of two sorted arrays by one
   merge, instead of two binary searches per positive;
 * :func:`merged_points`: a bucket's own curve points by the same merge;
-* :func:`bucket_pav`, :func:`distinct_scores`, :func:`pooled_rounds`: the CORP
+* :func:`bucket_pav`, :func:`distinct_scores`, :func:`distinct_totals`,
+  :func:`pooled_rounds`: the CORP
   reliability diagram's loops, in :mod:`._pav_numba` and taken from there
   (:mod:`.reliability_compiled` holds their door).
 
@@ -23,7 +24,13 @@ import numpy as np
 from numba import njit
 
 # the reliability loops, offered with these (the door takes them from this module)
-from ._pav_numba import bucket_pav, distinct_scores, next_run, pooled_rounds  # noqa: F401
+from ._pav_numba import (  # noqa: F401
+    bucket_pav,
+    distinct_scores,
+    distinct_totals,
+    next_run,
+    pooled_rounds,
+)
 
 #: nogil: the threaded scheduler runs the loops on all cores at once
 _compile = njit(nogil=True, cache=True, boundscheck=False)

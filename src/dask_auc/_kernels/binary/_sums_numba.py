@@ -3,7 +3,7 @@
 :mod:`._pav_numba`'s merge adds each distinct score's Brier, log and probability
 terms to integer bins by exponent, exactly (:func:`add_exact`; a class's rows of
 unit count by runs of one exponent, :func:`row_sums`), and sums weights in
-``np.add.reduceat``'s order of float additions (:func:`reduceat_sum`), so that
+``np.add.reduceat``'s order of float additions (:func:`pairwise_rest`), so that
 weighted results are the NumPy path's bits.  ``nogil``.
 """
 
@@ -19,7 +19,7 @@ _compile = njit(nogil=True, cache=True, boundscheck=False)
 _inlined = njit(nogil=True, cache=True, boundscheck=False, inline="always")
 
 
-@_compile
+@_inlined
 def _pairwise_block(values, start, n):  # pragma: no cover - compiled
     """NumPy's pairwise sum of ``values[start:start + n]`` (float64, ``n <= 128``), in its order.
 
@@ -55,14 +55,14 @@ def _pairwise_block(values, start, n):  # pragma: no cover - compiled
     return res
 
 
-@_compile
+@_inlined
 def _half(n):  # pragma: no cover - compiled
     """Where NumPy's pairwise sum cuts ``n`` values: the half, down to a multiple of 8."""
     half = n // 2
     return half - half % 8
 
 
-@_compile
+@_inlined
 def _pairwise_halves(values, start, n):  # pragma: no cover - compiled
     """NumPy's pairwise sum of any ``n`` values: halves (cut by :func:`_half`) above 128.
 
@@ -101,36 +101,15 @@ def _pairwise_halves(values, start, n):  # pragma: no cover - compiled
 
 
 @_inlined
-def reduceat_sum(values, start, stop):  # pragma: no cover - compiled
-    """``np.add.reduceat``'s sum of a float64 segment: its first value plus the pairwise rest."""
-    n = stop - start - 1
-    if n == 0:
-        return values[start]
-    if n <= 128:
-        return values[start] + _pairwise_block(values, start + 1, n)
-    return values[start] + _pairwise_halves(values, start + 1, n)
+def pairwise_rest(values, start, stop):  # pragma: no cover - compiled
+    """``np.add.reduceat``'s sum of ``values[start:stop]`` (float64) but its first value: the
+    pairwise sum of the rest.  The segment's sum is ``values[start] + pairwise_rest(...)``
+    for two values or more; written out at the caller, as a call of a function that
+    writes to an array costs numba ~30 ns (its reference counts), even inlined."""
+    return _pairwise_halves(values, start + 1, stop - start - 1)
 
 
 @_inlined
-def run_total(out, weights, kind, start, stop):  # pragma: no cover - compiled
-    """Rows (``kind`` 0), multiplicities (1, exact) or weights (2) of ``[start, stop)``.
-
-    Written to ``out[0]`` (its dtype): ``np.add.reduceat``'s sum of the run for weights.
-    """
-    if stop == start:
-        out[0] = 0
-    elif kind == 0:
-        out[0] = stop - start
-    elif kind == 1:
-        total = weights[start]
-        for k in range(start + 1, stop):
-            total += weights[k]
-        out[0] = total
-    else:
-        out[0] = reduceat_sum(weights, start, stop)
-
-
-@_compile
 def _split(value):  # pragma: no cover - compiled
     """A finite float as ``(e, m)``: ``value = m * 2**(max(e, 1) - 1075)``, ``m`` a signed
     53-bit integer, ``e`` its biased exponent."""
@@ -144,7 +123,7 @@ def _split(value):  # pragma: no cover - compiled
     return biased, mantissa
 
 
-@_compile
+@_inlined
 def add_exact(value, high, low, row):  # pragma: no cover - compiled
     """Add a finite float to integer bins by biased exponent ``e``, exactly.
 

@@ -75,14 +75,13 @@ def bucket_stack(bucket: Bucket, factor: float) -> tuple | None:
     out_pos, out_neg = np.empty(n, dtype), np.empty(n, dtype)
     bins_high, bins_low = np.zeros((3, _EXPONENTS), np.int64), np.zeros((3, _EXPONENTS), np.int64)
     edge_scores, edge_pos, edge_neg = np.zeros(2), np.zeros(2, dtype), np.zeros(2, dtype)
-    no_weights = np.zeros(0, np.int64)
     m, infinite, outside, edges = kernel.bucket_pav(
         pos.scores,
-        no_weights if pos.weights is None else pos.weights,
+        _totals(kernel, pos, kinds[0], len(logs), dtype),
         kinds[0],
         logs,
         neg.scores,
-        no_weights if neg.weights is None else neg.weights,
+        _totals(kernel, neg, kinds[1], len(log1ps), dtype),
         kinds[1],
         log1ps,
         dtype == np.int64,
@@ -121,6 +120,14 @@ def _distinct(kernel: Any, scores: np.ndarray) -> np.ndarray:
         return scores.astype(np.float64, copy=False)
     out = np.empty(m, np.float64)
     kernel.distinct_scores(scores, out)
+    return out
+
+
+def _totals(kernel: Any, part: SortedScores, kind: int, m: int, dtype: Any) -> np.ndarray:
+    """Each distinct score's multiplicities or weights (``dtype``); none for rows (kind 0)."""
+    out = np.empty(m if kind else 0, dtype)
+    if kind:
+        kernel.distinct_totals(part.scores, part.weights, kind, out)
     return out
 
 
