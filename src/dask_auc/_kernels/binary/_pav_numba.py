@@ -18,6 +18,8 @@ from ._sums_numba import add_exact, pairwise_rest, row_sums, tie_terms
 
 #: nogil: the threaded scheduler runs the loops on all cores at once
 _compile = njit(nogil=True, cache=True, boundscheck=False)
+#: the same, inlined by numba into the callers
+_inlined = njit(nogil=True, cache=True, boundscheck=False, inline="always")
 
 
 @_compile
@@ -42,28 +44,67 @@ def next_run(pos, neg, i, j):  # pragma: no cover - compiled
     return value, i, j
 
 
+@_inlined
+def _run_end(values, i, value):  # pragma: no cover - compiled
+    """The first index from ``i`` of ascending ``values`` not holding ``value`` (``values[i]``
+    holds it or ``i`` is past them): by galloping, so that a tie of ``r`` rows costs
+    ``log r`` compares, and a lone row two."""
+    n = len(values)
+    if i >= n or values[i] != value:
+        return i
+    low, step = i, 1  # values[low] == value
+    while low + step < n and values[low + step] == value:
+        low += step
+        step *= 2
+    high = min(low + step, n)  # past the run
+    while high - low > 1:
+        middle = (low + high) // 2
+        if values[middle] == value:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+@_inlined
+def _next_group(pos, neg, i, j):  # pragma: no cover - compiled
+    """:func:`next_run`, the runs found by :func:`_run_end` (tied scores: log of their rows)."""
+    if j == len(neg) or (i < len(pos) and pos[i] <= neg[j]):
+        value = pos[i]
+    else:
+        value = neg[j]
+    return value, _run_end(pos, i, value), _run_end(neg, j, value)
+
+
 @_compile
 def distinct_scores(values, out):  # pragma: no cover - compiled
     """The number of distinct scores of ascending ``values``; given a non-empty ``out``,
     also the first row of each run of one score, written to ``out`` (float64), as
     :func:`next_run` walks them: so that NumPy's logarithms are taken of each distinct
-    score once (:func:`bucket_pav`'s ``pos_logs``), not of every row."""
+    score once (:func:`bucket_pav`'s ``pos_logs``), not of every row.
+
+    Counted by a branch-free pass where few of 64 rows spread over ``values`` tie
+    with their next (continuous scores), else run by run (:func:`_run_end`)."""
     n = len(values)
     if n == 0:
         return 0
     m = 1
-    if len(out) == 0:  # count only: branch-free, vectorized
+    ties = 0
+    for probe in range(64):
+        k = probe * (n - 1) // 64
+        ties += k + 1 < n and values[k] == values[k + 1]
+    if len(out) == 0 and ties < 8:  # count only: branch-free, vectorized
         for k in range(1, n):
             m += values[k - 1] != values[k]
         return m
-    last = values[0]
-    out[0] = last
-    for k in range(1, n):
+    m = 0
+    k = 0
+    while k < n:
         value = values[k]
-        if value != last:
+        if len(out):
             out[m] = value
-            m += 1
-            last = value
+        m += 1
+        k = _run_end(values, k, value)
     return m
 
 
@@ -78,10 +119,7 @@ def distinct_totals(scores, weights, kind, out):  # pragma: no cover - compiled
     m = 0
     start = 0
     while start < n:
-        value = scores[start]
-        stop = start + 1
-        while stop < n and scores[stop] == value:
-            stop += 1
+        stop = _run_end(scores, start, scores[start])
         if stop - start == 1:
             out[m] = weights[start]
         elif kind == 1:  # exact, in int64
@@ -202,7 +240,7 @@ def bucket_pav(
             outside = outside or out_run
             continue
         start_pos, start_neg = i, j
-        value, i, j = next_run(pos, neg, i, j)
+        value, i, j = _next_group(pos, neg, i, j)
         p_count = zero + (i - start_pos)  # rows: the common case, counted here
         if pos_kind != 0:
             p_count = pos_totals[log_i] if i > start_pos else zero
