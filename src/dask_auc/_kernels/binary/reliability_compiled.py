@@ -60,8 +60,7 @@ def bucket_stack(bucket: Bucket, factor: float) -> tuple | None:
     it by NumPy's rounds (:func:`~._pav_numba.pooled_rounds`, ``factor`` one less the
     relative tolerance of a tie of means).  ``ends``: ``(score, pos, neg)`` of the
     lowest and the highest score, those the bucket holds (0, 1 or 2).  None where
-    the loops do not run, counts whose products could pass int64, or weighted rows
-    mostly tied (:data:`_WEIGHTED_TIES`: NumPy's path is the faster there).
+    the loops do not run, or counts whose products could pass int64.
     """
     pos, neg = bucket.pos, bucket.neg
     kernel = usable(bucket.compiled, "binary", pos.scores, neg.scores)
@@ -69,8 +68,6 @@ def bucket_stack(bucket: Bucket, factor: float) -> tuple | None:
     if kernel is None or pos.scores.dtype != neg.scores.dtype or None in kinds:
         return None
     n = len(pos.scores) + len(neg.scores)
-    if (kinds[0] or kinds[1]) and _tied_rows(pos) + _tied_rows(neg) >= n * _WEIGHTED_TIES:
-        return None  # weighted ties: NumPy's reduceat sums the runs faster
     counts = [kernel.distinct_scores(part.scores, _NO_OUT) for part in (pos, neg)]
     dtype = np.result_type(*(np.float64 if k == 2 else np.int64 for k in kinds))
     if dtype == np.int64 and pos.total * neg.total >= 2**63:
@@ -118,6 +115,18 @@ def bucket_stack(bucket: Bucket, factor: float) -> tuple | None:
         low, high, out_pos, out_neg = (a[:m].copy() for a in (low, high, out_pos, out_neg))
     ends = [(edge_scores[e], edge_pos[e], edge_neg[e]) for e in range(edges)]
     return (low, high, out_pos, out_neg, *sums, ends)
+
+
+def numpy_faster(bucket: Bucket) -> bool:
+    """Whether the NumPy path is the faster for this bucket: weighted rows mostly tied.
+
+    About :data:`_WEIGHTED_TIES` of the rows or more tie with the next (64 rows probed
+    in each class): ``np.add.reduceat`` sums the ties' weights faster than the loops.
+    """
+    pos, neg = bucket.pos, bucket.neg
+    n = len(pos.scores) + len(neg.scores)
+    weighted = pos.weights is not None or neg.weights is not None
+    return weighted and n > 0 and _tied_rows(pos) + _tied_rows(neg) >= n * _WEIGHTED_TIES
 
 
 def _tied_rows(part: SortedScores) -> float:
