@@ -151,7 +151,7 @@ def _distinct(kernel: Any, scores: np.ndarray, m: int) -> np.ndarray:
     return out
 
 
-def _totals(kernel: Any, part: SortedScores, kind: int, m: int, dtype: Any) -> np.ndarray:
+def _totals(kernel: Any, part: SortedScores, kind: int | None, m: int, dtype: Any) -> np.ndarray:
     """Each distinct score's multiplicities or weights (``dtype``); none for rows (kind 0)."""
     out = np.empty(m if kind else 0, dtype)
     if kind:
@@ -172,9 +172,8 @@ def warm_up() -> None:
     """Run the loops once, through their door, on tiny inputs: numba compiles (or loads) them."""
     for dtype in (np.float64, np.int64):
         for tie in (1, 3):  # every score distinct; tied scores
-            scores = (np.arange(300) // tie * tie).astype(dtype)
-            if dtype == np.float64:
-                scores /= 300
+            values = np.arange(300) // tie * tie
+            scores = values / 300 if dtype == np.float64 else values.astype(dtype)
             for weights in (None, np.ones(150, np.int64), np.ones(150)):
                 pos = SortedScores(scores[::2].copy(), weights)
                 neg = SortedScores(scores[1::2].copy())
