@@ -451,6 +451,7 @@ def _stack_of_the_loops(bucket: Bucket) -> BlockStack:
 
 
 @pytest.mark.parametrize("weighting", ["weights", "counted"])
+@pytest.mark.float_order
 def test_the_loops_sum_long_weighted_ties_as_numpy_and_numpy_takes_them(weighting):
     """Ties of 1 to 700 rows (NumPy's pairwise sums cut in halves past 128), ``-0.0``
     beside 0.0, weights or multiplicities: the loops' stack is the
