@@ -181,9 +181,11 @@ def kernel(args: argparse.Namespace) -> None:
     """The bucket kernel alone (``--kernel``): CPU seconds a row of one thread's ``bucket_blocks``.
 
     One bucket of ``rows / chunks`` rows of each kind (all the score range at a
-    bucket's size: a real bucket holds a slice of it), compiled and NumPy, the
-    best and the median of ``--repeats`` runs: the ``reliability-blocks`` task of a
-    task profile, without the scheduler.
+    bucket's size: a real bucket holds a slice of it), unweighted, with float
+    weights and with integer multiplicities (``--weights``), compiled and NumPy
+    alternated, the best and the median of ``--repeats`` runs: the
+    ``reliability-blocks`` task of a task profile, without the scheduler.  The
+    two paths' stacks are checked to be the same bits.
     """
     import time
 
@@ -197,22 +199,49 @@ def kernel(args: argparse.Namespace) -> None:
 
     compile_now()
     size = -(-args.rows // args.chunks)
+    rng = np.random.default_rng(0)
     for kind in args.kinds.split(","):
         label, proba = generate(size, kind)
-        parts = [SortedScores(np.sort(proba[label == c])) for c in (1, 0)]
-        for compiled in (True, False):
-            bucket = Bucket.binary(*parts, compiled=compiled)
-            bucket_blocks(bucket)
-            seconds = []
+        for weighting in args.weights.split(","):
+            parts = []
+            for c in (1, 0):
+                scores = np.sort(proba[label == c])
+                weights = {
+                    "none": None,
+                    "float": rng.random(len(scores)) + 0.5,
+                    "counts": rng.integers(1, 4, len(scores)),
+                }[weighting]
+                parts.append(SortedScores(scores, weights))
+            buckets = {c: Bucket.binary(*parts, compiled=c) for c in (True, False)}
+            stacks = {c: bucket_blocks(b) for c, b in buckets.items()}
+            if not _same_stack(stacks[True], stacks[False]):
+                raise SystemExit(f"{kind}, {weighting} weights: the two paths' stacks differ")
+            seconds: dict[bool, list[float]] = {True: [], False: []}
             for _ in range(args.repeats):
-                start = time.thread_time()
-                bucket_blocks(bucket)
-                seconds.append(time.thread_time() - start)
-            best, median = min(seconds), sorted(seconds)[len(seconds) // 2]
-            print(
-                f"{kind:>10} {'compiled' if compiled else 'NumPy':>8}: {best / size * 1e9:6.1f} ns "
-                f"a row (median {median / size * 1e9:.1f}), {size:,} rows"
-            )
+                for compiled, bucket in buckets.items():  # alternated: the same machine load
+                    start = time.thread_time()
+                    bucket_blocks(bucket)
+                    seconds[compiled].append(time.thread_time() - start)
+            for compiled in (True, False):
+                times = sorted(seconds[compiled])
+                best, median = times[0], times[len(times) // 2]
+                print(
+                    f"{kind:>10} {weighting:>6} {'compiled' if compiled else 'NumPy':>8}: "
+                    f"{best / size * 1e9:6.1f} ns a row (median {median / size * 1e9:.1f}), "
+                    f"{size:,} rows"
+                )
+
+
+def _same_stack(a: Any, b: Any) -> bool:
+    """Whether two block stacks are the same bits (arrays by their bytes, the rest equal)."""
+    arrays = ("low", "high", "pos", "neg")
+    if any(getattr(a, n).dtype != getattr(b, n).dtype for n in arrays):
+        return False
+    if any(getattr(a, n).tobytes() != getattr(b, n).tobytes() for n in arrays):
+        return False
+    ends = [[g if g is None else tuple(map(float, g)) for g in (s.bottom, s.top)] for s in (a, b)]
+    sums = [(s.brier, s.log, s.proba, s.infinite) for s in (a, b)]
+    return ends[0] == ends[1] and sums[0] == sums[1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     _process.add_in_process_flag(parser)
     parser.add_argument(
         "--kernel", action="store_true", help="time the bucket kernel alone, one thread"
+    )
+    parser.add_argument(
+        "--weights", default="none,float,counts", help="with --kernel: of none, float, counts"
     )
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

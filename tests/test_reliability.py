@@ -21,7 +21,9 @@ from sklearn.isotonic import IsotonicRegression
 
 import dask_auc
 from dask_auc._kernels.binary.reliability import (
+    WEIGHTED_TOLERANCE,
     BlockStack,
+    Group,
     bucket_blocks,
     completed,
     merged_blocks,
@@ -423,16 +425,67 @@ def test_the_compiled_row_sums_are_exact_when_a_log_is_not_monotone():
     """The fast path sums each term by runs of one exponent, found by bisection of terms that
     ascend with the scores; logs (NumPy's, correct to an ulp or so) need not: a run that
     holds another exponent is summed row by row, exactly all the same."""
-    numba_loops = pytest.importorskip("dask_auc._kernels.binary._numba")
+    numba_loops = pytest.importorskip("dask_auc._kernels.binary._sums_numba")
     from dask_auc._kernels.binary.reliability_compiled import _binned_total
 
     scores = np.linspace(0.3, 0.4, 3000)
     logs = -np.where(np.arange(3000) % 2, np.nextafter(1.0, 0.0), 1.0)  # 1 and just below, mixed
     logs[:5] = -np.inf  # and an infinite log term within a run
     high, low = np.zeros((3, 2047), np.int64), np.zeros((3, 2047), np.int64)
-    infinite, outside = numba_loops._row_sums(scores, logs, True, 0, 3000, high, low)
+    infinite, outside = numba_loops.row_sums(scores, logs, True, 0, 3000, high, low)
     assert infinite and not outside
     totals = [_binned_total(high[t], low[t]) for t in range(3)]  # units of 2**-1126
     wanted = [(1 - scores) ** 2, -logs[5:], scores]
     for got, terms in zip(totals, wanted, strict=True):
         assert got == sum(map(Fraction, terms.tolist())) * 2**1126
+
+
+def _stack_of_the_loops(bucket: Bucket) -> BlockStack:
+    """The compiled loops' stack, whichever path :func:`bucket_blocks` would take."""
+    from dask_auc._kernels.binary.reliability_compiled import bucket_stack
+
+    found = bucket_stack(bucket, 1 - WEIGHTED_TOLERANCE)
+    assert found is not None  # the loops run: nothing to fall back to
+    *blocks, ends = found
+    return BlockStack(*blocks, *(Group(*end) for end in ends))
+
+
+@pytest.mark.parametrize("weighting", ["weights", "counted"])
+@pytest.mark.float_order
+def test_the_loops_sum_long_weighted_ties_as_numpy_and_numpy_takes_them(weighting):
+    """Ties of 1 to 700 rows (NumPy's pairwise sums cut in halves past 128), ``-0.0``
+    beside 0.0, weights or multiplicities: the loops' stack is the
+    NumPy path's bits; and mostly tied weighted rows take the NumPy path, the faster there."""
+    pytest.importorskip("numba")
+    from dask_auc._kernels.binary.reliability_compiled import numpy_faster
+    from dask_auc._kernels.sort.compiled import compile_now
+
+    compile_now()
+    rng = np.random.default_rng(7)
+    runs = np.array([6, 2, 129, 130, 257, 700, 3, 1, 1, 200])
+    scores = np.repeat(np.linspace(0.0, 0.9, len(runs)), runs)
+    scores[: runs[0]] = -0.0  # the positives' -0.0 beside the negatives' 0.0
+    positive = rng.random(len(scores)) < 0.4
+
+    def part(rows: np.ndarray, counted: bool) -> SortedScores:
+        if counted:
+            return SortedScores(scores[rows], rng.integers(1, 4, rows.sum()))
+        return SortedScores(scores[rows], rng.random(rows.sum()) * 10.0 ** rng.integers(-3, 3))
+
+    counted = {"weights": (False, False), "counted": (True, True)}
+    pos, neg = (
+        part(rows, c) for rows, c in zip((positive, ~positive), counted[weighting], strict=True)
+    )
+    neg = SortedScores(np.where(neg.scores == 0, 0.0, neg.scores), neg.weights)
+    bucket = Bucket.binary(pos, neg, compiled=True)
+    loops = _stack_of_the_loops(bucket)
+    numpy_path = bucket_blocks(Bucket.binary(pos, neg, compiled=False))
+    for name in ("low", "high", "pos", "neg"):
+        a, b = getattr(loops, name), getattr(numpy_path, name)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+    sums = ("brier", "log", "proba", "infinite", "bottom", "top")
+    assert [getattr(loops, s) for s in sums] == [getattr(numpy_path, s) for s in sums]
+    assert numpy_faster(bucket)  # ~99% of the rows tie with the next
+    assert not numpy_faster(Bucket.binary(SortedScores(pos.scores), SortedScores(neg.scores)))
+    lone = np.sort(rng.random(500))
+    assert not numpy_faster(Bucket.binary(SortedScores(lone, np.ones(500)), SortedScores(lone)))

@@ -38,7 +38,7 @@ from ..core.footprint import SizedByArrays
 from ..core.summary import UNIT_BITS, exact_total
 from ..sort.buckets import Bucket
 from ..sort.rows import SortedScores
-from .reliability_compiled import bucket_stack
+from .reliability_compiled import bucket_stack, numpy_faster
 from .thinning import grid_step
 
 #: weighted means closer than this (relative) pool as equal: their float sums depend on the
@@ -99,7 +99,8 @@ def bucket_blocks(bucket: Bucket) -> BlockStack:
     stack's ``bottom`` and ``top`` (they may continue into the neighbouring
     buckets), the scores between them are pooled and summed.  By one compiled
     merge of the bucket's two classes where the numba loops run
-    (:func:`~.reliability_compiled.bucket_stack`), else by NumPy
+    (:func:`~.reliability_compiled.bucket_stack`) and are the faster (not weighted rows
+    mostly tied: :func:`~.reliability_compiled.numpy_faster`), else by NumPy
     (:func:`score_counts`, then :func:`pooled`): the same bits.
 
     Examples
@@ -112,7 +113,7 @@ def bucket_blocks(bucket: Bucket) -> BlockStack:
     >>> [float(g.score) for g in (stack.bottom, stack.top)]
     [0.2, 0.8]
     """
-    found = bucket_stack(bucket, 1 - WEIGHTED_TOLERANCE)
+    found = None if numpy_faster(bucket) else bucket_stack(bucket, 1 - WEIGHTED_TOLERANCE)
     if found is not None:
         *blocks, ends = found
         return BlockStack(*blocks, *(Group(*end) for end in ends))
