@@ -43,6 +43,7 @@ import numpy as np
 from ..sort._numba import first_not_below
 from ._dense import dense_bins, dense_span
 from ._levels import block_level
+from ._sorted import sorted_bins
 from ._tables import (
     COUNTS,
     GOLDEN,
@@ -51,7 +52,6 @@ from ._tables import (
     ONE_NEG,
     ONE_POS,
     PREFIX,
-    SIGN,
     ZERO,
     appended,
     coarsened,
@@ -66,6 +66,7 @@ from ._tables import (
     hash_filled,
     hash_rows,
     order_key,
+    score_bits,
     shifted_key,
     slot_of,
 )
@@ -144,6 +145,22 @@ def _layout(bits, cell_shift, low, part_rows):  # pragma: no cover - compiled
     return part_of, starts[: part + 2].copy(), bounds[: part + 1].copy()
 
 
+def few_keys(
+    bits: np.ndarray, flags: np.ndarray, weights: np.ndarray, most: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(bins, sums)`` at 64 bits, as :func:`block_bins` gives them, if the rows hold at most
+    ``most`` distinct keys (one hash table of them, of at most 2**14: cache-resident); else
+    None, having stopped there."""
+    done, found = _one_table(bits, flags, min(most, _ONE_TABLE))
+    if not done:
+        return None
+    if len(weights) == 0:
+        return found, np.zeros((0, 2), np.float64)
+    empty = (np.empty(0, np.uint64), np.empty(0, np.uint8), weights[:0])
+    scattered = (*empty, np.zeros(2, np.int64), np.zeros(2, np.uint64))
+    return found, weight_sums(bits, flags, weights, 0, found[:, 0].copy(), scattered)
+
+
 def block_bins(
     bits: np.ndarray,
     flags: np.ndarray,
@@ -165,13 +182,9 @@ def block_bins(
     all would compile them all again, inlined.
     """
     weighted, no_sums = len(weights) > 0, np.zeros((0, 2), np.float64)
-    done, found = _one_table(bits, flags, min(max_bins, _ONE_TABLE))  # (others: stops early)
-    if done:  # few distinct scores, all of them at 64 bits
-        if not weighted:
-            return 0, found, no_sums
-        empty = (np.empty(0, np.uint64), np.empty(0, np.uint8), weights[:0])
-        scattered = (*empty, np.zeros(2, np.int64), np.zeros(2, np.uint64))
-        return 0, found, weight_sums(bits, flags, weights, 0, found[:, 0].copy(), scattered)
+    few = few_keys(bits, flags, weights, max_bins)  # (others: stops early)
+    if few is not None:  # few distinct scores, all of them at 64 bits
+        return 0, *few
     cell_shift, low, high, start = (int(v) for v in block_level(bits, max_bins))
     if start < 64:
         shift = 64 - start
@@ -392,14 +405,8 @@ def columns(found):  # pragma: no cover - compiled
     low, high = np.empty(n, np.uint64), np.empty(n, np.uint64)  # (viewed as float64 by Python)
     for e in range(n):
         bins[e], pos[e], neg[e] = found[e, PREFIX], np.int64(found[e, 1]), np.int64(found[e, 2])
-        low[e], high[e] = _score_bits(found[e, 3]), _score_bits(found[e, 4])
+        low[e], high[e] = score_bits(found[e, 3]), score_bits(found[e, 4])
     return bins, pos, neg, low, high
-
-
-@compiled
-def _score_bits(key):  # pragma: no cover - compiled
-    """A key's float64 bits (:func:`order_key` inverted)."""
-    return key ^ SIGN if key & SIGN else ~key
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
@@ -409,8 +416,10 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
     scores = np.linspace(0.0, 1.0, 300)
     positive = (np.arange(300) % 2).astype(bool)
     clusters = (1 + np.arange(300) % 3) * (1 + np.arange(300) * 2.0**-50)  # bits dropped by parts
+    few = np.round(scores, 1)
     for weights in (None, np.ones(300)):
-        for s, max_bins in ((scores, 7), (scores, 1000), (clusters, 7)):  # the three ways
+        # bitmap and dense table, parts, one table, and a small block sorted or of few keys
+        for s, max_bins in ((scores, 7), (clusters, 7), (few, 20), (scores, 1000), (few, 1000)):
             binned_rows(s, positive, weights, max_bins=max_bins, loops=sys.modules[__name__])
     halves = [
         block_state(positive[i::2], scores[i::2], max_bins=60, compiled=False) for i in (0, 1)

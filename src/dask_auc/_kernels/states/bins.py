@@ -354,10 +354,14 @@ def _hashed(
         weights = np.ascontiguousarray(weights, dtype=np.float64)
     limit = min(max_bins + max_bins // 4, len(scores))
     part_rows = part_rows or max(-(-len(scores) // PARTS), PART_ROWS)
-    no_weights = np.zeros(0, np.float64)
-    shift, found, sums = loops.block_bins(
-        bits, flags, no_weights if weights is None else weights, max_bins, limit, part_rows
-    )
+    given = np.zeros(0, np.float64) if weights is None else weights
+    if len(scores) <= max_bins:  # every key a bin: one small table if few keys, else a sort
+        few = loops.few_keys(bits, flags, given, min(max(len(scores) // 8, 64), max_bins))
+        if few is None:
+            return KEY_BITS, *loops.sorted_bins(bits, flags, weights)
+        shift, (found, sums) = 0, few
+    else:
+        shift, found, sums = loops.block_bins(bits, flags, given, max_bins, limit, part_rows)
     bins, pos, neg, low, high = loops.columns(found)
     low, high = low.view(np.float64), high.view(np.float64)
     if weights is not None:

@@ -1,0 +1,126 @@
+"""A block of no more rows than its state's bins, by a sort of its keys (numba, after NumPy's sort).
+
+A block of at most ``max_bins`` rows keeps every key (64 bits: its distinct
+keys are at most its rows), so its state is its distinct keys with their
+class counts; no level to find, no bitmap, no table that outgrows the caches.
+Unweighted, each class's keys are sorted by NumPy (its SIMD sort of uint64)
+and one merge of the two sorted runs counts them (:func:`class_runs`).
+Weighted, the keys' order (NumPy's SIMD argsort) gives each bin's rows, put
+back in row order within a bin, and each weight is added in that order from
+0.0: ``np.bincount``'s sums bit for bit (:func:`ordered_sums`).  Read-outs
+are :func:`._numba.block_bins`' rows (prefix, positives, negatives, lowest
+and highest key), so the block's bins are the NumPy path's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._tables import entry, order_key, radix_order, score_bits
+
+
+@entry
+def class_keys(bits, flags):  # pragma: no cover - compiled
+    """``(positives, negatives)``: the keys of each class's rows, in row order (one pass)."""
+    n = len(bits)
+    keys = np.empty(n, np.uint64)
+    p, q = 0, n  # positives from the front, negatives from the back
+    for i in range(n):
+        key = order_key(bits[i])
+        if flags[i]:
+            keys[p] = key
+            p += 1
+        else:
+            q -= 1
+            keys[q] = key
+    return keys[:p], keys[p:]
+
+
+@entry
+def row_keys(bits):  # pragma: no cover - compiled
+    """Every row's key (``bins.score_keys`` of the scores' float64 bits)."""
+    keys = np.empty(len(bits), np.uint64)
+    for i in range(len(bits)):
+        keys[i] = order_key(bits[i])
+    return keys
+
+
+@entry
+def class_runs(positives, negatives):  # pragma: no cover - compiled
+    """``(bins, pos, neg, scores)`` of two sorted runs of keys (a class each): the distinct
+    keys, ascending, each class's rows of each, and each key's score (float64 bits)."""
+    n = len(positives) + len(negatives)
+    bins, scores = np.empty(n, np.uint64), np.empty(n, np.uint64)
+    pos, neg = np.empty(n, np.int64), np.empty(n, np.int64)
+    i, j, k = 0, 0, -1
+    while i < len(positives) or j < len(negatives):
+        positive = j == len(negatives) or (i < len(positives) and positives[i] <= negatives[j])
+        if positive:
+            key = positives[i]
+            i += 1
+        else:
+            key = negatives[j]
+            j += 1
+        if k < 0 or bins[k] != key:
+            k += 1
+            bins[k], pos[k], neg[k], scores[k] = key, 0, 0, score_bits(key)
+        if positive:
+            pos[k] += 1
+        else:
+            neg[k] += 1
+    return bins[: k + 1], pos[: k + 1], neg[: k + 1], scores[: k + 1]
+
+
+@entry
+def ordered_sums(keys, order, flags, weights):  # pragma: no cover - compiled
+    """``(bins, pos, neg, scores)``: the bins of the rows (``order`` sorts ``keys``), each
+    bin's weight per class added in row order from 0.0 (``np.bincount``'s), and its score.
+
+    Rows of equal keys are put back in row order (``order`` need not be
+    stable): a radix sort of their indices (an insertion sort of a few).
+    """
+    n = len(keys)
+    bins, scores = np.empty(n, np.uint64), np.empty(n, np.uint64)
+    pos, neg = np.zeros(n, np.float64), np.zeros(n, np.float64)
+    start, k = 0, 0
+    while start < n:
+        key = keys[order[start]]
+        end = start + 1
+        while end < n and keys[order[end]] == key:
+            end += 1
+        bins[k], scores[k] = key, score_bits(key)
+        if end - start == 1:
+            r = order[start]
+            if flags[r]:
+                pos[k] += weights[r]
+            else:
+                neg[k] += weights[r]
+        else:  # the bin's rows in row order
+            rows = order[start:end].astype(np.uint64)
+            for e in radix_order(rows):
+                r = np.int64(rows[e])
+                if flags[r]:
+                    pos[k] += weights[r]
+                else:
+                    neg[k] += weights[r]
+        start = end
+        k += 1
+    return bins[:k], pos[:k], neg[:k], scores[:k]
+
+
+def sorted_bins(
+    bits: np.ndarray, flags: np.ndarray, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(bins, pos, neg, low, high)`` of a block of at most ``max_bins`` rows (its bits: 64),
+    as :func:`.bins.binned_rows` gives them: ``bits`` the scores' float64 bits, ``flags``
+    uint8 (1: positive); ``weights`` None: unweighted (int64 counts)."""
+    if weights is None:
+        positives, negatives = class_keys(bits, flags)
+        positives.sort()  # (NumPy's SIMD sort, in place: views of one array)
+        negatives.sort()
+        bins, pos, neg, scores = class_runs(positives, negatives)
+    else:
+        keys = row_keys(bits)
+        bins, pos, neg, scores = ordered_sums(keys, np.argsort(keys), flags, weights)
+    low = scores.view(np.float64)
+    return bins, pos, neg, low, low.copy()
