@@ -5,9 +5,9 @@ keys are at most its rows), so its state is its distinct keys with their
 class counts; no level to find, no bitmap, no table that outgrows the caches.
 Unweighted, each class's keys are sorted by NumPy (its SIMD sort of uint64)
 and one merge of the two sorted runs counts them (:func:`class_runs`).
-Weighted, the keys' order (NumPy's SIMD argsort) gives each bin's rows, put
-back in row order within a bin, and each weight is added in that order from
-0.0: ``np.bincount``'s sums bit for bit (:func:`ordered_sums`).  Read-outs
+Weighted, the keys' order (NumPy's SIMD argsort) gives each row's bin, and
+each weight is added to its bin in row order from 0.0: ``np.bincount``'s
+sums bit for bit (:func:`ordered_sums`).  Read-outs
 are :func:`._numba.block_bins`' rows (prefix, positives, negatives, lowest
 and highest key), so the block's bins are the NumPy path's.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._tables import entry, order_key, radix_order, score_bits
+from ._tables import entry, order_key, score_bits
 
 
 @entry
@@ -73,39 +73,27 @@ def class_runs(positives, negatives):  # pragma: no cover - compiled
 
 @entry
 def ordered_sums(keys, order, flags, weights):  # pragma: no cover - compiled
-    """``(bins, pos, neg, scores)``: the bins of the rows (``order`` sorts ``keys``), each
-    bin's weight per class added in row order from 0.0 (``np.bincount``'s), and its score.
+    """``(bins, pos, neg, scores)``: the bins of the rows (``order`` sorts ``keys``; it need
+    not be stable), each bin's weight per class, and its score.
 
-    Rows of equal keys are put back in row order (``order`` need not be
-    stable): a radix sort of their indices (an insertion sort of a few).
+    Each row's bin is found along ``order``, then the weights are added over
+    the rows in row order, from 0.0: ``np.bincount``'s sums, bit for bit.
     """
     n = len(keys)
     bins, scores = np.empty(n, np.uint64), np.empty(n, np.uint64)
-    pos, neg = np.zeros(n, np.float64), np.zeros(n, np.float64)
-    start, k = 0, 0
-    while start < n:
-        key = keys[order[start]]
-        end = start + 1
-        while end < n and keys[order[end]] == key:
-            end += 1
-        bins[k], scores[k] = key, score_bits(key)
-        if end - start == 1:
-            r = order[start]
-            if flags[r]:
-                pos[k] += weights[r]
-            else:
-                neg[k] += weights[r]
-        else:  # the bin's rows in row order
-            rows = order[start:end].astype(np.uint64)
-            for e in radix_order(rows):
-                r = np.int64(rows[e])
-                if flags[r]:
-                    pos[k] += weights[r]
-                else:
-                    neg[k] += weights[r]
-        start = end
-        k += 1
-    return bins[:k], pos[:k], neg[:k], scores[:k]
+    row_bin = np.empty(n, np.int64)
+    k = -1
+    for e in range(n):
+        r = order[e]
+        key = keys[r]
+        if k < 0 or bins[k] != key:
+            k += 1
+            bins[k], scores[k] = key, score_bits(key)
+        row_bin[r] = k
+    sums = np.zeros((k + 1, 2), np.float64)
+    for i in range(n):
+        sums[row_bin[i], 0 if flags[i] else 1] += weights[i]
+    return bins[: k + 1], sums[:, 0].copy(), sums[:, 1].copy(), scores[: k + 1]
 
 
 def sorted_bins(

@@ -356,7 +356,7 @@ def _hashed(
     part_rows = part_rows or max(-(-len(scores) // PARTS), PART_ROWS)
     given = np.zeros(0, np.float64) if weights is None else weights
     if len(scores) <= max_bins:  # every key a bin: one small table if few keys, else a sort
-        few = loops.few_keys(bits, flags, given, min(max(len(scores) // 8, 64), max_bins))
+        few = loops.few_keys(bits, flags, given, min(max(len(scores) // 4, 64), max_bins))
         if few is None:
             return KEY_BITS, *loops.sorted_bins(bits, flags, weights)
         shift, (found, sums) = 0, few
