@@ -426,6 +426,40 @@ def test_the_dense_table_and_the_parts_give_the_numpy_bins(kind, monkeypatch):
         assert bool(dense_calls) == bool(dense_most), (kind, dense_most)
 
 
+@pytest.mark.parametrize("kind", ["signs", "last bits", "clusters", "wide", "one value"])
+def test_a_block_of_few_rows_is_sorted_to_the_numpy_bins(kind, monkeypatch):
+    """At most ``max_bins`` rows: every key a bin, counted by a sort of the keys (a spy sees it)
+    unless a small table holds them; the NumPy definition's bins, weighted sums (added in row
+    order: 0.1 + 0.2 + 0.3 is not 0.3 + 0.2 + 0.1) bit for bit."""
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    from dask_auc._kernels.states.bins import binned_rows
+
+    rng = np.random.default_rng(len(kind) + 7)
+    s = np.concatenate([adversarial_scores(kind, 700, rng), rng.normal(size=300)])
+    s = s[rng.permutation(len(s))]  # ties of the kind among distinct keys: too many for a table
+    positive = rng.random(len(s)) < 0.3
+    weights = rng.choice([0.1, 0.2, 0.3, 1e300, 1e-300, 2.5], len(s))
+    sorted_calls = []
+    sort = compiled.sorted_bins
+    monkeypatch.setattr(compiled, "sorted_bins", lambda *a: sorted_calls.append(1) or sort(*a))
+    for max_bins in (len(s), 10**6):
+        for w in (None, weights):
+            numpy = binned_rows(s, positive, w, max_bins=max_bins)
+            ours = binned_rows(s, positive, w, max_bins=max_bins, loops=compiled)
+            assert numpy[0] == ours[0] == 64
+            for a, b in zip(numpy[1:], ours[1:], strict=True):
+                assert a.dtype == b.dtype
+                np.testing.assert_array_equal(a, b)
+    assert len(sorted_calls) == 4
+    few = np.sign(s) * rng.integers(0, 20, len(s))  # few keys (-0.0 too): a small table, no sort
+    for w in (None, weights):
+        numpy = binned_rows(few, positive, w, max_bins=len(s))
+        ours = binned_rows(few, positive, w, max_bins=len(s), loops=compiled)
+        for a, b in zip(numpy, ours, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert len(sorted_calls) == 4
+
+
 @settings(max_examples=30, deadline=None)
 @given(data=st.data(), max_bins=st.integers(1, 40), part_rows=st.sampled_from([1, 3, 50]))
 def test_compiled_bins_equal_the_numpy_bins_on_any_rows(data, max_bins, part_rows):

@@ -4,30 +4,32 @@ Loaded through :mod:`dask_auc._kernels.sort.compiled` (``usable(..., "states")``
 and driven by :func:`~dask_auc._kernels.states.bins.binned_rows`, whose NumPy
 path (one sort of the keys) they equal bit for bit.
 
-:func:`block_bins` reads the rows in order.  Scores of few distinct values
-(rounded, quantised): one hash table of whole keys holds them all while
-they are at most ``max_bins`` and 2**14 (cache-resident), in one pass; on
-others it stops as soon as they are more (a few thousand rows).  Else their
-range (the keys' common prefix), then a bitmap of the prefixes 24 bits
-below it (2 MiB at most), which counts the bins at every level down to
-those and so, on continuous scores, gives the bits themselves
-(:func:`._levels.block_level`).  Bits known and their prefixes few (at most 2**20): one
-dense table counts every row's bin in one more pass (:mod:`._dense`;
-measured, its misses beyond L2 cost less than a scatter).  Else a
-histogram of the 16 key bits below the prefix (65,536 *cells*) lays out
+A block of at most ``max_bins`` rows (every key a bin) is counted by
+:func:`few_keys` (a small table) or a sort (:mod:`._sorted`), from
+``bins._hashed``. :func:`block_bins`, for larger blocks, reads the rows in
+order.  Scores of few distinct values (rounded, quantised): one hash table of
+whole keys holds them all while they are at most ``max_bins`` and 2**14
+(cache-resident), in one pass; on others it stops as soon as they are more (a
+few thousand rows). Else their range (the keys' common prefix), then a bitmap
+of the prefixes 24 bits below it (2 MiB at most), which counts the bins at
+every level down to those and so, on continuous scores, gives the bits
+themselves (:func:`._levels.block_level`). Bits known and their prefixes few
+(at most 2**20): one dense table counts every row's bin in one more pass
+(:mod:`._dense`; measured, its misses beyond L2 cost less than a scatter).
+Else a histogram of the 16 key bits below the prefix (65,536 *cells*) lays out
 *parts*, runs of consecutive cells of about ``n / 256`` rows, and a stable
 scatter puts (key, class[, weight]) into them: contiguous key ranges,
-ascending.  Each part's bins live in a small table (:mod:`._tables`):
-counted directly where their prefixes span few values, else hashed; read
-out ascending and appended to the block's bins.  Bits not known (more
-distinct keys than the bitmap resolves, and than ``max_bins``): the parts
-start with whole keys and, when the bins held make more than ``limit``,
-drop low bits to the most at which the bins read make at most
-``max_bins``; the last drop is made at the end.  A level is dropped only
-when rows of the block make too many bins there, so the bits are the most
-that fit the whole block: the NumPy path's.  Weighted, each row's weight is
-added to its bin in row order (``np.bincount``'s): by the dense table, or
-:func:`weight_sums` per part or over the rows in order.
+ascending.  Each part's bins live in a small table (:mod:`._tables`): counted
+directly where their prefixes span few values, else hashed; read out ascending
+and appended to the block's bins.  Bits not known (more distinct keys than the
+bitmap resolves, and than ``max_bins``): the parts start with whole keys and,
+when the bins held make more than ``limit``, drop low bits to the most at
+which the bins read make at most ``max_bins``; the last drop is made at the
+end.  A level is dropped only when rows of the block make too many bins there,
+so the bits are the most that fit the whole block: the NumPy path's.
+Weighted, each row's weight is added to its bin in row order
+(``np.bincount``'s): by the dense table, or :func:`weight_sums` per part or
+over the rows in order.
 
 ``nogil``, so that the threaded scheduler runs them on all cores.
 """
@@ -43,7 +45,7 @@ import numpy as np
 from ..sort._numba import first_not_below
 from ._dense import dense_bins, dense_span
 from ._levels import block_level
-from ._sorted import sorted_bins
+from ._sorted import sorted_bins as sorted_bins  # (bins.py: a block of few rows)
 from ._tables import (
     COUNTS,
     GOLDEN,
@@ -55,7 +57,6 @@ from ._tables import (
     ZERO,
     appended,
     coarsened,
-    compiled,
     direct_bins,
     direct_filled,
     direct_rows,
