@@ -491,3 +491,27 @@ def test_the_compiled_merge_equals_the_numpy_merge(data, max_bins):
     for name in ("bins", "pos", "neg", "low", "high"):
         assert getattr(merged, name).dtype == getattr(numpy, name).dtype
         np.testing.assert_array_equal(getattr(merged, name), getattr(numpy, name))
+
+
+@pytest.mark.parametrize("kind", ["signs", "last bits", "clusters", "wide", "continuous"])
+def test_many_states_of_every_key_merge_to_the_numpy_merge(kind):
+    """States of small blocks keep every key, so their bins together are many times
+    ``max_bins``: the compiled merge finds the union's bits from a sort of the bins and adds
+    each state's counts to its prefixes there -- the NumPy merge's state (ties across states,
+    -0.0 and 0.0, one state alone)."""
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    rng = np.random.default_rng(len(kind) + 11)
+    s = adversarial_scores(kind, 1600, rng)
+    s = np.where(np.isinf(s), np.copysign(1e308, s), s)  # (scores are finite)
+    y = (rng.random(len(s)) < 0.3).astype(int)
+    for max_bins, blocks in ((200, 8), (70, 16), (400, 3)):
+        cuts = np.linspace(0, len(s), blocks + 1).astype(int)
+        parts = [
+            block_state(y[a:b], s[a:b], max_bins=max_bins, compiled=False)
+            for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+        ]
+        numpy, merged = merge_states(parts, loops=None), merge_states(parts, loops=compiled)
+        assert merged.bits == numpy.bits, (max_bins, blocks)
+        for name in ("bins", "pos", "neg", "low", "high"):
+            assert getattr(merged, name).dtype == getattr(numpy, name).dtype
+            np.testing.assert_array_equal(getattr(merged, name), getattr(numpy, name))

@@ -45,6 +45,7 @@ import numpy as np
 from ..sort._numba import first_not_below
 from ._dense import dense_bins, dense_span
 from ._levels import block_level
+from ._merged import merged_bins as merged_bins  # (bins.merge_states)
 from ._sorted import sorted_bins as sorted_bins  # (bins.py: a block of few rows)
 from ._tables import (
     COUNTS,
@@ -341,60 +342,6 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
         cell = (order_key(bits[i]) >> cell_shift) & _CELL_MASK
         sums[of_cell[cell], 0 if flags[i] else 1] += weights[i]
     return sums
-
-
-@entry
-def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: no cover - compiled
-    """``(bits, bins, pos, neg, low, high)``: the bins of several states joined, then coarsened
-    to the most bits that fit ``max_bins``.
-
-    State ``r``'s bins are ``bins[starts[r]:starts[r + 1]]`` (ascending and
-    distinct, at ``bits`` bits), its counts (int64) and lowest and highest
-    scores beside them; a merge of their heads.  Integer counts only: the
-    order in which they are added does not matter.
-    """
-    heads = starts[:-1].copy()
-    size = len(bins)
-    out_bins, out_pos, out_neg = (
-        np.empty(size, np.uint64),
-        np.zeros(size, np.int64),
-        np.zeros(size, np.int64),
-    )
-    out_low, out_high = np.empty(size, np.float64), np.empty(size, np.float64)
-    n = 0
-    while True:
-        least, any_left = ZERO, False
-        for r in range(len(heads)):
-            if heads[r] < starts[r + 1] and (not any_left or bins[heads[r]] < least):
-                least, any_left = bins[heads[r]], True
-        if not any_left:
-            break
-        out_bins[n], out_low[n], out_high[n] = least, np.inf, -np.inf
-        for r in range(len(heads)):
-            h = heads[r]
-            if h < starts[r + 1] and bins[h] == least:
-                out_pos[n] += pos[h]
-                out_neg[n] += neg[h]
-                out_low[n] = min(out_low[n], low[h])
-                out_high[n] = max(out_high[n], high[h])
-                heads[r] = h + 1
-        n += 1
-    if n > max_bins:
-        new = fitting_level(out_bins[:n], out_bins[:0], bits, max_bins)
-        k = -1
-        for e in range(n):
-            prefix = shifted_key(out_bins[e], bits - new)
-            if k >= 0 and out_bins[k] == prefix:
-                out_pos[k] += out_pos[e]
-                out_neg[k] += out_neg[e]
-                out_low[k] = min(out_low[k], out_low[e])
-                out_high[k] = max(out_high[k], out_high[e])
-            else:
-                k += 1
-                out_bins[k], out_pos[k], out_neg[k] = prefix, out_pos[e], out_neg[e]
-                out_low[k], out_high[k] = out_low[e], out_high[e]
-        n, bits = k + 1, new
-    return bits, out_bins[:n], out_pos[:n], out_neg[:n], out_low[:n], out_high[:n]
 
 
 @entry
