@@ -307,11 +307,13 @@ def block_pass(
         steps["table of few keys"] = lambda: loops.few_keys(bits, flags, given, few)
         if loops.few_keys(bits, flags, given, few) is None:
             if weights is None:
-                split = _sorted.class_keys(bits, flags)
-                ordered = [np.sort(keys) for keys in split]
+                keys, p = _sorted.class_keys(bits, flags)
+                ordered = np.concatenate(
+                    [np.sort(keys[:p]), keys[p : p + 1], np.sort(keys[p + 1 :])]
+                )
                 steps["class keys"] = lambda: _sorted.class_keys(bits, flags)
-                steps["sorts (NumPy)"] = lambda: [np.sort(keys) for keys in split]
-                steps["runs"] = lambda: _sorted.class_runs(*ordered)
+                steps["sorts (NumPy)"] = lambda: [np.sort(keys[:p]), np.sort(keys[p + 1 : -1])]
+                steps["runs"] = lambda: _sorted.class_runs(ordered, p)
             else:
                 keys = _sorted.row_keys(bits)
                 order = np.argsort(keys)

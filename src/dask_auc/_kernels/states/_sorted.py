@@ -16,24 +16,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._tables import entry, order_key, score_bits
+from ._tables import MAX, entry, order_key, score_bits
 
 
 @entry
 def class_keys(bits, flags):  # pragma: no cover - compiled
-    """``(positives, negatives)``: the keys of each class's rows, in row order (one pass)."""
+    """``(keys, p)``: the positives' keys at ``keys[:p]``, the negatives' at ``keys[p + 1:-1]``,
+    each followed by the greatest key (no score's but a NaN's, refused before), in row order."""
     n = len(bits)
-    keys = np.empty(n, np.uint64)
-    p, q = 0, n  # positives from the front, negatives from the back
+    p = 0
+    for i in range(n):
+        p += flags[i] != 0
+    keys = np.empty(n + 2, np.uint64)
+    keys[p], keys[n + 1] = MAX, MAX
+    i_pos, i_neg = 0, p + 1
     for i in range(n):
         key = order_key(bits[i])
         if flags[i]:
-            keys[p] = key
-            p += 1
+            keys[i_pos] = key
+            i_pos += 1
         else:
-            q -= 1
-            keys[q] = key
-    return keys[:p], keys[p:]
+            keys[i_neg] = key
+            i_neg += 1
+    return keys, p
 
 
 @entry
@@ -46,29 +51,34 @@ def row_keys(bits):  # pragma: no cover - compiled
 
 
 @entry
-def class_runs(positives, negatives):  # pragma: no cover - compiled
-    """``(bins, pos, neg, scores)`` of two sorted runs of keys (a class each): the distinct
-    keys, ascending, each class's rows of each, and each key's score (float64 bits)."""
-    n = len(positives) + len(negatives)
-    bins, scores = np.empty(n, np.uint64), np.empty(n, np.uint64)
-    pos, neg = np.empty(n, np.int64), np.empty(n, np.int64)
-    i, j, k = 0, 0, -1
-    while i < len(positives) or j < len(negatives):
-        positive = j == len(negatives) or (i < len(positives) and positives[i] <= negatives[j])
-        if positive:
-            key = positives[i]
-            i += 1
-        else:
-            key = negatives[j]
-            j += 1
-        if k < 0 or bins[k] != key:
-            k += 1
-            bins[k], pos[k], neg[k], scores[k] = key, 0, 0, score_bits(key)
-        if positive:
-            pos[k] += 1
-        else:
-            neg[k] += 1
-    return bins[: k + 1], pos[: k + 1], neg[: k + 1], scores[: k + 1]
+def class_runs(keys, p):  # pragma: no cover - compiled
+    """``(bins, pos, neg, scores)`` of :func:`class_keys`' two runs, each sorted: the distinct
+    keys, ascending, each class's rows of each, and each key's score (float64 bits).
+
+    One merge of the two runs without a branch on the keys (their
+    interleaving is random: a branch would be mispredicted at every other
+    row): the greatest key ends each run, so neither is read past its end.
+    """
+    n = len(keys) - 2
+    bins = np.empty(n, np.uint64)
+    pos, neg = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    i, j, k, last = 0, p + 1, -1, MAX
+    for _ in range(n):
+        a, b = keys[i], keys[j]
+        positive = np.int64(a <= b)
+        key = a if positive else b
+        i += positive
+        j += 1 - positive
+        k += np.int64(key != last)
+        bins[k] = key
+        pos[k] += positive
+        neg[k] += 1 - positive
+        last = key
+    k += 1
+    scores = np.empty(k, np.uint64)
+    for e in range(k):
+        scores[e] = score_bits(bins[e])
+    return bins[:k], pos[:k], neg[:k], scores
 
 
 @entry
@@ -103,10 +113,10 @@ def sorted_bins(
     as :func:`.bins.binned_rows` gives them: ``bits`` the scores' float64 bits, ``flags``
     uint8 (1: positive); ``weights`` None: unweighted (int64 counts)."""
     if weights is None:
-        positives, negatives = class_keys(bits, flags)
-        positives.sort()  # (NumPy's SIMD sort, in place: views of one array)
-        negatives.sort()
-        bins, pos, neg, scores = class_runs(positives, negatives)
+        keys, p = class_keys(bits, flags)
+        keys[:p].sort()  # (NumPy's SIMD sort, in place: views of one array)
+        keys[p + 1 : -1].sort()
+        bins, pos, neg, scores = class_runs(keys, p)
     else:
         keys = row_keys(bits)
         bins, pos, neg, scores = ordered_sums(keys, np.argsort(keys), flags, weights)
