@@ -373,4 +373,8 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         block_state(positive[i::2], scores[i::2], max_bins=60, compiled=False) for i in (0, 1)
     ]
     merge_states(halves, loops=sys.modules[__name__])
+    quarters = [  # states of every key, more than twice max_bins together: the union's path
+        block_state(positive[i::4], scores[i::4], max_bins=100, compiled=False) for i in range(4)
+    ]
+    merge_states(quarters, loops=sys.modules[__name__])
     loaded(columns)
