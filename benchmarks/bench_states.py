@@ -321,7 +321,7 @@ def block_pass(
                 steps["argsort (NumPy)"] = lambda: np.argsort(keys)
                 steps["ordered sums"] = lambda: _sorted.ordered_sums(keys, order, flags, given)
     else:
-        steps["table (or stop)"] = lambda: loops.few_keys(bits, flags, given, max_bins)
+        steps["one table (or stop)"] = lambda: loops.few_keys(bits, flags, given, max_bins)
         if loops.few_keys(bits, flags, given, max_bins) is None:
             cell_shift, low, high, start = (int(v) for v in loops.block_level(bits, max_bins))
             steps["range and bitmap"] = lambda: loops.block_level(bits, max_bins)
