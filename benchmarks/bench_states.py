@@ -35,13 +35,19 @@ rows in the first few bins; ``ctr4``, the same rounded to 4 decimals (at most
 10,001 distinct scores: the state is exact in one pass).
 
 ``--block-pass``: instead, the state's pass over one block (``--rows`` rows,
-one thread, the compiled loops) step by step, in ns a row: the range and
-bitmap that fix the bits, then the step that counts the rows (one table of
-whole keys, or one dense table, or histogram, scatter and parts), the whole
-``block_bins``, ``block_state`` (with the validation) and, as a floor, a sum
-of the scores.  The best of ``--repeats`` CPU times (``time.thread_time``)::
+one thread, the compiled loops) step by step, in ns a row.  A block of more
+rows than ``--resolution``: one table of whole keys (or its early stop), the
+range and bitmap that fix the bits, then the step that counts the rows (one
+dense table, or histogram, scatter and parts), the whole ``block_bins``.  A
+block of at most that many (every key a bin): a small table of keys (or its
+early stop), then the keys of each class, NumPy's sorts and the runs'
+merge (``--weighted``: the keys, NumPy's argsort, the sums in row order).
+Then ``binned_rows`` (compiled), the NumPy definition, ``block_state`` (with
+the validation) and, as a floor, a sum of the scores.  The best of
+``--repeats`` CPU times (``time.thread_time``)::
 
     python benchmarks/bench_states.py --block-pass --rows 1e7 --kinds continuous,ctr,ctr4
+    python benchmarks/bench_states.py --block-pass --rows 1.25e5 --weighted --kinds continuous,ctr4
 """
 
 from __future__ import annotations
@@ -282,41 +288,74 @@ def _width(result: dict, method: str) -> str:
     return "0 (exact)" if width == 0 and result["exact"] else f"{width:.2e}"
 
 
-def block_pass(rows: int, kind: str, repeats: int, seed: int, max_bins: int) -> list[str]:
+def block_pass(
+    rows: int, kind: str, repeats: int, seed: int, max_bins: int, weighted: bool = False
+) -> list[str]:
     """The state's pass over one block of ``rows`` rows, step by step: lines of ns a row."""
-    from dask_auc._kernels.states import _dense
+    from dask_auc._kernels.states import _dense, _sorted
     from dask_auc._kernels.states import _numba as loops
-    from dask_auc._kernels.states.bins import PART_ROWS, PARTS, block_state
+    from dask_auc._kernels.states.bins import PART_ROWS, PARTS, binned_rows, block_state
 
     label, score = generate_kind(rows, kind, seed)
-    bits, flags, none = score.view(np.uint64), (label == 1).view(np.uint8), np.zeros(0)
+    weights = np.random.default_rng([seed, 7]).random(rows) if weighted else None
+    bits, flags = score.view(np.uint64), (label == 1).view(np.uint8)
+    given = np.zeros(0) if weights is None else weights
     limit, part_rows = min(max_bins + max_bins // 4, rows), max(-(-rows // PARTS), PART_ROWS)
-    few = min(max_bins, 1 << 14)  # the one table of whole keys (``_numba._ONE_TABLE``)
-    steps: dict[str, Callable[[], Any]] = {
-        "one table (or stop)": lambda: loops._one_table(bits, flags, few)
-    }
-    cell_shift, low, high, start = (int(v) for v in loops.block_level(bits, max_bins))
-    if not loops._one_table(bits, flags, few)[0]:
-        steps["range and bitmap"] = lambda: loops.block_level(bits, max_bins)
-        shift = 64 - start
-        span = _dense.dense_span(low, high, shift, rows) if start < 64 else 0
-        if span:
-            origin = np.uint64(low >> shift if shift < 64 else 0)
-            steps["dense table"] = lambda: loops.dense_bins(bits, flags, none, shift, origin, span)
-        else:
-            cells = np.array([cell_shift, low], np.uint64)
-            layout = loops._layout(bits, cells[0], cells[1], part_rows)
-            scattered = loops._scattered(bits, flags, none, cells[0], *layout[:2])
-            steps["histogram"] = lambda: loops._layout(bits, cells[0], cells[1], part_rows)
-            steps["scatter"] = lambda: loops._scattered(bits, flags, none, cells[0], *layout[:2])
-            steps["parts"] = lambda: loops._parts(
-                *scattered[:2], *layout[1:], 64 - start, limit, max_bins
-            )
-    steps["block_bins"] = lambda: loops.block_bins(bits, flags, none, max_bins, limit, part_rows)
-    steps["block_state"] = lambda: block_state(label, score, max_bins=max_bins)
+    steps: dict[str, Callable[[], Any]] = {}
+    if rows <= max_bins:  # a small block: every key a bin (``bins._hashed``)
+        few = min(max(rows // 4, 64), max_bins)
+        steps["table of few keys"] = lambda: loops.few_keys(bits, flags, given, few)
+        if loops.few_keys(bits, flags, given, few) is None:
+            if weights is None:
+                keys, p = _sorted.class_keys(bits, flags)
+                ordered = np.concatenate(
+                    [np.sort(keys[:p]), keys[p : p + 1], np.sort(keys[p + 1 :])]
+                )
+                steps["class keys"] = lambda: _sorted.class_keys(bits, flags)
+                steps["sorts (NumPy)"] = lambda: [np.sort(keys[:p]), np.sort(keys[p + 1 : -1])]
+                steps["runs"] = lambda: _sorted.class_runs(ordered, p)
+            else:
+                keys = _sorted.row_keys(bits)
+                order = np.argsort(keys)
+                steps["keys"] = lambda: _sorted.row_keys(bits)
+                steps["argsort (NumPy)"] = lambda: np.argsort(keys)
+                steps["ordered sums"] = lambda: _sorted.ordered_sums(keys, order, flags, given)
+    else:
+        steps["one table (or stop)"] = lambda: loops.few_keys(bits, flags, given, max_bins)
+        if loops.few_keys(bits, flags, given, max_bins) is None:
+            cell_shift, low, high, start = (int(v) for v in loops.block_level(bits, max_bins))
+            steps["range and bitmap"] = lambda: loops.block_level(bits, max_bins)
+            shift = 64 - start
+            span = _dense.dense_span(low, high, shift, rows) if start < 64 else 0
+            if span:
+                origin = np.uint64(low >> shift if shift < 64 else 0)
+                steps["dense table"] = lambda: loops.dense_bins(
+                    bits, flags, given, shift, origin, span
+                )
+            else:
+                cells = np.array([cell_shift, low], np.uint64)
+                layout = loops._layout(bits, cells[0], cells[1], part_rows)
+                scattered = loops._scattered(bits, flags, given, cells[0], *layout[:2])
+                steps["histogram"] = lambda: loops._layout(bits, cells[0], cells[1], part_rows)
+                steps["scatter"] = lambda: loops._scattered(
+                    bits, flags, given, cells[0], *layout[:2]
+                )
+                steps["parts"] = lambda: loops._parts(
+                    *scattered[:2], *layout[1:], 64 - start, limit, max_bins
+                )
+        steps["block_bins"] = lambda: loops.block_bins(
+            bits, flags, given, max_bins, limit, part_rows
+        )
+    positive = label == 1
+    steps["binned_rows"] = lambda: binned_rows(
+        score, positive, weights, max_bins=max_bins, loops=loops
+    )
+    steps["NumPy definition"] = lambda: binned_rows(score, positive, weights, max_bins=max_bins)
+    steps["block_state"] = lambda: block_state(label, score, weights, max_bins=max_bins)
     steps["floor: sum of scores"] = score.sum
-    lines = [f"block pass, {fmt_rows(rows)} {kind} rows, resolution {max_bins}, one thread, "
-             f"CPU ns a row (best of {repeats}); the steps block_bins takes"]  # fmt: skip
+    lines = [f"block pass, {fmt_rows(rows)} {kind} rows{', weighted' if weighted else ''}, "
+             f"resolution {max_bins}, one thread, CPU ns a row (best of {repeats}); "
+             "the steps binned_rows takes, then the whole"]  # fmt: skip
     for name, step in steps.items():
         step()  # (compiled and warm)
         best = float("inf")
@@ -360,6 +399,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--resolution", type=int, default=1 << 18, help="--block-pass: the state's resolution"
     )
+    parser.add_argument(
+        "--weighted", action="store_true", help="--block-pass: with sample weights too"
+    )
     _process.add_in_process_flag(parser)
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     return parser
@@ -374,8 +416,11 @@ def main(argv: list[str] | None = None) -> int:
 
         compile_now()
         for kind in args.kinds:
-            lines = block_pass(args.rows, kind, args.repeats, args.seed, args.resolution)
-            print("\n".join(lines), flush=True)
+            for weighted in (False, True) if args.weighted else (False,):
+                lines = block_pass(
+                    args.rows, kind, args.repeats, args.seed, args.resolution, weighted
+                )
+                print("\n".join(lines), flush=True)
         return 0
     if args.measure is not None:
         _process.emit(measure(args.measure, args.rows, args.kinds[0], args.repeats, args.seed))

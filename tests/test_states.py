@@ -426,6 +426,40 @@ def test_the_dense_table_and_the_parts_give_the_numpy_bins(kind, monkeypatch):
         assert bool(dense_calls) == bool(dense_most), (kind, dense_most)
 
 
+@pytest.mark.parametrize("kind", ["signs", "last bits", "clusters", "wide", "one value"])
+def test_a_block_of_few_rows_is_sorted_to_the_numpy_bins(kind, monkeypatch):
+    """At most ``max_bins`` rows: every key a bin, counted by a sort of the keys (a spy sees it)
+    unless a small table holds them; the NumPy definition's bins, weighted sums (added in row
+    order: 0.1 + 0.2 + 0.3 is not 0.3 + 0.2 + 0.1) bit for bit."""
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    from dask_auc._kernels.states.bins import binned_rows
+
+    rng = np.random.default_rng(len(kind) + 7)
+    s = np.concatenate([adversarial_scores(kind, 700, rng), rng.normal(size=300)])
+    s = s[rng.permutation(len(s))]  # ties of the kind among distinct keys: too many for a table
+    positive = rng.random(len(s)) < 0.3
+    weights = rng.choice([0.1, 0.2, 0.3, 1e300, 1e-300, 2.5], len(s))
+    sorted_calls = []
+    sort = compiled.sorted_bins
+    monkeypatch.setattr(compiled, "sorted_bins", lambda *a: sorted_calls.append(1) or sort(*a))
+    for max_bins in (len(s), 10**6):
+        for w in (None, weights):
+            numpy = binned_rows(s, positive, w, max_bins=max_bins)
+            ours = binned_rows(s, positive, w, max_bins=max_bins, loops=compiled)
+            assert numpy[0] == ours[0] == 64
+            for a, b in zip(numpy[1:], ours[1:], strict=True):
+                assert a.dtype == b.dtype
+                np.testing.assert_array_equal(a, b)
+    assert len(sorted_calls) == 4
+    few = np.sign(s) * rng.integers(0, 20, len(s))  # few keys (-0.0 too): a small table, no sort
+    for w in (None, weights):
+        numpy = binned_rows(few, positive, w, max_bins=len(s))
+        ours = binned_rows(few, positive, w, max_bins=len(s), loops=compiled)
+        for a, b in zip(numpy, ours, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert len(sorted_calls) == 4
+
+
 @settings(max_examples=30, deadline=None)
 @given(data=st.data(), max_bins=st.integers(1, 40), part_rows=st.sampled_from([1, 3, 50]))
 def test_compiled_bins_equal_the_numpy_bins_on_any_rows(data, max_bins, part_rows):
@@ -457,3 +491,27 @@ def test_the_compiled_merge_equals_the_numpy_merge(data, max_bins):
     for name in ("bins", "pos", "neg", "low", "high"):
         assert getattr(merged, name).dtype == getattr(numpy, name).dtype
         np.testing.assert_array_equal(getattr(merged, name), getattr(numpy, name))
+
+
+@pytest.mark.parametrize("kind", ["signs", "last bits", "clusters", "wide", "continuous"])
+def test_many_states_of_every_key_merge_to_the_numpy_merge(kind):
+    """States of small blocks keep every key, so their bins together are many times
+    ``max_bins``: the compiled merge finds the union's bits from a sort of the bins and adds
+    each state's counts to its prefixes there -- the NumPy merge's state (ties across states,
+    -0.0 and 0.0, one state alone)."""
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    rng = np.random.default_rng(len(kind) + 11)
+    s = adversarial_scores(kind, 1600, rng)
+    s = np.where(np.isinf(s), np.copysign(1e308, s), s)  # (scores are finite)
+    y = (rng.random(len(s)) < 0.3).astype(int)
+    for max_bins, blocks in ((200, 8), (70, 16), (400, 3)):
+        cuts = np.linspace(0, len(s), blocks + 1).astype(int)
+        parts = [
+            block_state(y[a:b], s[a:b], max_bins=max_bins, compiled=False)
+            for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+        ]
+        numpy, merged = merge_states(parts, loops=None), merge_states(parts, loops=compiled)
+        assert merged.bits == numpy.bits, (max_bins, blocks)
+        for name in ("bins", "pos", "neg", "low", "high"):
+            assert getattr(merged, name).dtype == getattr(numpy, name).dtype
+            np.testing.assert_array_equal(getattr(merged, name), getattr(numpy, name))

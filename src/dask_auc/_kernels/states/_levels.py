@@ -1,7 +1,8 @@
 """The bits a block's state keeps, from a bitmap of its key prefixes (numba), before counting.
 
 :func:`block_level` reads the rows twice, in order: their range (the keys' common
-prefix), then a bitmap of the prefixes 24 bits below it (2 MiB at most).
+prefix), then a bitmap of the prefixes 24 bits below it (2 MiB at most; at
+most 16 bits a row, so that a small block does not clear and count 2 MiB).
 The bitmap counts the distinct prefixes at every level down to those, so
 where the block makes more than ``max_bins`` bins there (continuous scores)
 it gives the most bits that fit: the NumPy path's (``bins.fitting_bits``).
@@ -16,6 +17,9 @@ from ._tables import MAX, ZERO, bit_length, compiled, entry, order_key
 
 #: the bitmap of prefixes is this many bits finer than the cells (16 bits below the prefix)
 _FINER = 8
+#: ... and of at most 2**_PER_ROW bits a row (16: 2 bytes): its cost, to clear and to count
+#: at each level, follows the block's rows (a few rows' block: not 2 MiB)
+_PER_ROW = 4
 
 
 @compiled
@@ -78,9 +82,10 @@ def block_level(bits, max_bins):  # pragma: no cover - compiled
     """The cells' shift, the lowest and highest key, and the bits if known (else 64): two passes.
 
     A cell is the 16 key bits below the keys' common prefix.  A bitmap of the
-    prefixes 8 bits longer than the cells' counts the bins at every level up
-    to it: when they are more than ``max_bins`` there, the bits are known
-    (fewer) and no bits are dropped later; else they start at 64.
+    prefixes 8 bits longer than the cells' (or of 16 bits a row, if fewer)
+    counts the bins at every level up to it: when they are more than
+    ``max_bins`` there, the bits are known (fewer) and no bits are dropped
+    later; else they start at 64.
     """
     n = len(bits)
     low, high = MAX, ZERO
@@ -91,7 +96,8 @@ def block_level(bits, max_bins):  # pragma: no cover - compiled
     cell_shift = np.uint64(max(48 - common, 0))
     span = cell_shift + np.uint64(16)
     bitmap_shift = cell_shift - np.uint64(min(np.int64(cell_shift), _FINER))
-    index_bits = np.int64(span - bitmap_shift)
+    index_bits = min(np.int64(span - bitmap_shift), bit_length(np.uint64(n)) + _PER_ROW)
+    bitmap_shift = span - np.uint64(index_bits)  # (a block of few rows: a coarser bitmap)
     index_mask = (np.uint64(1) << np.uint64(index_bits)) - np.uint64(1)
     bitmap = np.zeros(max((1 << index_bits) // 64, 1), np.uint64)
     for i in range(n):

@@ -4,30 +4,32 @@ Loaded through :mod:`dask_auc._kernels.sort.compiled` (``usable(..., "states")``
 and driven by :func:`~dask_auc._kernels.states.bins.binned_rows`, whose NumPy
 path (one sort of the keys) they equal bit for bit.
 
-:func:`block_bins` reads the rows in order.  Scores of few distinct values
-(rounded, quantised): one hash table of whole keys holds them all while
-they are at most ``max_bins`` and 2**14 (cache-resident), in one pass; on
-others it stops as soon as they are more (a few thousand rows).  Else their
-range (the keys' common prefix), then a bitmap of the prefixes 24 bits
-below it (2 MiB at most), which counts the bins at every level down to
-those and so, on continuous scores, gives the bits themselves
-(:func:`._levels.block_level`).  Bits known and their prefixes few (at most 2**20): one
-dense table counts every row's bin in one more pass (:mod:`._dense`;
-measured, its misses beyond L2 cost less than a scatter).  Else a
-histogram of the 16 key bits below the prefix (65,536 *cells*) lays out
+A block of at most ``max_bins`` rows (every key a bin) is counted by
+:func:`few_keys` (a small table) or a sort (:mod:`._sorted`), from
+``bins._hashed``. :func:`block_bins`, for larger blocks, reads the rows in
+order.  Scores of few distinct values (rounded, quantised): one hash table of
+whole keys holds them all while they are at most ``max_bins`` and 2**14
+(cache-resident), in one pass; on others it stops as soon as they are more (a
+few thousand rows). Else their range (the keys' common prefix), then a bitmap
+of the prefixes 24 bits below it (2 MiB at most), which counts the bins at
+every level down to those and so, on continuous scores, gives the bits
+themselves (:func:`._levels.block_level`). Bits known and their prefixes few
+(at most 2**20): one dense table counts every row's bin in one more pass
+(:mod:`._dense`; measured, its misses beyond L2 cost less than a scatter).
+Else a histogram of the 16 key bits below the prefix (65,536 *cells*) lays out
 *parts*, runs of consecutive cells of about ``n / 256`` rows, and a stable
 scatter puts (key, class[, weight]) into them: contiguous key ranges,
-ascending.  Each part's bins live in a small table (:mod:`._tables`):
-counted directly where their prefixes span few values, else hashed; read
-out ascending and appended to the block's bins.  Bits not known (more
-distinct keys than the bitmap resolves, and than ``max_bins``): the parts
-start with whole keys and, when the bins held make more than ``limit``,
-drop low bits to the most at which the bins read make at most
-``max_bins``; the last drop is made at the end.  A level is dropped only
-when rows of the block make too many bins there, so the bits are the most
-that fit the whole block: the NumPy path's.  Weighted, each row's weight is
-added to its bin in row order (``np.bincount``'s): by the dense table, or
-:func:`weight_sums` per part or over the rows in order.
+ascending.  Each part's bins live in a small table (:mod:`._tables`): counted
+directly where their prefixes span few values, else hashed; read out ascending
+and appended to the block's bins.  Bits not known (more distinct keys than the
+bitmap resolves, and than ``max_bins``): the parts start with whole keys and,
+when the bins held make more than ``limit``, drop low bits to the most at
+which the bins read make at most ``max_bins``; the last drop is made at the
+end.  A level is dropped only when rows of the block make too many bins there,
+so the bits are the most that fit the whole block: the NumPy path's.
+Weighted, each row's weight is added to its bin in row order
+(``np.bincount``'s): by the dense table, or :func:`weight_sums` per part or
+over the rows in order.
 
 ``nogil``, so that the threaded scheduler runs them on all cores.
 """
@@ -43,6 +45,8 @@ import numpy as np
 from ..sort._numba import first_not_below
 from ._dense import dense_bins, dense_span
 from ._levels import block_level
+from ._merged import merged_bins as merged_bins  # (bins.merge_states)
+from ._sorted import sorted_bins as sorted_bins  # (bins.py: a block of few rows)
 from ._tables import (
     COUNTS,
     GOLDEN,
@@ -51,11 +55,9 @@ from ._tables import (
     ONE_NEG,
     ONE_POS,
     PREFIX,
-    SIGN,
     ZERO,
     appended,
     coarsened,
-    compiled,
     direct_bins,
     direct_filled,
     direct_rows,
@@ -66,6 +68,7 @@ from ._tables import (
     hash_filled,
     hash_rows,
     order_key,
+    score_bits,
     shifted_key,
     slot_of,
 )
@@ -144,6 +147,22 @@ def _layout(bits, cell_shift, low, part_rows):  # pragma: no cover - compiled
     return part_of, starts[: part + 2].copy(), bounds[: part + 1].copy()
 
 
+def few_keys(
+    bits: np.ndarray, flags: np.ndarray, weights: np.ndarray, most: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(bins, sums)`` at 64 bits, as :func:`block_bins` gives them, if the rows hold at most
+    ``most`` distinct keys (one hash table of them, of at most 2**14: cache-resident); else
+    None, having stopped there."""
+    done, found = _one_table(bits, flags, min(most, _ONE_TABLE))
+    if not done:
+        return None
+    if len(weights) == 0:
+        return found, np.zeros((0, 2), np.float64)
+    empty = (np.empty(0, np.uint64), np.empty(0, np.uint8), weights[:0])
+    scattered = (*empty, np.zeros(2, np.int64), np.zeros(2, np.uint64))
+    return found, weight_sums(bits, flags, weights, 0, found[:, 0].copy(), scattered)
+
+
 def block_bins(
     bits: np.ndarray,
     flags: np.ndarray,
@@ -165,13 +184,9 @@ def block_bins(
     all would compile them all again, inlined.
     """
     weighted, no_sums = len(weights) > 0, np.zeros((0, 2), np.float64)
-    done, found = _one_table(bits, flags, min(max_bins, _ONE_TABLE))  # (others: stops early)
-    if done:  # few distinct scores, all of them at 64 bits
-        if not weighted:
-            return 0, found, no_sums
-        empty = (np.empty(0, np.uint64), np.empty(0, np.uint8), weights[:0])
-        scattered = (*empty, np.zeros(2, np.int64), np.zeros(2, np.uint64))
-        return 0, found, weight_sums(bits, flags, weights, 0, found[:, 0].copy(), scattered)
+    few = few_keys(bits, flags, weights, max_bins)  # (others: stops early)
+    if few is not None:  # few distinct scores, all of them at 64 bits
+        return 0, *few
     cell_shift, low, high, start = (int(v) for v in block_level(bits, max_bins))
     if start < 64:
         shift = 64 - start
@@ -330,60 +345,6 @@ def weight_sums(bits, flags, weights, shift, bins, scattered):  # pragma: no cov
 
 
 @entry
-def merged_bins(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma: no cover - compiled
-    """``(bits, bins, pos, neg, low, high)``: the bins of several states joined, then coarsened
-    to the most bits that fit ``max_bins``.
-
-    State ``r``'s bins are ``bins[starts[r]:starts[r + 1]]`` (ascending and
-    distinct, at ``bits`` bits), its counts (int64) and lowest and highest
-    scores beside them; a merge of their heads.  Integer counts only: the
-    order in which they are added does not matter.
-    """
-    heads = starts[:-1].copy()
-    size = len(bins)
-    out_bins, out_pos, out_neg = (
-        np.empty(size, np.uint64),
-        np.zeros(size, np.int64),
-        np.zeros(size, np.int64),
-    )
-    out_low, out_high = np.empty(size, np.float64), np.empty(size, np.float64)
-    n = 0
-    while True:
-        least, any_left = ZERO, False
-        for r in range(len(heads)):
-            if heads[r] < starts[r + 1] and (not any_left or bins[heads[r]] < least):
-                least, any_left = bins[heads[r]], True
-        if not any_left:
-            break
-        out_bins[n], out_low[n], out_high[n] = least, np.inf, -np.inf
-        for r in range(len(heads)):
-            h = heads[r]
-            if h < starts[r + 1] and bins[h] == least:
-                out_pos[n] += pos[h]
-                out_neg[n] += neg[h]
-                out_low[n] = min(out_low[n], low[h])
-                out_high[n] = max(out_high[n], high[h])
-                heads[r] = h + 1
-        n += 1
-    if n > max_bins:
-        new = fitting_level(out_bins[:n], out_bins[:0], bits, max_bins)
-        k = -1
-        for e in range(n):
-            prefix = shifted_key(out_bins[e], bits - new)
-            if k >= 0 and out_bins[k] == prefix:
-                out_pos[k] += out_pos[e]
-                out_neg[k] += out_neg[e]
-                out_low[k] = min(out_low[k], out_low[e])
-                out_high[k] = max(out_high[k], out_high[e])
-            else:
-                k += 1
-                out_bins[k], out_pos[k], out_neg[k] = prefix, out_pos[e], out_neg[e]
-                out_low[k], out_high[k] = out_low[e], out_high[e]
-        n, bits = k + 1, new
-    return bits, out_bins[:n], out_pos[:n], out_neg[:n], out_low[:n], out_high[:n]
-
-
-@entry
 def columns(found):  # pragma: no cover - compiled
     """Bins' rows as ``(bins, pos, neg, low, high)``: counts int64, keys back to the scores'
     float64 bits."""
@@ -392,14 +353,8 @@ def columns(found):  # pragma: no cover - compiled
     low, high = np.empty(n, np.uint64), np.empty(n, np.uint64)  # (viewed as float64 by Python)
     for e in range(n):
         bins[e], pos[e], neg[e] = found[e, PREFIX], np.int64(found[e, 1]), np.int64(found[e, 2])
-        low[e], high[e] = _score_bits(found[e, 3]), _score_bits(found[e, 4])
+        low[e], high[e] = score_bits(found[e, 3]), score_bits(found[e, 4])
     return bins, pos, neg, low, high
-
-
-@compiled
-def _score_bits(key):  # pragma: no cover - compiled
-    """A key's float64 bits (:func:`order_key` inverted)."""
-    return key ^ SIGN if key & SIGN else ~key
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
@@ -409,11 +364,17 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
     scores = np.linspace(0.0, 1.0, 300)
     positive = (np.arange(300) % 2).astype(bool)
     clusters = (1 + np.arange(300) % 3) * (1 + np.arange(300) * 2.0**-50)  # bits dropped by parts
+    few = np.round(scores, 1)
     for weights in (None, np.ones(300)):
-        for s, max_bins in ((scores, 7), (scores, 1000), (clusters, 7)):  # the three ways
+        # bitmap and dense table, parts, one table, and a small block sorted or of few keys
+        for s, max_bins in ((scores, 7), (clusters, 7), (few, 20), (scores, 1000), (few, 1000)):
             binned_rows(s, positive, weights, max_bins=max_bins, loops=sys.modules[__name__])
     halves = [
         block_state(positive[i::2], scores[i::2], max_bins=60, compiled=False) for i in (0, 1)
     ]
     merge_states(halves, loops=sys.modules[__name__])
+    quarters = [  # states of every key, more than twice max_bins together: the union's path
+        block_state(positive[i::4], scores[i::4], max_bins=100, compiled=False) for i in range(4)
+    ]
+    merge_states(quarters, loops=sys.modules[__name__])
     loaded(columns)

@@ -52,6 +52,12 @@ def order_key(bits):  # pragma: no cover - compiled
 
 
 @compiled
+def score_bits(key):  # pragma: no cover - compiled
+    """A key's float64 bits (:func:`order_key` inverted; -0.0's key gives 0.0's bits)."""
+    return key ^ SIGN if key & SIGN else ~key
+
+
+@compiled
 def shifted_key(value, drop):  # pragma: no cover - compiled
     """``value`` without its ``drop`` low bits (all 64: 0)."""
     return ZERO if drop >= 64 else value >> np.uint64(drop)
