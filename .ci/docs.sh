@@ -34,7 +34,7 @@ then
 fi
 rm -rf docs/_build docs/generated   # a clean build: stale stubs could hide a warning
 # in CI (README's test command runs this beside the suite), the baseline-SIMD pass's numba
-# loops are compiled meanwhile, at the lowest priority (.ci/baseline_compile.sh says why)
+# loops are compiled meanwhile (.ci/baseline_compile.sh says why)
 compile_pid=
 if [ -n "${CI:-}" ] && [ "${CI:-}" != false ]; then
     bash .ci/baseline_compile.sh "$python" &

@@ -446,7 +446,9 @@ def cross_sums(block: PairedBlock, *pieces: Sequence[Routed]) -> CrossSums:
     sizes = (sum(len(p[0]) for p in first), sum(len(p[2]) for p in first))
     matrices = []
     for side, size in zip((0, 2), sizes, strict=True):
-        values = np.empty((len(pieces), size))
+        # zeros: every slot of a binary input is written once; a slot no row fills (labels
+        # that are not binary, refused by the finish) must hold no uninitialised value
+        values = np.zeros((len(pieces), size))
         for model, routed in enumerate(pieces):
             row = values[model]  # a view: assigning through it skips a mixed index's setup
             for piece in routed:
