@@ -14,9 +14,11 @@
 # reference, one partition, NumPy against the compiled loops, a merge tree's fan-in); the
 # others (bucket counts, row order, coalesced blocks and exchanges) regroup the same exact
 # sums in other blocks, which the kept ones already do on this instruction set.
-# Its numba loops (compiled for a generic CPU: a cache of their own) are normally in the
-# cache already: CI compiles them beside the docs build (.ci/baseline_compile.sh); else its
-# two workers compile them at their start.
+# Its numba loops (compiled for a generic CPU: a cache of their own) are compiled by its two
+# workers at their start: compiled beside the suite and the docs build (CI runs 14-16), the
+# compile was starved at nice 19 (74 s past the suite's end) and, at the normal priority,
+# wrote the loops' shared cache index files while the suite's processes read them (the
+# suite took 581 s against 481).
 # Hypothesis runs its `baseline` profile (tests/conftest.py): a few examples of each property,
 # the main run having drawn the many.
 # Usage: bash .ci/baseline_tests.sh [PYTHON]   (default python3: the environment with the `test` extra)

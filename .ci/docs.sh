@@ -33,13 +33,6 @@ then
     "$python" -m pip install -q --no-compile -e ".[docs]"
 fi
 rm -rf docs/_build docs/generated   # a clean build: stale stubs could hide a warning
-# in CI (README's test command runs this beside the suite), the baseline-SIMD pass's numba
-# loops are compiled meanwhile (.ci/baseline_compile.sh says why)
-compile_pid=
-if [ -n "${CI:-}" ] && [ "${CI:-}" != false ]; then
-    bash .ci/baseline_compile.sh "$python" &
-    compile_pid=$!
-fi
 # the notebooks run during the build, on few rows, drawing off screen; scikit-learn's OpenMP
 # threads would spin against the notebooks' local cluster on a small machine.  1e5 rows: the
 # build runs beside the test suite, on the same two cores; every notebook's own checks
@@ -48,10 +41,4 @@ fi
 export DASK_AUC_NOTEBOOK_ROWS="${DASK_AUC_NOTEBOOK_ROWS:-1e5}" MPLBACKEND=Agg OMP_NUM_THREADS=1
 "$python" -m sphinx -W --keep-going -b html docs docs/_build/html
 echo "docs: the site built in $SECONDS s"
-if [ -n "$compile_pid" ]; then
-    if ! wait "$compile_pid"; then
-        echo "docs: the baseline pass's numba compile failed; that pass will compile its loops" >&2
-    fi
-    echo "docs: the baseline pass's numba compile ended at $SECONDS s"
-fi
 echo "docs: $(pwd)/docs/_build/html/index.html"
