@@ -17,8 +17,8 @@
 # Its numba loops (compiled for a generic CPU: a cache of their own) are compiled by its two
 # workers at their start: compiled beside the suite and the docs build (CI runs 14-16), the
 # compile was starved at nice 19 (74 s past the suite's end) and, at the normal priority,
-# wrote the loops' shared cache index files while the suite's processes read them (the
-# suite took 581 s against 481).
+# the suite took 581 s against 481 (not found why: that run's other steps were slower too;
+# or it rewrote the loops' shared cache index files while the suite's processes read them).
 # Hypothesis runs its `baseline` profile (tests/conftest.py): a few examples of each property,
 # the main run having drawn the many.
 # Usage: bash .ci/baseline_tests.sh [PYTHON]   (default python3: the environment with the `test` extra)
