@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..sort._numba import ranks_from
+
 # the reliability loops, offered with these (the door takes them from this module)
 from ._pav_numba import (  # noqa: F401
     bucket_pav,
@@ -42,19 +44,12 @@ def merged_pair_counts(pos, neg):  # pragma: no cover - compiled
 
     The caller makes sure ``len(pos) * len(neg)`` fits in int64.
     """
-    n_neg = len(neg)
     below = 0  # negatives strictly below the current positive
     through = 0  # negatives at or below it
     strict = 0
     tied = 0
     for k in range(len(pos)):
-        value = pos[k]
-        while below < n_neg and neg[below] < value:
-            below += 1
-        if through < below:
-            through = below
-        while through < n_neg and neg[through] <= value:
-            through += 1
+        below, through = ranks_from(neg, below, through, pos[k])
         strict += below
         tied += through - below
     return strict, tied

@@ -184,23 +184,31 @@ def first_not_below(values, first, stop, value):  # pragma: no cover - compiled
 
 
 @_compile
+def ranks_from(values, low, high, query):  # pragma: no cover - compiled
+    """``(below, through)``: the entries of ascending ``values`` strictly below ``query`` and at
+    or below it, walked on from ``(low, high)``, those of a query no greater (the one walk of
+    :func:`sorted_ranks` and of the binary queries' ``merged_pair_counts``)."""
+    n = len(values)
+    while low < n and values[low] < query:
+        low += 1
+    if high < low:
+        high = low
+    while high < n and values[high] <= query:
+        high += 1
+    return low, high
+
+
+@_compile
 def sorted_ranks(values, queries, below, through):  # pragma: no cover - compiled
     """``searchsorted(values, queries)``, left into ``below`` and right into ``through``.
 
     Both arrays ascending: one walk of the two, linear in their lengths (the
     counts of ``values`` strictly below, and at or below, each query).
     """
-    n = len(values)
     low = 0
     high = 0
     for i in range(len(queries)):
-        query = queries[i]
-        while low < n and values[low] < query:
-            low += 1
-        if high < low:
-            high = low
-        while high < n and values[high] <= query:
-            high += 1
+        low, high = ranks_from(values, low, high, queries[i])
         below[i] = low
         through[i] = high
 

@@ -5,7 +5,9 @@ scores: the level at which the block makes at most ``max_bins`` bins) and
 the prefixes between the block's lowest and highest key span at most
 :data:`DENSE_MOST` values, one table with an entry per prefix value (packed
 class counts, lowest and highest key: 24 bytes) holds every bin: one pass
-over the rows in order, no scatter, no parts, no hash; read out ascending.
+over the rows in order, no scatter, no parts, no hash; read out ascending
+(the parts' direct table, :func:`._tables.empty_direct`, and its read-out,
+:func:`._tables.direct_bins`).
 Its bits are those the bitmap gave, so the bins are the NumPy path's
 (:func:`~.bins.binned_rows`) bit for bit; weights are added to each bin in
 row order, as ``np.bincount`` adds them, in the same pass.
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._tables import LOW32, MAX, ONE_NEG, entry, order_key, shifted_key
+from ._tables import ONE_NEG, direct_bins, empty_direct, entry, order_key, shifted_key
 
 #: the most prefix values a dense table spans (24 bytes each, 16 more weighted): ~24 MiB
 DENSE_MOST = 1 << 20
@@ -47,9 +49,7 @@ def dense_bins(bits, flags, weights, shift, origin, span):  # pragma: no cover -
     """
     n = len(bits)
     weighted = len(weights) == n
-    table = np.zeros((span, 3), np.uint64)  # packed counts (0: empty), lowest, highest key
-    for e in range(span):
-        table[e, 1] = MAX
+    table = empty_direct(span)  # packed counts (0: empty), lowest, highest key
     totals = np.zeros((span if weighted else 0, 2), np.float64)
     five = np.uint64(5)
     for i in range(n):
@@ -65,16 +65,10 @@ def dense_bins(bits, flags, weights, shift, origin, span):  # pragma: no cover -
     for e in range(span):
         if table[e, 0] != 0:
             count += 1
-    found = np.empty((count, 5), np.uint64)
+    found = direct_bins(table, origin, span, count)  # (it empties the table read: dropped here)
     sums = np.empty((count if weighted else 0, 2), np.float64)
-    k = 0
-    for e in range(span):
-        if table[e, 0] != 0:
-            found[k, 0] = origin + np.uint64(e)
-            found[k, 1] = table[e, 0] & LOW32
-            found[k, 2] = table[e, 0] >> np.uint64(32)
-            found[k, 3], found[k, 4] = table[e, 1], table[e, 2]
-            if weighted:
-                sums[k, 0], sums[k, 1] = totals[e, 0], totals[e, 1]
-            k += 1
+    if weighted:
+        for k in range(count):
+            e = np.int64(found[k, 0] - origin)
+            sums[k, 0], sums[k, 1] = totals[e, 0], totals[e, 1]
     return found, sums

@@ -50,8 +50,6 @@ from ._sorted import sorted_bins as sorted_bins  # (bins.py: a block of few rows
 from ._tables import (
     COUNTS,
     GOLDEN,
-    HIGH,
-    LOW,
     ONE_NEG,
     ONE_POS,
     PREFIX,
@@ -67,6 +65,7 @@ from ._tables import (
     hash_bins,
     hash_filled,
     hash_rows,
+    new_bin,
     order_key,
     score_bits,
     shifted_key,
@@ -101,10 +100,7 @@ def _one_table(bits, flags, most):  # pragma: no cover - compiled
         slot = slot_of(table, key, len(table) - 1, hash_shift)
         add = ONE_POS if flags[i] else ONE_NEG
         if table[slot, COUNTS] == 0:
-            table[slot, PREFIX], table[slot, COUNTS] = key, add
-            table[slot, LOW], table[slot, HIGH] = key, key
-            used[count] = slot
-            count += 1
+            count = new_bin(table, used, count, slot, key, add, key, key)
             if count > most:
                 return False, np.empty((0, 5), np.uint64)
         else:

@@ -84,6 +84,16 @@ def slot_of(table, prefix, mask, hash_shift):  # pragma: no cover - compiled
 
 
 @compiled
+def new_bin(table, used, count, slot, prefix, packed, low, high):  # pragma: no cover - compiled
+    """The hash table's ``count``-th bin put in the empty ``slot`` (listed in ``used``); the
+    bins' new count."""
+    table[slot, PREFIX], table[slot, COUNTS] = prefix, packed
+    table[slot, LOW], table[slot, HIGH] = low, high
+    used[count] = slot
+    return count + 1
+
+
+@compiled
 def fitting_level(history, last, bits, max_bins):  # pragma: no cover - compiled
     """The most bits (at most ``bits``) at which the sorted prefixes ``history`` then ``last``
     make at most ``max_bins`` bins: ``bins.fitting_bits``, by one histogram of the neighbours'
@@ -186,10 +196,7 @@ def hash_rows(
         slot = slot_of(table, prefix, mask, hash_shift)
         add = ONE_POS if sflags[i] else ONE_NEG
         if table[slot, COUNTS] == 0:
-            table[slot, PREFIX], table[slot, COUNTS] = prefix, add
-            table[slot, LOW], table[slot, HIGH] = key, key
-            used[count] = slot
-            count += 1
+            count = new_bin(table, used, count, slot, prefix, add, key, key)
             if count > room:
                 return i + 1, count
         else:
@@ -222,13 +229,13 @@ def hash_bins(table, used, count):  # pragma: no cover - compiled
 def hash_filled(table, used, found, hash_shift):  # pragma: no cover - compiled
     """The (empty) hash table filled with ``found``'s bins (distinct prefixes); their count."""
     mask = len(table) - 1
+    count = 0
     for e in range(len(found)):
-        slot = slot_of(table, found[e, PREFIX], mask, hash_shift)
-        table[slot, PREFIX] = found[e, PREFIX]
-        table[slot, COUNTS] = found[e, 1] | (found[e, 2] << np.uint64(32))
-        table[slot, LOW], table[slot, HIGH] = found[e, 3], found[e, 4]
-        used[e] = slot
-    return len(found)
+        prefix = found[e, PREFIX]
+        slot = slot_of(table, prefix, mask, hash_shift)
+        packed = found[e, 1] | (found[e, 2] << np.uint64(32))
+        count = new_bin(table, used, count, slot, prefix, packed, found[e, 3], found[e, 4])
+    return count
 
 
 @compiled
