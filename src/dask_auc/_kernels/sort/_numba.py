@@ -10,7 +10,8 @@ primitive for and would otherwise cost a sort or several passes:
 * :func:`aggregate_codes`: an open-addressing hash aggregation of
   (score, class) keys, with their row counts;
 * :func:`sorted_ranks`: both binary searches of every entry of one sorted
-  array in another (``searchsorted`` left and right) by one walk of the two.
+  array in another (``searchsorted`` left and right) by one walk of the two
+  (its step, :func:`ranks_from`, is the binary queries' pair counts' too).
 
 The families' loops live beside their kernels (``binary/_numba.py``,
 ``replicates/_numba.py``, ``groups/_numba.py``).  Every function is ``nogil``
