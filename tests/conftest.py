@@ -76,6 +76,8 @@ def client(process_cluster):
         yield client
 
 
-def pytest_collection_modifyitems(items):
-    """The long tests first, dealt over xdist's two halves (``schedule.py`` says why)."""
-    items[:] = schedule.order(items, [item.nodeid for item in items])
+def pytest_collection_modifyitems(config, items):
+    """The long tests first, dealt over xdist's workers (``schedule.py`` says why)."""
+    workers = getattr(config.option, "numprocesses", None)
+    workers = workers if isinstance(workers, int) and workers > 0 else 1
+    items[:] = schedule.order(items, [item.nodeid for item in items], parts=workers)

@@ -1,14 +1,18 @@
-"""The order of the suite's tests: the long ones first, dealt over the two halves.
+"""The order of the suite's tests: the long ones first, dealt over the workers' parts.
 
-``pytest -n 2 --dist worksteal`` (README's test command) gives the first worker
-the first half of the collected tests and the second worker the second half, and
-an idle worker then steals the *last* pending tests of the other.  In collection
+``pytest -n 3 --dist worksteal`` (README's test command) gives each worker one
+third of the collected tests, in order, and an idle worker then steals the
+*last* pending tests of another.  In collection
 order (by file name) the long tests -- fresh processes, clusters of their own,
-numba compiling -- fall where they fall: one started near the end of a half keeps
-one core busy while the other has nothing left to steal (a ~40 s tail in CI).
-:func:`order` puts them at the head of the halves instead, dealt so that the two
-halves start with about equal long work (longest first, each to the half with
+numba compiling -- fall where they fall: one started near the end of a part keeps
+a worker busy while the others have nothing left to steal (a ~40 s tail in CI).
+:func:`order` puts them at the head of the parts instead, dealt so that the
+parts start with about equal long work (longest first, each to the part with
 less), the short tests after them, the last ones to run (and to steal) short.
+Three workers on two cores: much of the long tests' time is waiting (on a
+cluster's processes, a child command, a killed worker's restart), and a third
+worker's tests use the core meanwhile (the suite beside the docs build: 414 s
+against 525 s with two, CI's step on an idle machine).
 
 :data:`LONG` holds the long tests with their seconds on an idle 2-core machine,
 as ``--durations`` measured them in the suite (only their relative size matters).
@@ -55,13 +59,13 @@ def _key(nodeid: str) -> str | None:
     return max(found, key=len) if found else None
 
 
-def order(items: Sequence[Item], nodeids: Sequence[str], halves: int = 2) -> list[Item]:
-    """``items`` (whose node ids are ``nodeids``) reordered: the long ones at the halves' heads.
+def order(items: Sequence[Item], nodeids: Sequence[str], parts: int = 2) -> list[Item]:
+    """``items`` (whose node ids are ``nodeids``) reordered: the long ones at the parts' heads.
 
-    Each half gets ``len(items) // halves`` items (the last the rest), as xdist's
+    Each part gets ``len(items) // parts`` items (the last the rest), as xdist's
     work-stealing scheduler deals them; the long groups go, longest first, to the
-    half with the least long seconds so far that still has room; every other
-    item keeps its order, filling the halves after their long groups.
+    part with the least long seconds so far that still has room; every other
+    item keeps its order, filling the parts after their long groups.
 
     >>> ids = ["a", "tests/test_demo.py::t", "b", "c", "tests/test_cli.py::u", "d"]
     >>> order(ids, ids)
@@ -77,19 +81,19 @@ def order(items: Sequence[Item], nodeids: Sequence[str], halves: int = 2) -> lis
             rest.append(item)
         else:
             groups.setdefault(key, []).append(item)
-    sizes = [len(items) // halves] * (halves - 1)
+    sizes = [len(items) // parts] * (parts - 1)
     sizes.append(len(items) - sum(sizes))
-    heads: list[list[Item]] = [[] for _ in range(halves)]
-    seconds = [0.0] * halves
+    heads: list[list[Item]] = [[] for _ in range(parts)]
+    seconds = [0.0] * parts
     for key in sorted(groups, key=lambda k: -LONG[k]):
-        room = [h for h in range(halves) if len(heads[h]) + len(groups[key]) <= sizes[h]]
-        half = min(room or range(halves), key=lambda h: (seconds[h], h))
-        heads[half].extend(groups[key])
-        seconds[half] += LONG[key]
+        room = [h for h in range(parts) if len(heads[h]) + len(groups[key]) <= sizes[h]]
+        part = min(room or range(parts), key=lambda h: (seconds[h], h))
+        heads[part].extend(groups[key])
+        seconds[part] += LONG[key]
     ordered: list[Item] = []
-    for half in range(halves):
-        ordered.extend(heads[half])
-        take = max(0, sizes[half] - len(heads[half])) if half < halves - 1 else len(rest)
+    for part in range(parts):
+        ordered.extend(heads[part])
+        take = max(0, sizes[part] - len(heads[part])) if part < parts - 1 else len(rest)
         ordered.extend(rest[:take])
         del rest[:take]
     return ordered
