@@ -14,17 +14,16 @@
 # reference, one partition, NumPy against the compiled loops, a merge tree's fan-in); the
 # others (bucket counts, row order, coalesced blocks and exchanges) regroup the same exact
 # sums in other blocks, which the kept ones already do on this instruction set.
-# Its numba loops (compiled for a generic CPU: a cache of their own) are compiled by its two
-# workers at their start: compiled beside the suite and the docs build (CI runs 14-16), the
-# compile was starved at nice 19 (74 s past the suite's end) and, at the normal priority,
-# the suite took 581 s against 481 (not found why: that run's other steps were slower too;
-# or it rewrote the loops' shared cache index files while the suite's processes read them).
+# Its numba loops (compiled for a generic CPU, in a cache directory of their own) were
+# compiled beside the suite by .ci/baseline_compile.sh; what that has not compiled, its two
+# workers compile at their start.
 # Hypothesis runs its `baseline` profile (tests/conftest.py): a few examples of each property,
 # the main run having drawn the many.
 # Usage: bash .ci/baseline_tests.sh [PYTHON]   (default python3: the environment with the `test` extra)
 set -euo pipefail
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-baseline}
 cd "$(dirname "$0")/.."
+export NUMBA_CACHE_DIR=${BASELINE_NUMBA_CACHE:-$PWD/.numba-baseline}
 python=${1:-python3}
 # only the files that hold such tests are collected (collecting all of tests/ takes longer
 # than many of the tests)
