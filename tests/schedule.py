@@ -1,7 +1,7 @@
 """The order of the suite's tests: the long ones first, dealt over the workers' parts.
 
-``pytest -n 3 --dist worksteal`` (README's test command) gives each worker one
-third of the collected tests, in order, and an idle worker then steals the
+``pytest -n 4 --dist worksteal`` (README's test command) gives each worker one
+quarter of the collected tests, in order, and an idle worker then steals the
 *last* pending tests of another.  In collection
 order (by file name) the long tests -- fresh processes, clusters of their own,
 numba compiling -- fall where they fall: one started near the end of a part keeps
@@ -9,10 +9,11 @@ a worker busy while the others have nothing left to steal (a ~40 s tail in CI).
 :func:`order` puts them at the head of the parts instead, dealt so that the
 parts start with about equal long work (longest first, each to the part with
 less), the short tests after them, the last ones to run (and to steal) short.
-Three workers on two cores: much of the long tests' time is waiting (on a
-cluster's processes, a child command, a killed worker's restart), and a third
-worker's tests use the core meanwhile (the suite beside the docs build: 414 s
-against 525 s with two, CI's step on an idle machine).
+Four workers on two cores: much of the long tests' time is waiting (on a
+cluster's processes, a child command, a killed worker's restart), and the other
+workers' tests use the core meanwhile (CI's step, the suite beside the docs
+build, on an idle machine: 525 s with two workers, 461-499 s with three, 440 s
+with four).
 
 :data:`LONG` holds the long tests with their seconds on an idle 2-core machine,
 as ``--durations`` measured them in the suite (only their relative size matters).
