@@ -18,12 +18,8 @@ python=${1:-python3}
 export NUMBA_CACHE_DIR=${BASELINE_NUMBA_CACHE:-$PWD/.numba-baseline}
 locks=$(mktemp -d)
 trap 'rm -rf "$locks"' EXIT
-compile='from dask_auc._kernels.sort import compiled
-import importlib.util
-import sys
-if importlib.util.find_spec("numba") is None:
-    sys.exit(0)  # the baseline pass then runs without numba too
-sys.exit(0 if compiled.compile_now(timeout=900) else "numba is installed but its loops did not compile")'
 start=$SECONDS
-TMPDIR=$locks "$python" .ci/baseline_simd.py "$python" -c "$compile" >/dev/null
+# .ci/compile_numba.sh, in one process (it fails if numba is missing or its loops do not compile;
+# CI's compile step before it has failed then already)
+COMPILE_PROCESSES=1 TMPDIR=$locks "$python" .ci/baseline_simd.py bash .ci/compile_numba.sh "$python" >/dev/null
 echo "baseline loops compiled in $((SECONDS - start)) s"

@@ -7,6 +7,7 @@
 # sharing the cores with everything else, holds the lock of (55 s in a CI run).
 # Fails when numba is installed but its loops do not import: the suite would then test
 # the NumPy paths only.
+# .ci/baseline_compile.sh runs it too, for a generic CPU, in one process (COMPILE_PROCESSES=1).
 # Usage: bash .ci/compile_numba.sh [PYTHON]   (default python3: the environment with the `test` extra)
 set -euo pipefail
 python=${1:-python3}
@@ -17,7 +18,7 @@ if importlib.util.find_spec("numba") is None:
     sys.exit("numba is not installed: the test extra installs it")
 sys.exit(0 if compiled.compile_now(timeout=600) else "numba is installed but its loops did not compile")'
 pids=()
-for _ in 1 2; do
+for _ in $(seq "${COMPILE_PROCESSES:-2}"); do
     "$python" -c "$compile" &
     pids+=($!)
 done
