@@ -30,14 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import (
-    LazyScore,
-    SortedGraph,
-    gather,
-    lazy_of,
-    map_blocks,
-    prepared_blocks,
-)
+from ._engine import LazyScore, SortedGraph, gather, lazy_of, map_blocks, prepared_blocks
 from ._kernels.columns.multiclass import (
     ClassPlan,
     class_group_keys,

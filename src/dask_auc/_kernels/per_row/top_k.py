@@ -14,18 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core import validation
 from ..core.footprint import SizedByArrays
 from ..core.label_codes import label_codes
-from ..core.validation import (
-    ROW_INPUTS,
-    RowCounts,
-    as_score_array,
-    as_weight_array,
-    check_rows,
-    distinct_labels,
-    sorted_labels,
-    to_numpy,
-)
 from .inputs import block_values, column_or_1d
 from .row_sums import RowSums, row_sums
 
@@ -34,7 +25,7 @@ from .row_sums import RowSums, row_sums
 class TopKBlock(SizedByArrays):
     """One validated block of ``top_k_accuracy_score``: labels, scores (1-D or 2-D), weights."""
 
-    lengths: RowCounts
+    lengths: validation.RowCounts
     labels: np.ndarray
     scores: np.ndarray
     weights: np.ndarray | None
@@ -42,7 +33,7 @@ class TopKBlock(SizedByArrays):
 
 
 def prepare_top_k_block(
-    label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = ROW_INPUTS
+    label: Any, score: Any, weight: Any = None, *, names: tuple[str, ...] = validation.ROW_INPUTS
 ) -> TopKBlock:
     """Validate one block with scikit-learn's messages; find its labels.
 
@@ -53,8 +44,8 @@ def prepare_top_k_block(
     >>> prepare_top_k_block([0.5, 1.0], [0.2, 0.4]).classes is None   # continuous
     True
     """
-    labels, scores = to_numpy(label), block_values(score)
-    lengths = RowCounts.of(names, labels, scores, weight)
+    labels, scores = validation.to_numpy(label), block_values(score)
+    lengths = validation.RowCounts.of(names, labels, scores, weight)
     if not lengths.aligned:
         return TopKBlock(lengths, labels[:0], scores[:0], None, ())
     classes: tuple[Any, ...] | None
@@ -67,21 +58,21 @@ def prepare_top_k_block(
             )
         with np.errstate(invalid="ignore"):
             continuous = bool((labels != labels.astype(np.int64)).any())
-        classes = None if continuous else distinct_labels(labels)
+        classes = None if continuous else validation.distinct_labels(labels)
     else:
         if labels.dtype.kind == "O" and any(
             v is None or (isinstance(v, float) and v != v) for v in labels.tolist()
         ):
             raise ValueError("Input contains NaN")
-        classes = distinct_labels(labels)
-    scores = as_score_array(scores)
-    weights = None if weight is None else as_weight_array(weight)
+        classes = validation.distinct_labels(labels)
+    scores = validation.as_score_array(scores)
+    weights = None if weight is None else validation.as_weight_array(weight)
     return TopKBlock(lengths, labels, scores, weights, classes)
 
 
 @dataclass(frozen=True)
 class TopKMeta:
-    lengths: RowCounts
+    lengths: validation.RowCounts
     classes: tuple[Any, ...] | None
 
 
@@ -118,12 +109,12 @@ def plan_top_k(
 'y_score' (3).You can provide a list of all known classes by assigning it to the `labels` \
 parameter.
     """
-    n_rows = check_rows([meta.lengths for meta in metas])
+    n_rows = validation.check_rows([meta.lengths for meta in metas])
     if any(meta.classes is None for meta in metas):
         kind = "continuous"
         present: tuple[Any, ...] = ()
     else:
-        present = sorted_labels(meta.classes for meta in metas)
+        present = validation.sorted_labels(meta.classes for meta in metas)
         kind = "binary" if len(present) <= 2 else "multiclass"
     if kind == "binary" and labels is not None and len(labels) > 2:
         kind = "multiclass"
