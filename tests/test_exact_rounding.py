@@ -117,6 +117,35 @@ def test_average_precision_keeps_its_bits_across_partitionings_on_the_numpy_path
     assert found == {exact}
 
 
+@st.composite
+def placed_counts(draw):
+    """A bucket's placed points: ascending counts of each class, any gains, huge or small."""
+    n = draw(st.integers(1, 60))
+    scale = draw(st.sampled_from([1, 1000, 2**40]))
+    gains = draw(st.lists(st.integers(0, 3), min_size=2 * n, max_size=2 * n))
+    before = draw(st.integers(0, 5)) * scale
+    asked = before + np.cumsum(np.array(gains[:n], np.int64) * scale)
+    other = draw(st.integers(0, 5)) * scale + np.cumsum(np.array(gains[n:], np.int64) * scale)
+    return asked, other, before
+
+
+@pytest.mark.float_order
+@settings(max_examples=40, deadline=None)
+@given(case=placed_counts(), swap=st.booleans())
+def test_the_compiled_precision_sum_is_the_numpy_paths_integer(case, swap) -> None:
+    """The compiled pass adds ratio_terms' floats exactly: the same integer, ties and 2**40 counts."""
+    pytest.importorskip("numba")
+    from dask_auc._kernels.binary.average_precision import _compiled_precision_sum
+    from dask_auc._kernels.binary.curve_points import CurvePoints
+    from dask_auc._kernels.core.summary import exact_total, ratio_terms
+
+    asked, other, before = case
+    tps, fps = (other, asked) if swap else (asked, other)
+    points = CurvePoints(tps, fps, np.arange(len(tps), 0, -1, dtype=float))
+    expected = exact_total(ratio_terms(np.diff(asked, prepend=before), asked, asked + other))
+    assert _compiled_precision_sum(points, before, swap) == expected
+
+
 @pytest.mark.parametrize("persist", [False, True])
 def test_the_roc_objects_average_precision_is_the_exact_fraction_rounded(persist):
     """The ROC object's AP, persisted or not, of either class of a {1, 2} target."""

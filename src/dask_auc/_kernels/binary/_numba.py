@@ -6,6 +6,8 @@ NumPy when numba is missing:
 * :func:`merged_pair_counts`: the pair counts of two sorted arrays by one
   merge, instead of two binary searches per positive;
 * :func:`merged_points`: a bucket's own curve points by the same merge;
+* :func:`precision_sum`: average precision's exact sum over a bucket's
+  points, in one pass;
 * :func:`bucket_pav`, :func:`distinct_scores`, :func:`distinct_totals`,
   :func:`pooled_rounds`: the CORP
   reliability diagram's loops, in :mod:`._pav_numba` and taken from there
@@ -76,8 +78,105 @@ def merged_points(pos, neg, values, below_neg, below_pos):  # pragma: no cover -
     return m
 
 
+#: Veltkamp's splitter and the exact sums' exponent range (as :mod:`..core.summary`'s)
+_SPLITTER = float(2**27 + 1)
+_MIN_EXPONENT = -1073
+
+
+@njit(inline="always", cache=True)
+def _two_product(a, b):  # pragma: no cover - compiled
+    """``(p, e)``: ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker)."""
+    product = a * b
+    scaled = _SPLITTER * a
+    a_high = scaled - (scaled - a)
+    a_low = a - a_high
+    scaled = _SPLITTER * b
+    b_high = scaled - (scaled - b)
+    b_low = b - b_high
+    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    return product, error
+
+
+@njit(inline="always", cache=True)
+def _split(value, bits, words):  # pragma: no cover - compiled
+    """``(index, integer)``: ``value = integer * 2**(index + _MIN_EXPONENT - 53)``, ``|integer| <
+    2**53``: ``np.frexp``'s decomposition (``exponent - 1`` for a subnormal, whose integer lacks
+    the implicit bit: the same product), read from the bits (``bits``: a one-float scratch,
+    ``words`` its int64 view) rather than by a libm call."""
+    bits[0] = value
+    word = words[0]
+    field = (word >> 52) & 2047
+    integer = word & 4503599627370495  # the 52 fraction bits
+    if field == 0:
+        field = 1  # a subnormal (or zero): units of 2**-1074, as the smallest normal exponent's
+    else:
+        integer |= 4503599627370496  # the implicit bit, 2**52
+    if word < 0:
+        integer = -integer
+    return field - 1022 - _MIN_EXPONENT, integer  # np.frexp's exponent is field - 1022
+
+
+@njit(inline="always", cache=True)
+def _add_exact(value, bits, words, high, low):  # pragma: no cover - compiled
+    """Add ``value`` exactly: its mantissa's upper and lower 26 bits to its exponent's sums."""
+    index, integer = _split(value, bits, words)
+    high[index] += integer >> 26
+    low[index] += integer & 67108863  # 2**26 - 1
+
+
+@_compile
+def precision_sum(asked, other, before, high, low):  # pragma: no cover - compiled
+    """Average precision's terms of a bucket's points, added exactly to ``high``/``low``.
+
+    ``asked`` and ``other``: each point's (int64) rows of the class asked for
+    and of the other at ``score >= threshold``, descending scores; ``before``:
+    the asked class's count at the point before the first.  Each term ``g * a
+    / b`` (gained, asked, predicted) is split into the floats of
+    :func:`~dask_auc._kernels.core.summary.ratio_terms`, whose exact sum is
+    the same; ``high[e]``/``low[e]`` sum the upper and lower 26 bits of the
+    mantissas of exponent ``e + _MIN_EXPONENT`` (int64: exact).  The leading
+    floats (the precisions, mostly of one exponent in a row) are summed in
+    registers while their exponent repeats: a chain through memory for each
+    would cost 2-3x the loop.
+    """
+    bits = np.empty(1, np.float64)
+    words = bits.view(np.int64)
+    previous = before
+    last = -1  # the exponent whose leading floats are being summed, and their two halves
+    last_high = 0
+    last_low = 0
+    for k in range(len(asked)):
+        a = asked[k]
+        b = a + other[k]
+        g = a - previous
+        previous = a
+        if g == 0 or b <= 0:
+            continue
+        fa, fb, fg = float(a), float(b), float(g)
+        ratio = fa / fb
+        product, error = _two_product(ratio, fb)
+        remainder = (fa - product) - error  # a - ratio * b, exactly
+        head, tail = _two_product(fg, ratio)
+        index, integer = _split(head, bits, words)
+        if index != last:
+            if last >= 0:
+                high[last] += last_high
+                low[last] += last_low
+            last, last_high, last_low = index, 0, 0
+        last_high += integer >> 26  # < 2**27 a point: no overflow below 2**36 points
+        last_low += integer & 67108863
+        if tail != 0.0:
+            _add_exact(tail, bits, words, high, low)
+        third = fg * remainder / fb
+        if third != 0.0:
+            _add_exact(third, bits, words, high, low)
+    if last >= 0:
+        high[last] += last_high
+        low[last] += last_low
+
+
 def warm_up(loaded: Callable[[Any], None]) -> None:
-    """Run :func:`merged_points` and the reliability loops once, through their doors.
+    """Run :func:`merged_points`, :func:`precision_sum` and the reliability loops once.
 
     :mod:`~dask_auc._kernels.sort.compiled` calls this in the background compile
     (:func:`merged_pair_counts` is the sort's, warmed with its loops); ``loaded`` is
@@ -86,8 +185,11 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
     from .curve_points import merged_points as points_door
     from .reliability_compiled import warm_up as reliability_warm_up
 
+    halves = np.zeros(2 * (1024 - _MIN_EXPONENT + 1), np.int64).reshape(2, -1)
     for dtype in (np.float64, np.int64):
         ascending = np.arange(300, dtype=dtype)
         points_door(ascending[::2].copy(), ascending[1::2].copy())
+    counts = np.arange(1, 301, dtype=np.int64)
+    precision_sum(counts, counts.copy(), 0, halves[0], halves[1])
     loaded(merged_points)
     reliability_warm_up()

@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.summary import Number, as_float_over, exact_total, ratio_terms
+from ..core.summary import (
+    EXPONENTS,
+    Number,
+    as_float_over,
+    exact_total,
+    ratio_terms,
+    total_of_halves,
+)
 from ..sort.buckets import Bucket
+from ..sort.compiled import usable
 from .curve_context import CurveContext
-from .curve_points import bucket_points
+from .curve_points import CurvePoints, bucket_points
 
 
 def bucket_precision_sum(bucket: Bucket, context: CurveContext, swap: bool = False) -> int:
@@ -30,9 +38,33 @@ def bucket_precision_sum(bucket: Bucket, context: CurveContext, swap: bool = Fal
     if len(points) == 0:
         return 0
     side = int(swap)  # which count is the class asked for
-    asked, other = (points.fps, points.tps) if swap else (points.tps, points.fps)
     before = 0 if context.previous is None else context.previous[side]
+    if bucket.compiled:
+        compiled = _compiled_precision_sum(points, before, swap)
+        if compiled is not None:
+            return compiled
+    asked, other = (points.fps, points.tps) if swap else (points.tps, points.fps)
     return exact_total(ratio_terms(np.diff(asked, prepend=before), asked, asked + other))
+
+
+def _compiled_precision_sum(points: CurvePoints, before: Number, swap: bool) -> int | None:
+    """:func:`bucket_precision_sum` of row counts by one compiled pass, or None.
+
+    The pass adds the same floats as
+    :func:`~dask_auc._kernels.core.summary.ratio_terms` to an exact sum (an
+    integer per exponent) without making them, so the total is the NumPy
+    path's integer.  Weighted counts take the NumPy path.
+    """
+    tps, fps = points.tps, points.fps
+    if tps.dtype != np.int64 or fps.dtype != np.int64:
+        return None
+    kernel = usable(True, "binary", tps)
+    if kernel is None:
+        return None
+    asked, other = (fps, tps) if swap else (tps, fps)
+    high, low = np.zeros(EXPONENTS, np.int64), np.zeros(EXPONENTS, np.int64)
+    kernel.precision_sum(asked, other, before, high, low)
+    return total_of_halves(high, low)
 
 
 def average_precision(precision_sum: int, total_pos: Number) -> float:

@@ -30,6 +30,8 @@ Number = int | float
 UNIT_BITS = 1126
 _MIN_EXPONENT = -1073  # np.frexp's exponent of the smallest subnormal
 _MAX_EXPONENT = 1024
+#: the length of :func:`total_of_halves`' arrays: one entry per exponent of ``np.frexp``
+EXPONENTS = _MAX_EXPONENT - _MIN_EXPONENT + 1
 #: halves of 27 bits summed in float64 stay exact below 2**53: at most 2**25 values a pass
 _PASS = 1 << 25
 
@@ -346,13 +348,32 @@ def exact_total(values: np.ndarray) -> int:
         mantissa, exponent = np.frexp(values[start : start + _PASS])
         integer = (mantissa * 2.0**53).astype(np.int64)
         index = exponent - _MIN_EXPONENT
-        size = _MAX_EXPONENT - _MIN_EXPONENT + 1
+        size = EXPONENTS
         high = np.bincount(index, weights=(integer >> 26).astype(np.float64), minlength=size)
         low = np.bincount(index, weights=(integer & ((1 << 26) - 1)).astype(np.float64))
-        low = np.pad(low, (0, size - len(low)))
-        for i in np.flatnonzero((high != 0) | (low != 0)).tolist():
-            shift = i + _MIN_EXPONENT - 53 + UNIT_BITS
-            total += ((int(high[i]) << 26) + int(low[i])) << shift
+        total += total_of_halves(high, np.pad(low, (0, size - len(low))))
+    return total
+
+
+def total_of_halves(high: np.ndarray, low: np.ndarray) -> int:
+    """The exact total (units of ``2**-UNIT_BITS``) of mantissa halves summed by exponent.
+
+    ``high[e]`` and ``low[e]`` are sums (exact: integers, as floats or int64) of
+    the upper and lower 26 bits of the 53-bit integer mantissas of the values
+    of ``np.frexp`` exponent ``e + _MIN_EXPONENT`` (:func:`exact_total`, and the
+    compiled average precision).
+
+    Examples
+    --------
+    >>> high, low = np.zeros(EXPONENTS), np.zeros(EXPONENTS)
+    >>> high[1 - _MIN_EXPONENT] = 1 << 26  # 0.5 * 2**53 = 2**52: its upper bits, exponent 1
+    >>> total_of_halves(high, low) == 1 << UNIT_BITS  # 1.0
+    True
+    """
+    total = 0
+    for i in np.flatnonzero((high != 0) | (low != 0)).tolist():
+        shift = i + _MIN_EXPONENT - 53 + UNIT_BITS
+        total += ((int(high[i]) << 26) + int(low[i])) << shift
     return total
 
 
