@@ -46,15 +46,19 @@ def _force(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     if mode == "rows":
         monkeypatch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 2**62)
     elif mode == "hashed":
-        monkeypatch.setattr(prepare_module, "few_distinct", lambda scores: len(scores) > 0)
+        monkeypatch.setattr(
+            prepare_module, "few_distinct", lambda scores, hashed=False: len(scores) > 0
+        )
     elif mode == "mixed":
         turn = itertools.cycle([True, False])
         monkeypatch.setattr(
-            prepare_module, "few_distinct", lambda scores: len(scores) > 0 and next(turn)
+            prepare_module,
+            "few_distinct",
+            lambda scores, hashed=False: len(scores) > 0 and next(turn),
         )
         monkeypatch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 2**62)  # the others stay rows
     else:
-        monkeypatch.setattr(prepare_module, "few_distinct", lambda scores: False)
+        monkeypatch.setattr(prepare_module, "few_distinct", lambda scores, hashed=False: False)
         monkeypatch.setattr(rows_module, "AGGREGATE_MIN_ROWS", 0)
         monkeypatch.setattr(rows_module, "_TIE_PROBES", 4)
 
@@ -106,6 +110,13 @@ def test_probe_tells_tied_from_continuous_blocks():
     half[: n // 2] = 0.0  # a heavy tie beside continuous scores: rows, spread by the sort
     assert not few_distinct(half)
     assert not few_distinct(np.round(rng.random(1000), 1))  # too small to bother
+    # ~8,000 distinct scores in 2**21 rows: Chao1's estimate (~4,400) lets the hash take them,
+    # not in a block 16x smaller, nor ~7e4 distinct (4 decimals) in the large one
+    normal = rng.standard_normal(1 << 21)
+    assert few_distinct(np.round(normal, 3), hashed=True)
+    assert not few_distinct(np.round(normal, 3))  # Arrow's group_by: slower than the sort there
+    assert not few_distinct(np.round(normal[: 1 << 17], 3), hashed=True)
+    assert not few_distinct(np.round(normal, 4), hashed=True)
 
 
 def test_prepare_block_aggregates_a_large_tied_block():

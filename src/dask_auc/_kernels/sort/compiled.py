@@ -441,6 +441,19 @@ def partitioned(
     return starts, ordered
 
 
+def _hash(compiled: bool, scores: np.ndarray) -> ModuleType | None:
+    """The sort's loops if their hash aggregates these scores here (else Arrow would), or None."""
+    kernel = usable(compiled, "sort", scores)
+    if kernel is None or not (_hash_pays.is_set() or getattr(_warming, "active", False)):
+        return None
+    return kernel
+
+
+def hashes(compiled: bool, scores: np.ndarray) -> bool:
+    """Whether :func:`aggregate` would hash these scores now (numba, compiled, calibrated)."""
+    return _hash(compiled, scores) is not None
+
+
 def aggregate(
     scores: np.ndarray, positive: np.ndarray | None, limit: int, *, compiled: bool = True
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -451,8 +464,8 @@ def aggregate(
     None also when the rows hold more than ``limit`` distinct scores.  Values
     come in no particular order; ``-0.0`` and ``0.0`` are one value.
     """
-    kernel = usable(compiled, "sort", scores)
-    if kernel is None or not (_hash_pays.is_set() or getattr(_warming, "active", False)):
+    kernel = _hash(compiled, scores)
+    if kernel is None:
         return None
     bits = scores.view(_UNSIGNED[scores.dtype.itemsize])
     negative_zero = (
