@@ -134,13 +134,14 @@ def _searched_groups(scores, codes, n_codes, splitters, groups):  # pragma: no c
 @_compile
 def _deal_heavy_ties(scores, n_codes, splitters, spread, groups):  # pragma: no cover
     n_splitters = len(splitters)
-    dealt = np.zeros(n_splitters + 1, np.int64)
+    dealt = np.zeros(n_splitters + 1, np.int64)  # each tie's next turn, 0 .. spread
+    code_bits = n_codes - 1  # n_codes is 1 or 2: a shift, not a division a row
     for k in range(len(scores)):
-        bucket = np.int64(groups[k]) // n_codes
+        bucket = np.int64(groups[k]) >> code_bits
         if bucket < n_splitters and spread[bucket] > 1 and splitters[bucket] == scores[k]:
             turn = dealt[bucket]
-            dealt[bucket] = turn + 1
-            groups[k] += (turn % (spread[bucket] + 1)) * n_codes
+            dealt[bucket] = 0 if turn == spread[bucket] else turn + 1  # turn % (spread + 1)
+            groups[k] += turn * n_codes
 
 
 @_compile
