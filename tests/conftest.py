@@ -53,12 +53,12 @@ def _compiled_loops_ready():
 
     (A user's process compiles them in the background and uses NumPy meanwhile.)
     """
-    from dask_auc._kernels.sort import compiled
+    from dask_auc._kernels.sort import compiled, preferences
 
     compiled.compile_now()
     # the compiled hash is tested wherever numba runs, whichever path this CPU's
     # calibration chose (test_compiled.py tests the choice itself)
-    compiled.prefer_hash(True)
+    preferences.prefer_hash(True)
 
 
 @pytest.fixture(scope="session")

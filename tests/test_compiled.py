@@ -25,7 +25,7 @@ pytest.importorskip("numba")
 
 import dask_auc  # noqa: E402
 from dask_auc._kernels.replicates import compiled as walks  # noqa: E402
-from dask_auc._kernels.sort import compiled  # noqa: E402
+from dask_auc._kernels.sort import compiled, preferences  # noqa: E402
 from dask_auc._kernels.sort.buckets import (  # noqa: E402
     Bucket,
     assemble_bucket,
@@ -77,16 +77,26 @@ def _reference_groups(scores, codes, n_codes, splitters) -> np.ndarray:
 
 
 @settings(max_examples=examples(150), deadline=None)
-@given(rows=scored_rows(), n_splitters=st.sampled_from([0, 1, 3, 7, 40, 200]), two=st.booleans())
+@given(
+    rows=scored_rows(),
+    n_splitters=st.sampled_from([0, 1, 3, 7, 40, 200]),
+    two=st.booleans(),
+    counting=st.booleans(),
+)
 @pytest.mark.float_order
-def test_grouped_rows_equal_a_row_by_row_reference(rows, n_splitters, two) -> None:
-    """Counting (<= 32 splitters), counted-per-row (<= 128) and searched splits alike."""
+def test_grouped_rows_equal_a_row_by_row_reference(rows, n_splitters, two, counting) -> None:
+    """Counting (<= 32 splitters, where it is preferred), per-row and searched splits alike."""
     scores, codes, rng = rows
     n_codes = 2 if two else 1
     codes = codes if two else np.zeros_like(codes)
     source = scores if len(scores) else np.zeros(1, scores.dtype)
     splitters = np.sort(source[rng.integers(0, len(source), n_splitters)])
-    rows_by_group, starts, _ = compiled.grouped_rows(scores, codes, n_codes, splitters)
+    preferred = preferences.prefer_counting()
+    try:
+        preferences.prefer_counting(counting)
+        rows_by_group, starts, _ = compiled.grouped_rows(scores, codes, n_codes, splitters)
+    finally:
+        preferences.prefer_counting(preferred)
     groups = _reference_groups(scores, codes, n_codes, splitters)
     order = np.argsort(groups, kind="stable")
     np.testing.assert_array_equal(rows_by_group, scores[order])
@@ -295,19 +305,19 @@ def test_the_tie_hash_runs_only_where_the_calibration_found_it_faster():
     hashed = aggregated_rows(scores, None, positive, compiled=True)
     assert compiled.aggregate(scores, positive, 5000) is not None
     try:
-        compiled.prefer_hash(False)
+        preferences.prefer_hash(False)
         assert compiled.aggregate(scores, positive, 5000) is None
         arrow = aggregated_rows(scores, None, positive, compiled=True)
     finally:
-        compiled.prefer_hash(True)
+        preferences.prefer_hash(True)
     for a, b in zip(hashed, arrow, strict=True):
         np.testing.assert_array_equal(a.scores, b.scores)
         np.testing.assert_array_equal(a.weights, b.weights)
-    compiled._hash_pays.clear()
+    preferences.prefer_hash(False)
     try:
         compiled._calibrate(rows=1 << 14, repeats=1)  # a decision either way, never an error
     finally:
-        compiled.prefer_hash(True)
+        preferences.prefer_hash(True)
 
 
 @settings(max_examples=examples(150), deadline=None)

@@ -133,7 +133,7 @@ def placed_counts(draw):
 @settings(max_examples=40, deadline=None)
 @given(case=placed_counts(), swap=st.booleans())
 def test_the_compiled_precision_sum_is_the_numpy_paths_integer(case, swap) -> None:
-    """The compiled pass adds ratio_terms' floats exactly: the same integer, ties and 2**40 counts."""
+    """The compiled pass adds ratio_terms' floats exactly: the same integer (ties, 2**40 counts)."""
     pytest.importorskip("numba")
     from dask_auc._kernels.binary.average_precision import _compiled_precision_sum
     from dask_auc._kernels.binary.curve_points import CurvePoints

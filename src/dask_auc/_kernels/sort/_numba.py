@@ -31,10 +31,12 @@ from numba import njit
 _compile = njit(nogil=True, cache=True, boundscheck=False)
 
 
-#: up to this many splitters a row's bucket is a count of the splitters below
-#: it, made one splitter at a time over a cache-sized run of rows (compiled to
-#: vector compares); above, a branch-free binary search per row
-_COUNTED_SPLITTERS = 32
+#: up to this many splitters a row's bucket may be a count of the splitters
+#: below it, made one splitter at a time over a cache-sized run of rows
+#: (compiled to vector compares: it pays with wide vectors, so the caller
+#: decides by timing it, :func:`~dask_auc._kernels.sort.preferences.prefer_counting`);
+#: else a count per row (<= 128 splitters) or a branch-free binary search per row
+COUNTED_SPLITTERS = 32
 
 
 _RUN = 4096
@@ -45,7 +47,7 @@ _LINEAR_SPLITTERS = 128
 
 
 @_compile
-def group_of_rows(scores, codes, n_codes, splitters, spread, groups):  # pragma: no cover
+def group_of_rows(scores, codes, n_codes, splitters, spread, groups, counted_most):  # noqa: E501  # pragma: no cover
     """Write every row's group ``bucket * n_codes + code`` into ``groups``; count each group.
 
     ``codes`` are 0 or 1 (``n_codes`` 1 or 2).  A row goes to ascending
@@ -54,10 +56,11 @@ def group_of_rows(scores, codes, n_codes, splitters, spread, groups):  # pragma:
     array).  ``spread[j]`` > 1 marks the first of ``spread[j]`` equal
     splitters (a heavy tie): rows of exactly that score are dealt in turn to
     the ``spread[j] + 1`` buckets from ``j`` on, so that the tie does not
-    fill one bucket.
+    fill one bucket.  Up to ``counted_most`` splitters (at most
+    :data:`COUNTED_SPLITTERS`), the buckets are counted a splitter at a time.
     """
     n_splitters = len(splitters)
-    if n_splitters <= _COUNTED_SPLITTERS:
+    if n_splitters <= min(counted_most, COUNTED_SPLITTERS):
         counts = _counted_groups(scores, codes, n_codes, splitters, groups)
     else:
         _searched_groups(scores, codes, n_codes, splitters, groups)

@@ -1,7 +1,7 @@
 """Arrow's ``group_by`` of scores and classes: the aggregation every block can take.
 
 :mod:`.aggregate` takes it unless the compiled hash of :mod:`.compiled` runs
-(unweighted, and measured faster on this CPU); :func:`.compiled.prefer_hash`'s
+(unweighted, and measured faster on this CPU); :func:`.preferences.prefer_hash`'s
 calibration times the two against each other.  It imports neither, so both
 can import it.
 

@@ -33,7 +33,6 @@ import os
 import tempfile
 import threading
 import time
-import timeit
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -41,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrow_groups import arrow_group_totals
+from .preferences import calibrate, counting_pays, hash_pays
 
 #: score dtypes the compiled loops are built for (others take the NumPy path)
 _SCORE_KINDS = frozenset("fiu")
@@ -69,8 +68,6 @@ def _module(stage: str) -> ModuleType | None:
 _clock = time.monotonic
 #: set once a family's first loop came from numba's disk cache: the next family's will too
 _cache_warm = threading.Event()
-#: set when the compiled hash of tied scores beat Arrow's group_by on this CPU (:func:`_calibrate`)
-_hash_pays = threading.Event()
 _start = threading.Lock()
 _warming = threading.local()
 
@@ -307,35 +304,8 @@ _REPLICATES = _Family(
 
 
 def _calibrate(rows: int = 1 << 20, repeats: int = 3) -> None:
-    """Time the compiled hash of tied scores against Arrow's ``group_by`` on this CPU.
-
-    Which is faster depends on the machine, not on the data's answer: 2.7x in favour of
-    the hash on one AMD EPYC (with numba compiling for a generic CPU too), 15-20% slower
-    than Arrow on another x86-64 machine (issue 20).  So each process measures both on 1e6
-    tied rows once, in this background thread, and :func:`aggregate` declines (the caller
-    takes Arrow's path) unless the hash won.  The same numbers either way.
-    """
-    rng = np.random.default_rng(0)
-    scores = np.round(rng.random(rows), 3)
-    positive = rng.random(rows) < 0.3
-    # aggregated_rows' two paths (the sort of the distinct scores after either is the same work)
-    paths: list[Callable[[], object]] = [
-        functools.partial(arrow_group_totals, scores, None, positive),
-        functools.partial(aggregate, scores, positive, rows),
-    ]
-
-    def best(compiled: bool) -> float:
-        return min(timeit.repeat(paths[compiled], number=1, repeat=repeats))
-
-    if best(True) < best(False):
-        _hash_pays.set()
-
-
-def prefer_hash(preferred: bool | None = None) -> bool:
-    """Whether :func:`aggregate` runs here; ``preferred`` overrides the calibration (tests)."""
-    if preferred is not None:
-        (_hash_pays.set if preferred else _hash_pays.clear)()
-    return _hash_pays.is_set()
+    """This CPU's two timed choices (:func:`.preferences.calibrate`), in the background compile."""
+    calibrate(aggregate, _module("sort"), rows, repeats)
 
 
 def supports(dtype: np.dtype) -> bool:
@@ -382,7 +352,8 @@ def grouped_rows(
     n_groups = (len(splitters) + 1) * n_codes
     group_dtype = np.uint8 if n_groups <= 1 << 8 else np.uint16 if n_groups <= 1 << 16 else np.int64
     groups = np.empty(len(scores), group_dtype)
-    counts = kernel.group_of_rows(scores, codes, n_codes, splitters, spread, groups)
+    counted_most = kernel.COUNTED_SPLITTERS if counting_pays.is_set() else -1
+    counts = kernel.group_of_rows(scores, codes, n_codes, splitters, spread, groups, counted_most)
     starts = np.concatenate(([0], np.cumsum(counts)))
     rows = np.empty_like(scores)
     kernel.scatter(scores, groups, starts, rows)
@@ -444,7 +415,7 @@ def partitioned(
 def _hash(compiled: bool, scores: np.ndarray) -> ModuleType | None:
     """The sort's loops if their hash aggregates these scores here (else Arrow would), or None."""
     kernel = usable(compiled, "sort", scores)
-    if kernel is None or not (_hash_pays.is_set() or getattr(_warming, "active", False)):
+    if kernel is None or not (hash_pays.is_set() or getattr(_warming, "active", False)):
         return None
     return kernel
 
