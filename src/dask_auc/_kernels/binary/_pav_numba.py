@@ -150,7 +150,9 @@ def _lone_run(
     merge up to its last tie (none: no walk).  Indexed by unsigned integers (:data:`_U`):
     numba then adds no wraparound of negative indices to each load and store, and the
     loop holds no call (``tie_terms``'s arguments kept registers on the stack): ~2 ns
-    a row of ~9.  Returns ``(i, j, top, groups, infinite, outside)``.
+    a row of ~10; each class's row after the next is loaded a step ahead, so that the
+    merge's next compare waits on a select, not a load: ~0.6 ns more.  Returns
+    ``(i, j, top, groups, infinite, outside)``.
     """
     bins_high, bins_low = bins
     n_pos, n_neg = len(pos), len(neg)
@@ -172,13 +174,17 @@ def _lone_run(
         below = 0
     first_pos, first_neg = i, j
     ties = 0
+    x, y = pos[_U(i)], neg[_U(j)]  # each class's next row, and the one after it: the merge
+    x1, y1 = pos[_U(min(i + 1, n_pos - 1))], neg[_U(min(j + 1, n_neg - 1))]  # waits on no load
     while i + 1 < n_pos and j + 1 < n_neg:
-        x, y = pos[_U(i)], neg[_U(j)]
         taken_pos, taken_neg = x <= y, y <= x
         s = np.float64(x if taken_pos else y) + 0.0
         p, q = np.int64(taken_pos), np.int64(taken_neg)
         ties += p & q  # a tie across the classes: rare; its terms after the loop
         i, j = i + p, j + q
+        x = x1 if taken_pos else x
+        y = y1 if taken_neg else y
+        x1, y1 = pos[_U(min(i + 1, n_pos - 1))], neg[_U(min(j + 1, n_neg - 1))]
         push = block_pos * q < p * block_neg  # the top's mean is below the score's
         at = _U(below)  # branch-free: stored, kept if pushed
         low[at], high[at], out_pos[at], out_neg[at] = block_low, block_high, block_pos, block_neg
