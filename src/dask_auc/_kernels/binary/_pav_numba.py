@@ -20,6 +20,9 @@ from ._sums_numba import add_exact, pairwise_rest, row_sums, tie_terms
 _compile = njit(nogil=True, cache=True, boundscheck=False)
 #: the same, inlined by numba into the callers
 _inlined = njit(nogil=True, cache=True, boundscheck=False, inline="always")
+#: an index as unsigned: numba wraps no negative index around (a shift, a mask and an add
+#: a load or store less); for indices known to be in bounds
+_U = np.uint64
 
 
 @_compile
@@ -143,7 +146,13 @@ def _lone_run(
     From ``pos[i]``, ``neg[j]`` (``top + 1`` blocks) while each class keeps a row
     past the score: a score is one row, or one of each class (a cross tie).  A
     branch-free merge, the PAV's top block in registers; the terms summed after it
-    by class (:func:`row_sums`).  Returns ``(i, j, top, groups, infinite, outside)``.
+    by class (:func:`row_sums`), the cross ties' group terms by a second walk of the
+    merge up to its last tie (none: no walk).  Indexed by unsigned integers (:data:`_U`):
+    numba then adds no wraparound of negative indices to each load and store, and the
+    loop holds no call (``tie_terms``'s arguments kept registers on the stack): ~2 ns
+    a row of ~10; each class's row after the next is loaded a step ahead, so that the
+    merge's next compare waits on a select, not a load: ~0.6 ns more.  Returns
+    ``(i, j, top, groups, infinite, outside)``.
     """
     bins_high, bins_low = bins
     n_pos, n_neg = len(pos), len(neg)
@@ -163,29 +172,44 @@ def _lone_run(
         i, j = i + p, j + q
         groups += 1
         below = 0
+    first_pos, first_neg = i, j
+    ties = 0
+    x, y = pos[_U(i)], neg[_U(j)]  # each class's next row, and the one after it: the merge
+    x1, y1 = pos[_U(min(i + 1, n_pos - 1))], neg[_U(min(j + 1, n_neg - 1))]  # waits on no load
     while i + 1 < n_pos and j + 1 < n_neg:
-        x, y = pos[i], neg[j]
         taken_pos, taken_neg = x <= y, y <= x
         s = np.float64(x if taken_pos else y) + 0.0
         p, q = np.int64(taken_pos), np.int64(taken_neg)
-        if taken_pos and taken_neg:  # a tie across the classes: rare
-            tie_terms(s, pos_logs[i], neg_log1ps[j], bins_high, bins_low)
+        ties += p & q  # a tie across the classes: rare; its terms after the loop
         i, j = i + p, j + q
-        groups += 1
+        x = x1 if taken_pos else x
+        y = y1 if taken_neg else y
+        x1, y1 = pos[_U(min(i + 1, n_pos - 1))], neg[_U(min(j + 1, n_neg - 1))]
         push = block_pos * q < p * block_neg  # the top's mean is below the score's
-        low[below], high[below] = block_low, block_high  # branch-free: stored, kept if pushed
-        out_pos[below], out_neg[below] = block_pos, block_neg
+        at = _U(below)  # branch-free: stored, kept if pushed
+        low[at], high[at], out_pos[at], out_neg[at] = block_low, block_high, block_pos, block_neg
         below += np.int64(push)
         block_pos, block_neg = p + (0 if push else block_pos), q + (0 if push else block_neg)
         block_low = s if push else block_low
-        while below > 0 and out_pos[below - 1] * block_neg >= block_pos * out_neg[below - 1]:
+        while below > 0 and (
+            out_pos[_U(below - 1)] * block_neg >= block_pos * out_neg[_U(below - 1)]
+        ):
             below -= 1
-            block_pos += out_pos[below]
-            block_neg += out_neg[below]
-            block_low = low[below]
+            block_pos += out_pos[_U(below)]
+            block_neg += out_neg[_U(below)]
+            block_low = low[_U(below)]
         block_high = s
     low[below], high[below] = block_low, block_high
     out_pos[below], out_neg[below] = block_pos, block_neg
+    groups += (i - first_pos) + (j - first_neg) - ties
+    k, m = first_pos, first_neg
+    while ties > 0:  # the cross ties in the merge's order: their group terms
+        x, y = pos[k], neg[m]
+        if x == y:
+            tie_terms(np.float64(x) + 0.0, pos_logs[k], neg_log1ps[m], bins_high, bins_low)
+            ties -= 1
+        k += np.int64(x <= y)
+        m += np.int64(y <= x)
     infinite, outside = row_sums(pos, pos_logs, True, start_pos, i, bins_high, bins_low)
     infinite_neg, outside_neg = row_sums(neg, neg_log1ps, False, start_neg, j, bins_high, bins_low)
     return i, j, below, groups, infinite or infinite_neg, outside or outside_neg

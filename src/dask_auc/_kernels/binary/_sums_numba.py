@@ -154,12 +154,13 @@ def _term(scores, logs, term, k):  # pragma: no cover - compiled
 @_compile
 def _bits_sum(scores, logs, term, start, stop, biased):  # pragma: no cover - compiled
     """The wrapping sum of the terms' bits but their signs, rows ``[start, stop)``, and whether
-    a term's exponent is not ``biased``: a branch-free loop a term, vectorized."""
+    a term's exponent is not ``biased``: a branch-free loop a term, vectorized (its index
+    unsigned: numba adds no wraparound of a negative index to each load)."""
     total = np.uint64(0)
     other = np.uint64(0)  # nonzero: some exponent differs
     magnitude = np.uint64(9223372036854775807)  # 2**63 - 1: a float's bits but its sign
     expected = np.uint64(biased)
-    for r in range(start, stop):
+    for r in range(np.uint64(start), np.uint64(stop)):  # unsigned: no wraparound, ~2x faster
         if term == 2:
             bits = np.float64(logs[r]).view(np.uint64) & magnitude
         elif term == 3:

@@ -77,7 +77,8 @@ def bucket_stack(bucket: Bucket, factor: float) -> tuple | None:
     )
     with np.errstate(divide="ignore", invalid="ignore"):  # log(0); log(< 0): the finish raises
         logs = np.log(pos_distinct)
-        log1ps = np.log1p(-neg_distinct)
+        log1ps = np.negative(neg_distinct)  # log1p(-s) in place: no temporary of -s
+        np.log1p(log1ps, out=log1ps)
     lone = len(pos_distinct) == len(pos.scores) and len(neg_distinct) == len(neg.scores)
     low, high = np.empty(n, np.float64), np.empty(n, np.float64)
     out_pos, out_neg = np.empty(n, dtype), np.empty(n, dtype)
