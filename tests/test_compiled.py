@@ -479,3 +479,36 @@ def test_the_compiled_pav_gives_the_numpy_blocks_bit_for_bit(case) -> None:
         np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
     sums = ("brier", "log", "proba", "infinite", "bottom", "top")
     assert [getattr(made, s) for s in sums] == [getattr(numpy_path, s) for s in sums]
+
+
+@pytest.mark.float_order
+def test_the_compiled_pav_of_lone_rows_with_cross_ties_is_the_numpy_paths() -> None:
+    """Rows of distinct scores within each class, many shared across the classes (the lone
+    merge's path, whose cross ties' terms are added after its loop), float32 and -0.0."""
+    from dask_auc._kernels.binary.reliability import bucket_blocks
+    from dask_auc._kernels.binary.reliability_compiled import bucket_stack
+
+    rng = np.random.default_rng(5)
+    crossed = 0
+    for trial in range(60):
+        n = int(rng.choice([3, 10, 100, 2000]))
+        values = rng.integers(0, 2 * n + 1, n) / (2 * n)
+        labels = rng.random(n) < rng.choice([0.1, 0.5, 0.9])
+        pos, neg = np.unique(values[labels]), np.unique(values[~labels])
+        if trial % 3 == 0:
+            pos = np.where(pos == 0, -0.0, pos)
+        dtype = np.float32 if trial % 2 else np.float64
+        if not len(pos) or not len(neg):
+            continue
+        bucket = Bucket.binary(
+            SortedScores(pos.astype(dtype)), SortedScores(neg.astype(dtype)), compiled=True
+        )
+        assert bucket_stack(bucket, 1.0) is not None
+        made, numpy_path = bucket_blocks(bucket), bucket_blocks(replace(bucket, compiled=False))
+        for name in ("low", "high", "pos", "neg"):
+            a, b = getattr(made, name), getattr(numpy_path, name)
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (trial, name)
+        sums = ("brier", "log", "proba", "infinite", "bottom", "top")
+        assert [getattr(made, s) for s in sums] == [getattr(numpy_path, s) for s in sums]
+        crossed += len(np.intersect1d(pos, neg)) > 2
+    assert crossed >= 20  # the cross ties' walk really ran
