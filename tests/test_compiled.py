@@ -155,6 +155,55 @@ def test_hash_aggregation_gives_up_past_its_limit() -> None:
     assert compiled.aggregate(scores, None, 10_000) is not None
 
 
+def _unique_counts(scores: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference: each distinct score (sorted) and its rows of code 0 and 1."""
+    values, inverse = np.unique(scores, return_inverse=True)
+    counts = np.stack([np.bincount(inverse[codes == c], minlength=len(values)) for c in (0, 1)])
+    return values, counts.T
+
+
+def test_hash_keys_that_all_share_one_home_slot_wrap_and_grow_mid_run() -> None:
+    """600 keys hashed to the table's last slot at every size, and the key 0 (slot 0).
+
+    Their probes wrap past the end onto slot 0's key; the table doubles at a row
+    in the middle of a hashed run (past its room), in shuffled and sorted order.
+    """
+    from dask_auc._kernels.sort import _numba
+
+    golden_inverse = pow(_numba._GOLDEN_64, -1, 2**64)
+    # a pattern whose Fibonacci product has its top 20 bits set: the last slot up to 2**20
+    patterns = [((0xFFFFF << 44) + j) * golden_inverse % 2**64 for j in range(600)] + [0]
+    keys = np.array(patterns, np.uint64).view(np.int64)
+    rng = np.random.default_rng(5)
+    scores = keys[rng.integers(0, len(keys), 6000)]
+    scores[: len(keys)] = keys  # every key present
+    codes = (rng.random(len(scores)) < 0.4).astype(np.uint8)
+    for order in (rng.permutation(len(scores)), np.argsort(scores, kind="stable")):
+        values, counts = compiled.aggregate(scores[order], codes[order].view(bool), len(keys))
+        got = np.argsort(values)
+        expected_values, expected_counts = _unique_counts(scores[order], codes[order])
+        np.testing.assert_array_equal(values[got], expected_values)
+        np.testing.assert_array_equal(counts[got], expected_counts)
+
+
+def test_hash_declines_a_block_past_its_count_width(monkeypatch) -> None:
+    """Row counts share a 64-bit slot in 32-bit halves: a longer block goes to Arrow, exactly."""
+    from dask_auc._kernels.sort import _numba
+    from dask_auc._kernels.sort.aggregate import aggregated_rows
+
+    rng = np.random.default_rng(6)
+    scores = np.round(rng.standard_normal(3000), 1)
+    positive = rng.random(3000) < 0.3
+    hashed = aggregated_rows(scores, None, positive, compiled=True)
+    assert compiled.aggregate(scores, positive, 3000) is not None
+    monkeypatch.setattr(_numba, "_MAX_HASHED_ROWS", 2999)
+    assert compiled.aggregate(scores, positive, 3000) is None
+    arrow = aggregated_rows(scores, None, positive, compiled=True)
+    for arrow_part, part in zip(arrow, hashed, strict=True):
+        np.testing.assert_array_equal(arrow_part.scores, part.scores)
+        np.testing.assert_array_equal(arrow_part.weights, part.weights)
+
+
 def test_the_setting_off_keeps_every_kernel_in_numpy() -> None:
     scores = np.linspace(0, 1, 1 << 17)
     label = (np.arange(1 << 17) % 3 == 0).astype(np.int8)

@@ -220,60 +220,83 @@ def sorted_ranks(values, queries, below, through):  # pragma: no cover - compile
 
 _GOLDEN_64 = 0x9E3779B97F4A7C15
 
+#: rows hashed a run at a time: first every row's pattern and home slot (a vector
+#: multiply), then the probes; the probe loop no longer waits on the hash
+_HASH_RUN = 256
 
-@_compile
-def _occupied(table_counts, slot):  # pragma: no cover - compiled
-    return table_counts[2 * slot] + table_counts[2 * slot + 1] != 0
+#: a slot's two row counts share one uint64 (code 1 in the high half): a block of
+#: more rows than this could carry a count into the other's half
+_MAX_HASHED_ROWS = 2**32 - 1
 
 
-@_compile
-def _insert_rows(bits, codes, start, negative_zero, table_bits, table_counts, shift, used):
-    """Count rows from ``start`` into the table until it is half full; returns (row, used).
+def _room(capacity: int) -> int:
+    """The keys a table of ``capacity`` slots takes before it doubles.
 
-    A slot holds one score and a row count per code (``table_counts[2 * slot + code]``).
+    At most an eighth full while it is small (<= 512 KiB), a quarter at 1 MiB,
+    half beyond: fewer rows miss their first probe (a mispredicted branch each)
+    where a sparser table still stays in L2, and no sparser a large table
+    than half full, where the cache misses cost more than the probes.
     """
-    capacity = len(table_bits)
-    mask = capacity - 1
-    for k in range(start, len(bits)):
-        if 2 * used >= capacity:
-            return k, used
-        pattern = np.uint64(bits[k])
-        if pattern == negative_zero:  # -0.0 is the key 0.0
-            pattern = np.uint64(0)
-        slot = np.int64((pattern * np.uint64(_GOLDEN_64)) >> shift)
-        while True:
-            found = table_bits[slot]
-            # an empty slot holds pattern 0: a nonzero match is a hit without
-            # reading the counts (the common case, one load)
-            if found == pattern and (pattern != 0 or _occupied(table_counts, slot)):
-                break
-            if found == 0 and not _occupied(table_counts, slot):
-                table_bits[slot] = pattern
-                used += 1
-                break
-            slot = (slot + 1) & mask
-        table_counts[2 * slot + codes[k]] += 1
+    return capacity // 8 if capacity <= 1 << 15 else capacity // (4 if capacity <= 1 << 16 else 2)
+
+
+@_compile
+def _insert_rows(bits, codes, start, negative_zero, table, shift, used, room):
+    """Count rows from ``start`` until the table holds ``room`` keys; returns (row, used).
+
+    Slot ``s`` is ``table[2 * s]`` (the score's pattern) and ``table[2 * s + 1]``
+    (its rows of code 0 plus 2**32 times its rows of code 1): one cache line a
+    row.  A slot is empty while its counts are 0 (any pattern, 0 too, is a key).
+    Returns at the first row of a new key past ``room``, not yet counted.
+    """
+    mask = len(table) // 2 - 1
+    patterns = np.empty(_HASH_RUN, np.uint64)
+    homes = np.empty(_HASH_RUN, np.int64)
+    golden = np.uint64(_GOLDEN_64)
+    zero = np.uint64(0)
+    for first in range(start, len(bits), _HASH_RUN):
+        n = min(_HASH_RUN, len(bits) - first)
+        for i in range(n):
+            pattern = np.uint64(bits[first + i])
+            pattern = zero if pattern == negative_zero else pattern  # -0.0 is the key 0.0
+            patterns[i] = pattern
+            homes[i] = np.int64((pattern * golden) >> shift)
+        for i in range(n):
+            pattern = patterns[i]
+            slot = homes[i]
+            while True:
+                found = table[2 * slot]
+                counts = table[2 * slot + 1]
+                if (found == pattern) & (counts != 0):
+                    break
+                if counts == 0:
+                    if used == room:
+                        return first + i, used
+                    table[2 * slot] = pattern
+                    used += 1
+                    break
+                slot = (slot + 1) & mask
+            table[2 * slot + 1] += np.uint64(1) << (np.uint64(32) * np.uint64(codes[first + i]))
     return len(bits), used
 
 
 @_compile
-def _rehashed(table_bits, table_counts, shift):  # pragma: no cover - compiled
-    """The table's keys in one twice its size (``shift`` one less)."""
-    capacity = 2 * len(table_bits)
+def _rehashed(table, shift):  # pragma: no cover - compiled
+    """The table's keys and counts in one twice its size (``shift`` one less)."""
+    capacity = len(table)  # slots of the new table: twice the old
     mask = capacity - 1
-    new_bits = np.zeros(capacity, np.uint64)
-    new_counts = np.zeros(2 * capacity, np.int64)
-    for s in range(len(table_bits)):
-        if table_counts[2 * s] + table_counts[2 * s + 1] == 0:
+    new = np.zeros(2 * capacity, np.uint64)
+    for s in range(len(table) // 2):
+        counts = table[2 * s + 1]
+        if counts == 0:
             continue
-        pattern = table_bits[s]
+        pattern = table[2 * s]
         slot = np.int64((pattern * np.uint64(_GOLDEN_64)) >> shift)
-        while new_counts[2 * slot] + new_counts[2 * slot + 1] != 0:
+        while new[2 * slot + 1] != 0:
             slot = (slot + 1) & mask
-        new_bits[slot] = pattern
-        new_counts[2 * slot] = table_counts[2 * s]
-        new_counts[2 * slot + 1] = table_counts[2 * s + 1]
-    return new_bits, new_counts
+        new[2 * slot] = pattern
+        new[2 * slot + 1] = counts
+    return new
 
 
 def aggregate_codes(bits, codes, negative_zero, limit):
@@ -283,30 +306,37 @@ def aggregate_codes(bits, codes, negative_zero, limit):
     width); ``negative_zero`` is the pattern of ``-0.0``, counted as ``0.0``,
     which it equals (0 for integer scores).  Without NaN, equal scores are
     then equal patterns.  Open addressing with linear probing (Fibonacci
-    hashing) in a table doubled whenever it is half full.
+    hashing) in one table of (pattern, both counts) slots, doubled whenever
+    it holds its :func:`_room`.
 
-    Returns ``(patterns, counts)`` with ``counts[i, code]``, or None as soon
-    as there are more than ``limit`` distinct scores (the rows are not
-    few-valued after all: the caller sorts them instead).
+    Returns ``(patterns, counts)`` with ``counts[i, code]`` (int64), in no
+    particular order, or None as soon as there are more than ``limit``
+    distinct scores (the rows are not few-valued after all: the caller sorts
+    them instead), and for a block of more than ``2**32 - 1`` rows (a count
+    could overflow its half of a slot: the caller's other path counts them).
     """
+    if len(bits) > _MAX_HASHED_ROWS:
+        return None
     log_capacity = 12
-    table_bits = np.zeros(1 << log_capacity, np.uint64)
-    table_counts = np.zeros(2 << log_capacity, np.int64)
+    table = np.zeros(2 << log_capacity, np.uint64)
     row, used = 0, 0
     while True:
         shift = np.uint64(64 - log_capacity)
-        row, used = _insert_rows(
-            bits, codes, row, negative_zero, table_bits, table_counts, shift, used
-        )
+        room = _room(1 << log_capacity)
+        row, used = _insert_rows(bits, codes, row, negative_zero, table, shift, used, room)
         if used > limit:
             return None
         if row == len(bits):
             break
         log_capacity += 1
-        table_bits, table_counts = _rehashed(table_bits, table_counts, np.uint64(64 - log_capacity))
-    counts = table_counts.reshape(-1, 2)
-    filled = np.flatnonzero(counts.sum(axis=1))
-    return table_bits[filled], counts[filled]
+        table = _rehashed(table, np.uint64(64 - log_capacity))
+    slots = table.reshape(-1, 2)
+    filled = np.flatnonzero(slots[:, 1])
+    packed = slots[filled, 1]
+    counts = np.empty((len(filled), 2), np.int64)
+    counts[:, 0] = packed & np.uint64(0xFFFFFFFF)
+    counts[:, 1] = packed >> np.uint64(32)
+    return slots[filled, 0], counts
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:

@@ -432,7 +432,8 @@ def aggregate(
 
     Returns ``(values, counts)`` with ``counts[i]`` = (rows of ``values[i]``
     not positive, positive); ``positive`` None: every row is of the first.
-    None also when the rows hold more than ``limit`` distinct scores.  Values
+    None also when the rows hold more than ``limit`` distinct scores, or
+    more than ``2**32 - 1`` rows (the hash counts in 32-bit halves).  Values
     come in no particular order; ``-0.0`` and ``0.0`` are one value.
     """
     kernel = _hash(compiled, scores)
