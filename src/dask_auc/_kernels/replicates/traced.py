@@ -28,7 +28,7 @@ from ..core.validation import (
 from ..sort.plan import SortPlan
 from ..sort.prepare import PreparedBlock
 from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
-from .counts import group_keys, position_keys
+from .counts import group_keys, keys_of_positions
 
 
 @dataclass(frozen=True)
@@ -100,10 +100,25 @@ def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
     return PreparedBlock(block.lengths, block.classes, by_label)
 
 
+#: rows whose keys are made at a time: the temporaries stay small beside the keys
+_KEY_ROWS = 1 << 16
+
+
 def row_keys(part: SortedScores, plan: TracedPlan) -> np.ndarray:
+    """Each row's key ``r`` (uint64): of its position in the whole input, or its group's.
+
+    Made a run of rows at a time into the one array returned, so that a
+    bucket's keys cost 8 bytes a row and no more at their peak.
+    """
     ids = part.ids if part.ids is not None else np.empty(0, np.int64)
     if plan.by_group:
         return ids.view(np.uint64)
-    block = ids >> np.int64(ID_BITS)
-    positions = plan.offsets[block] + (ids & np.int64((1 << ID_BITS) - 1))
-    return position_keys(positions)
+    keys = np.empty(len(ids), np.uint64)
+    offsets = plan.offsets.view(np.uint64)
+    for first in range(0, len(ids), _KEY_ROWS):
+        run = ids[first : first + _KEY_ROWS].view(np.uint64)
+        out = keys[first : first + _KEY_ROWS]
+        np.bitwise_and(run, np.uint64((1 << ID_BITS) - 1), out=out)
+        out += offsets[run >> np.uint64(ID_BITS)]
+        keys_of_positions(out)
+    return keys
