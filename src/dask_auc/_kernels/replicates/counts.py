@@ -52,12 +52,16 @@ def mix64(x: Any) -> np.ndarray:
     >>> int(mix64(0)[0]), hex(int(mix64(1)[0]))
     (0, '0x5692161d100b05e5')
     """
-    x = np.atleast_1d(np.asarray(x, dtype=np.uint64)).copy()
-    x ^= x >> np.uint64(30)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
-    x ^= x >> np.uint64(27)
-    x *= np.uint64(0x94D049BB133111EB)
-    x ^= x >> np.uint64(31)
+    return _mixed_in_place(np.atleast_1d(np.asarray(x, dtype=np.uint64)).copy())
+
+
+def _mixed_in_place(x: np.ndarray) -> np.ndarray:
+    """:func:`mix64` of a uint64 array, written over it (one temporary of its size)."""
+    shifted = np.empty_like(x)
+    for shift, factor in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+        x ^= np.right_shift(x, np.uint64(shift), out=shifted)
+        x *= np.uint64(factor)
+    x ^= np.right_shift(x, np.uint64(31), out=shifted)
     return x
 
 
@@ -113,7 +117,14 @@ def replicate_keys(seed: int, replicates: Any) -> np.ndarray:
 def position_keys(positions: Any) -> np.ndarray:
     """``r_i`` of rows at ``positions`` (0-based, in the whole input)."""
     i = np.asarray(positions, dtype=np.int64).astype(np.uint64)
-    return mix64((i + np.uint64(1)) * np.uint64(_GOLDEN))
+    return keys_of_positions(i)
+
+
+def keys_of_positions(positions: np.ndarray) -> np.ndarray:
+    """:func:`position_keys` of a fresh uint64 array of positions, written over it."""
+    positions += np.uint64(1)
+    positions *= np.uint64(_GOLDEN)
+    return _mixed_in_place(positions)
 
 
 def group_keys(values: Any) -> np.ndarray:

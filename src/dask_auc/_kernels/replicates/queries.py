@@ -57,7 +57,9 @@ def replicate_parts(
     check_pair_range(context)
     dtype = exact_dtype(bucket, spec)
     walked = walk_keys(bucket, plan, spec)
-    if walked is not None and _walked_parts(context, walked, query, out):
+    done = walked is not None and _walked_parts(context, walked, query, out)
+    del walked  # the rows' keys: the estimate's column below draws no count
+    if done:
         # the estimate's column, by the NumPy path
         out[:1] = replicate_parts(
             bucket, _first_column(context), plan, replace(spec, n_bootstraps=0), query

@@ -42,14 +42,17 @@ class ReplicateSpec:
 class _Part(SizedByArrays):
     """One class of a bucket: its rows' keys and tie groups, placed among the bucket's."""
 
-    keys: np.ndarray  # r of each row, uint64, rows in ascending score order
+    keys: np.ndarray | None  # r of each row, uint64, rows in ascending score order (if drawn)
     weights: np.ndarray | None
     starts: np.ndarray  # first row of each of its tie groups, and len(rows)
     slots: np.ndarray  # each of its tie groups' index among the bucket's distinct scores
 
 
-def _layout(bucket: Bucket, plan: TracedPlan) -> tuple[np.ndarray, _Part, _Part]:
-    """The bucket's distinct scores (ascending) and its two classes laid out on them."""
+def _layout(bucket: Bucket, plan: TracedPlan, keyed: bool) -> tuple[np.ndarray, _Part, _Part]:
+    """The bucket's distinct scores (ascending) and its two classes laid out on them.
+
+    The rows' keys only if ``keyed`` (the estimate's column draws no count).
+    """
     pos, neg = bucket.pos, bucket.neg
     distinct = np.unique(np.concatenate([pos.scores, neg.scores]))
 
@@ -58,7 +61,7 @@ def _layout(bucket: Bucket, plan: TracedPlan) -> tuple[np.ndarray, _Part, _Part]
         new = np.flatnonzero(np.diff(scores) != 0) + 1 if len(scores) else np.empty(0, np.intp)
         starts = np.concatenate([[0], new, [len(scores)]]).astype(np.int64)
         slots = np.searchsorted(distinct, scores[starts[:-1]]) if len(scores) else starts[:0]
-        return _Part(row_keys(rows, plan), rows.weights, starts, slots)
+        return _Part(row_keys(rows, plan) if keyed else None, rows.weights, starts, slots)
 
     return distinct, part(pos), part(neg)
 
@@ -69,8 +72,9 @@ def _group_counts(
     """``(n_groups, len(keys))``: each tie group's summed counts (times weights) per replicate."""
     dtype = np.float64 if weighted else np.int64
     out = np.zeros((n_groups, len(keys)), dtype=dtype)
-    if len(part.keys) == 0 or len(keys) == 0:
+    if part.starts[-1] == 0 or len(keys) == 0:
         return out
+    assert part.keys is not None
     own = _compiled.replicate_group_counts(
         part.keys, part.starts, keys, POISSON_THRESHOLDS, part.weights, compiled=compiled
     )
@@ -95,7 +99,7 @@ def _group_counts(
 def _identity(part: _Part, n_groups: int, weighted: bool) -> np.ndarray:
     """The estimate's column: each tie group's rows (or weight)."""
     out = np.zeros(n_groups, dtype=np.float64 if weighted else np.int64)
-    if len(part.keys):
+    if part.starts[-1]:
         if part.weights is None:
             own = np.diff(part.starts)
         else:
@@ -116,9 +120,9 @@ def column_counts(
     bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec
 ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]]:
     """``(first, stop, scores, pos, neg)`` per block of columns, tie groups in descending order."""
-    distinct, pos, neg = _layout(bucket, plan)
+    distinct, pos, neg = _layout(bucket, plan, keyed=spec.n_bootstraps > 0)
     n = len(distinct)
-    for first, stop in chunks(spec, len(pos.keys) + len(neg.keys)):
+    for first, stop in chunks(spec, int(pos.starts[-1] + neg.starts[-1])):
         columns = []
         for part in (pos, neg):
             replicates = np.arange(max(first, 1) - 1, stop - 1)
@@ -142,11 +146,16 @@ def exact_dtype(bucket: Bucket, spec: ReplicateSpec) -> Any:
     return np.int64 if rows < _INT64_ROWS else object
 
 
+def walkable(bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec) -> bool:
+    """Whether the bucket's replicates may take a compiled walk (else: the NumPy path)."""
+    return bool(plan.compiled and spec.n_bootstraps and not spec.weighted) and (
+        exact_dtype(bucket, spec) is not object
+    )
+
+
 def walk_keys(bucket: Bucket, plan: TracedPlan, spec: ReplicateSpec) -> _compiled.Walk | None:
     """The bucket's rows and replicates, keyed for a compiled walk, or None: the NumPy path."""
-    if not (plan.compiled and spec.n_bootstraps) or spec.weighted:
-        return None
-    if exact_dtype(bucket, spec) is object:
+    if not walkable(bucket, plan, spec):
         return None
     keys = replicate_keys(spec.seed, np.arange(spec.n_bootstraps))
     pos, neg = bucket.pos, bucket.neg

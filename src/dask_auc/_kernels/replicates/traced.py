@@ -28,7 +28,7 @@ from ..core.validation import (
 from ..sort.plan import SortPlan
 from ..sort.prepare import PreparedBlock
 from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
-from .counts import group_keys, position_keys
+from .counts import group_keys, keys_of_positions
 
 
 @dataclass(frozen=True)
@@ -83,27 +83,46 @@ def prepare_rows(
 def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
     """Block ``index``'s rows sorted by score within each label, carrying their keys.
 
-    Row ids are ``index << ID_BITS | position`` (the bucket makes them
-    positions in the whole input), or the hashes of their group keys.  Rows
-    of weight zero are dropped, as every metric does; the others keep their
-    positions.
+    Row ids are their uint32 positions in the block, the block's ``index``
+    kept once per part (narrow ids: :func:`row_keys` makes them positions in
+    the whole input), or the hashes of their group keys.  Rows of weight zero
+    are dropped, as every metric does; the others keep their positions.
     """
     if block.keys is not None:
-        ids = block.keys.view(np.int64)
+        ids, narrow = block.keys.view(np.int64), None
     else:
-        ids = block_row_ids(index, len(block.scores))
+        ids, narrow = block_row_ids(len(block.scores)), index
     labels, scores, weights = block.labels, block.scores, block.weights
     if weights is not None and not weights.all():
         keep = weights != 0
         labels, scores, weights, ids = labels[keep], scores[keep], weights[keep], ids[keep]
-    by_label = traced_by_label(block.classes, labels, scores, ids, weights)
+    by_label = traced_by_label(block.classes, labels, scores, ids, weights, narrow)
     return PreparedBlock(block.lengths, block.classes, by_label)
 
 
+#: rows whose keys are made at a time: the temporaries stay small beside the keys
+_KEY_ROWS = 1 << 16
+
+
 def row_keys(part: SortedScores, plan: TracedPlan) -> np.ndarray:
+    """Each row's key ``r`` (uint64): of its position in the whole input, or its group's.
+
+    Made a run of rows at a time into the one array returned, so that a
+    bucket's keys cost 8 bytes a row and no more at their peak.
+    """
     ids = part.ids if part.ids is not None else np.empty(0, np.int64)
     if plan.by_group:
         return ids.view(np.uint64)
-    block = ids >> np.int64(ID_BITS)
-    positions = plan.offsets[block] + (ids & np.int64((1 << ID_BITS) - 1))
-    return position_keys(positions)
+    keys = np.empty(len(ids), np.uint64)
+    offsets = plan.offsets.view(np.uint64)
+    for first in range(0, len(ids), _KEY_ROWS):
+        out = keys[first : first + _KEY_ROWS]
+        if part.block is not None:  # narrow ids: positions in the one block
+            out[:] = ids[first : first + _KEY_ROWS]
+            out += offsets[part.block]
+        else:
+            run = ids[first : first + _KEY_ROWS].view(np.uint64)
+            np.bitwise_and(run, np.uint64((1 << ID_BITS) - 1), out=out)
+            out += offsets[run >> np.uint64(ID_BITS)]
+        keys_of_positions(out)
+    return keys

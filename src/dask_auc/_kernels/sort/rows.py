@@ -10,7 +10,9 @@ bucket) take one of these forms:
 * **traced rows**: rows, weighted or not, whose ``ids`` ride along (the
   metrics that must meet a row again in its block, as DeLong's test), sorted
   by :func:`traced_by_label` and merged in NumPy's stable order by one sort of
-  packed keys (:func:`stable_order`), not an ``argsort``.
+  packed keys (:func:`stable_order`), not an ``argsort``.  A block's traced
+  rows may carry narrow ids (uint32 positions, the block's index kept once in
+  :attr:`SortedScores.block`); a bucket's merge widens them to ``block << 32 | position``.
 * **counted entries**: a :class:`SortedScores` with integer ``weights``
   (:attr:`SortedScores.counted`), one entry per distinct score with its row
   count: a tied block aggregated
@@ -48,9 +50,18 @@ if TYPE_CHECKING:
 ID_BITS = 32
 
 
-def block_row_ids(block: int, rows: int) -> np.ndarray:
-    """The ids of a block's ``rows`` rows, in input order."""
-    return (np.int64(block) << np.int64(ID_BITS)) + np.arange(rows, dtype=np.int64)
+def block_row_ids(rows: int) -> np.ndarray:
+    """The narrow ids of a block's ``rows`` rows, in input order: their uint32 positions.
+
+    Half the bytes of ``block << ID_BITS | position``; the block's index is
+    kept once per part (:attr:`SortedScores.block`).
+    """
+    if rows > 1 << ID_BITS:
+        raise ValueError(
+            f"a block of {rows:,} rows: row ids hold positions below 2**{ID_BITS} in a block; "
+            "split the input into smaller partitions"
+        )
+    return np.arange(rows, dtype=np.uint32)
 
 
 def traced_by_label(
@@ -59,12 +70,14 @@ def traced_by_label(
     scores: np.ndarray,
     ids: np.ndarray,
     weights: np.ndarray | None = None,
+    block: int | None = None,
 ) -> dict[Any, SortedScores]:
     """Each label's rows sorted by score (stable), carrying their ids (and weights).
 
     The order is ``np.argsort(..., kind="stable")``'s (rows of equal score in
     row order, whatever the CPU), from one ``np.sort`` of keys carrying the
-    rows' positions (:func:`stable_order`).
+    rows' positions (:func:`stable_order`).  ``block``: the block of every
+    row, when ``ids`` are narrow (:func:`block_row_ids`).
     """
     by_label: dict[Any, SortedScores] = {}
     if len(classes) == 2 and labels.dtype.kind in "biuf":
@@ -76,7 +89,7 @@ def traced_by_label(
         for value, part in ((classes[0], slice(0, first)), (classes[1], slice(first, None))):
             own = order[part]
             by_label[value] = SortedScores(
-                ranked[part], None if weights is None else weights[own], ids[own]
+                ranked[part], None if weights is None else weights[own], ids[own], block
             )
         return by_label
     for value in classes:
@@ -89,7 +102,7 @@ def traced_by_label(
             own, own_ids, own_weights = scores, ids, weights
         order, ranked = stable_order(own)
         by_label[value] = SortedScores(
-            ranked, None if own_weights is None else own_weights[order], own_ids[order]
+            ranked, None if own_weights is None else own_weights[order], own_ids[order], block
         )
     return by_label
 
@@ -100,7 +113,9 @@ class SortedScores(SizedByArrays):
 
     Payloads travel with the scores through the sort: ``weights`` (sample
     weights) and ``ids`` (row ids, ``block << 32 | position``, for metrics
-    that must meet a row again in its input block, as DeLong's paired test).
+    that must meet a row again in its input block, as DeLong's paired test;
+    or narrow, uint32 positions in the one input block ``block``, as a
+    block's rows and its pieces carry them on the bootstrap's sort).
 
     ``weights`` of an *integer* dtype are multiplicities: each entry stands
     for that many unweighted rows of its score (an aggregated block,
@@ -123,6 +138,8 @@ class SortedScores(SizedByArrays):
     scores: np.ndarray
     weights: np.ndarray | None = None
     ids: np.ndarray | None = None
+    #: the input block of every row when ``ids`` are narrow (positions in it), else None
+    block: int | None = None
 
     @property
     def total(self) -> int | float:
@@ -143,7 +160,7 @@ class SortedScores(SizedByArrays):
     def slice(self, start: int, stop: int) -> SortedScores:
         weights = None if self.weights is None else self.weights[start:stop]
         ids = None if self.ids is None else self.ids[start:stop]
-        return SortedScores(self.scores[start:stop], weights, ids)
+        return SortedScores(self.scores[start:stop], weights, ids, self.block)
 
     def empty(self) -> SortedScores:
         """No rows, with this part's dtype and payloads."""
@@ -178,6 +195,7 @@ class UnsortedScores(SizedByArrays):
     scores: np.ndarray
     weights: None = None
     ids: np.ndarray | None = None
+    block: None = None  # its ids, if any, are wide
     counted = False
 
     @property
@@ -298,10 +316,9 @@ def _merge_sorted(parts: list[SortedScores]) -> SortedScores:
     # the stable order of the concatenated runs (each part's rows of a score in
     # part order), as NumPy's timsort merges them, by one sort of packed keys
     order, ranked = stable_order(scores, runs=True)
+    del scores  # gone before the payloads are gathered: a bucket's peak is 8 bytes a row lower
     return SortedScores(
-        ranked,
-        _payload([p.weights for p in parts], order),
-        _payload([p.ids for p in parts], order),
+        ranked, _payload([p.weights for p in parts], order), _merged_ids(parts, order)
     )
 
 
@@ -322,7 +339,7 @@ def _sorted_with_unsorted(parts: list[SortedScores]) -> SortedScores:
         if any(p.ids is None or p.counted for p in parts if len(p)):
             raise ValueError("traced rows cannot be merged with untraced or aggregated rows")
         order, ranked = stable_order(np.concatenate([p.scores for p in traced]))
-        return SortedScores(ranked, None, _payload([p.ids for p in traced], order))
+        return SortedScores(ranked, None, _merged_ids(traced, order))
     scores = np.concatenate([p.scores for p in rows])
     scores.sort()  # in place: the concatenation is a fresh array
     counted = [p for p in parts if p.counted and len(p)]
@@ -357,6 +374,22 @@ def _payload(values: list[np.ndarray | None], order: np.ndarray) -> np.ndarray |
     if values[0] is None:
         return None
     return np.concatenate(values)[order]  # type: ignore[arg-type]
+
+
+def _merged_ids(parts: list[SortedScores], order: np.ndarray) -> np.ndarray | None:
+    """The merged parts' ids in the merged order, narrow ones widened (they come from blocks)."""
+    if parts[0].ids is None or all(p.block is None for p in parts):
+        return _payload([p.ids for p in parts], order)
+    wide = np.empty(sum(len(p) for p in parts), np.int64)
+    start = 0
+    for p in parts:
+        stop = start + len(p)
+        assert p.ids is not None  # traced parts all carry ids
+        wide[start:stop] = p.ids
+        if p.block is not None:
+            wide[start:stop] |= np.int64(p.block) << np.int64(ID_BITS)
+        start = stop
+    return wide[order]
 
 
 def looks_tied(scores: np.ndarray) -> bool:
