@@ -25,8 +25,11 @@ from .arrow_groups import arrow_group_totals
 
 __all__ = ["calibrate", "counting_pays", "hash_pays", "prefer_counting", "prefer_hash"]
 
-#: set when the compiled hash of tied scores beat Arrow's group_by on this CPU
+#: cleared when the compiled hash of tied scores lost to Arrow's group_by on this CPU: until
+#: timed, the hash runs as soon as its loop is loaded (Arrow took 2-2.5x the hash's time, and
+#: more than the sort's, on this project's machine; the hash lost by 15-20% on another)
 hash_pays = threading.Event()
+hash_pays.set()
 #: cleared when counting rows a splitter at a time lost to a count per row on this CPU
 counting_pays = threading.Event()
 counting_pays.set()
@@ -57,7 +60,7 @@ def calibrate(
     the hash on one AMD EPYC (with numba compiling for a generic CPU too), 15-20% slower
     than Arrow on another x86-64 machine (issue 20).  So each process measures both on 1e6
     tied rows once, in this background thread, and the hash's door declines (the caller
-    takes Arrow's path) unless the hash won.  The same numbers either way.
+    takes Arrow's path) if the hash lost.  The same numbers either way.
     """
     rng = np.random.default_rng(0)
     scores = np.round(rng.random(rows), 3)
@@ -71,8 +74,8 @@ def calibrate(
     def best(compiled: bool) -> float:
         return min(timeit.repeat(paths[compiled], number=1, repeat=repeats))
 
-    if best(True) < best(False):
-        hash_pays.set()
+    hash_pays.set()  # the door then runs the hash: time it, whatever was decided before
+    prefer_hash(best(True) < best(False))
     if kernel is not None:
         _calibrate_split(kernel, rows // 4, repeats)
 
