@@ -533,7 +533,10 @@ def test_the_compiled_pav_gives_the_numpy_blocks_bit_for_bit(case) -> None:
 @pytest.mark.float_order
 def test_the_compiled_pav_of_lone_rows_with_cross_ties_is_the_numpy_paths() -> None:
     """Rows of distinct scores within each class, many shared across the classes (the lone
-    merge's path, whose cross ties' terms are added after its loop), float32 and -0.0."""
+    merge's path, whose cross ties' terms are added after its loop), and -0.0.
+
+    float64 only: the loop's float32 build is the Hypothesis test's above, and compiling it
+    again here in another worker cost the CI run ~30 s of CPU."""
     from dask_auc._kernels.binary.reliability import bucket_blocks
     from dask_auc._kernels.binary.reliability_compiled import bucket_stack
 
@@ -546,12 +549,9 @@ def test_the_compiled_pav_of_lone_rows_with_cross_ties_is_the_numpy_paths() -> N
         pos, neg = np.unique(values[labels]), np.unique(values[~labels])
         if trial % 3 == 0:
             pos = np.where(pos == 0, -0.0, pos)
-        dtype = np.float32 if trial % 2 else np.float64
         if not len(pos) or not len(neg):
             continue
-        bucket = Bucket.binary(
-            SortedScores(pos.astype(dtype)), SortedScores(neg.astype(dtype)), compiled=True
-        )
+        bucket = Bucket.binary(SortedScores(pos), SortedScores(neg), compiled=True)
         assert bucket_stack(bucket, 1.0) is not None
         made, numpy_path = bucket_blocks(bucket), bucket_blocks(replace(bucket, compiled=False))
         for name in ("low", "high", "pos", "neg"):
