@@ -12,12 +12,13 @@ Nothing here imports dask.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..core.footprint import SizedByArrays
+from ..sort import compiled as _sort_loops
 from ..sort.buckets import Bucket, summarize_bucket
 from . import compiled as _compiled
 from .tie_groups import ReplicateSpec, column_counts, exact_dtype, walk_keys, walkable
@@ -77,7 +78,11 @@ def _own_summary(bucket: Bucket) -> ReplicateSummary:
     from the sort's summary (one merge of the two classes), without laying
     out the tie groups: a few bytes, not ~64, a row of the bucket.
     """
-    own = summarize_bucket(bucket)
+    # the sort's compiled merge only if its loops are loaded already: asking would start
+    # their compile (~90 s of CPU cold), which a bootstrap of small buckets need not pay
+    own = summarize_bucket(
+        bucket if _sort_loops.loaded("binary") else replace(bucket, compiled=False)
+    )
     if own.top is None or own.bottom is None:
         return ReplicateSummary(
             None, None, **{name: np.zeros(1, np.int64) for name in SUMMARY_ARRAYS}

@@ -150,6 +150,12 @@ def loops(stage: str = "sort", work: float = 0) -> ModuleType | None:
     return _module(stage) if _awaited(family, work) else None
 
 
+def loaded(stage: str) -> bool:
+    """Whether a stage's loops are compiled in this process now (asking starts no compile)."""
+    family = _REPLICATES if stage in _REPLICATES.stages else _MAIN
+    return _available() and family.ready.is_set()
+
+
 def _awaited(family: _Family, work: float) -> bool:
     """Wait for ``family`` while that pays (at most what its loops would save); whether ready."""
     saving = work * family.saved

@@ -138,7 +138,13 @@ def prepare_block(
     if weights is not None and not weights.all():
         keep = weights != 0
         label, score, weights = label[keep], score[keep], weights[keep]
-    hashed = weights is None and _compiled.hashes(compiled, score)
+    # asked only of a block the probe reads: asking starts the loops' background compile
+    # (~90 s of CPU cold), which a small input must not pay for
+    hashed = (
+        weights is None
+        and len(score) >= _rows.AGGREGATE_MIN_ROWS
+        and _compiled.hashes(compiled, score)
+    )
     if 0 < len(classes) <= 2 and few_distinct(score, hashed):
         positive = label == classes[-1] if len(classes) > 1 else None
         parts = aggregated_rows(score, weights, positive, compiled=compiled)
