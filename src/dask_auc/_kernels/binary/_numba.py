@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..core.summary import EXPONENTS, MIN_EXPONENT, SPLITTER
 from ..sort._numba import ranks_from
 
 # the reliability loops, offered with these (the door takes them from this module)
@@ -78,19 +79,14 @@ def merged_points(pos, neg, values, below_neg, below_pos):  # pragma: no cover -
     return m
 
 
-#: Veltkamp's splitter and the exact sums' exponent range (as :mod:`..core.summary`'s)
-_SPLITTER = float(2**27 + 1)
-_MIN_EXPONENT = -1073
-
-
 @njit(inline="always", cache=True)
 def _two_product(a, b):  # pragma: no cover - compiled
     """``(p, e)``: ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker)."""
     product = a * b
-    scaled = _SPLITTER * a
+    scaled = SPLITTER * a
     a_high = scaled - (scaled - a)
     a_low = a - a_high
-    scaled = _SPLITTER * b
+    scaled = SPLITTER * b
     b_high = scaled - (scaled - b)
     b_low = b - b_high
     error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
@@ -99,7 +95,7 @@ def _two_product(a, b):  # pragma: no cover - compiled
 
 @njit(inline="always", cache=True)
 def _split(value, bits, words):  # pragma: no cover - compiled
-    """``(index, integer)``: ``value = integer * 2**(index + _MIN_EXPONENT - 53)``, ``|integer| <
+    """``(index, integer)``: ``value = integer * 2**(index + MIN_EXPONENT - 53)``, ``|integer| <
     2**53``: ``np.frexp``'s decomposition (``exponent - 1`` for a subnormal, whose integer lacks
     the implicit bit: the same product), read from the bits (``bits``: a one-float scratch,
     ``words`` its int64 view) rather than by a libm call."""
@@ -113,7 +109,7 @@ def _split(value, bits, words):  # pragma: no cover - compiled
         integer |= 4503599627370496  # the implicit bit, 2**52
     if word < 0:
         integer = -integer
-    return field - 1022 - _MIN_EXPONENT, integer  # np.frexp's exponent is field - 1022
+    return field - 1022 - MIN_EXPONENT, integer  # np.frexp's exponent is field - 1022
 
 
 @njit(inline="always", cache=True)
@@ -134,7 +130,7 @@ def precision_sum(asked, other, before, high, low):  # pragma: no cover - compil
     / b`` (gained, asked, predicted) is split into the floats of
     :func:`~dask_auc._kernels.core.summary.ratio_terms`, whose exact sum is
     the same; ``high[e]``/``low[e]`` sum the upper and lower 26 bits of the
-    mantissas of exponent ``e + _MIN_EXPONENT`` (int64: exact).  The leading
+    mantissas of exponent ``e + MIN_EXPONENT`` (int64: exact).  The leading
     floats (the precisions, mostly of one exponent in a row) are summed in
     registers while their exponent repeats: a chain through memory for each
     would cost 2-3x the loop.
@@ -185,11 +181,11 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
     from .curve_points import merged_points as points_door
     from .reliability_compiled import warm_up as reliability_warm_up
 
-    halves = np.zeros(2 * (1024 - _MIN_EXPONENT + 1), np.int64).reshape(2, -1)
+    high, low = np.zeros(EXPONENTS, np.int64), np.zeros(EXPONENTS, np.int64)
     for dtype in (np.float64, np.int64):
         ascending = np.arange(300, dtype=dtype)
         points_door(ascending[::2].copy(), ascending[1::2].copy())
     counts = np.arange(1, 301, dtype=np.int64)
-    precision_sum(counts, counts.copy(), 0, halves[0], halves[1])
+    precision_sum(counts, counts.copy(), 0, high, low)
     loaded(merged_points)
     reliability_warm_up()

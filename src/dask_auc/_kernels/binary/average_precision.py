@@ -39,15 +39,16 @@ def bucket_precision_sum(bucket: Bucket, context: CurveContext, swap: bool = Fal
         return 0
     side = int(swap)  # which count is the class asked for
     before = 0 if context.previous is None else context.previous[side]
-    if bucket.compiled:
-        compiled = _compiled_precision_sum(points, before, swap)
-        if compiled is not None:
-            return compiled
+    compiled = _compiled_precision_sum(points, before, swap, bucket.compiled)
+    if compiled is not None:
+        return compiled
     asked, other = (points.fps, points.tps) if swap else (points.tps, points.fps)
     return exact_total(ratio_terms(np.diff(asked, prepend=before), asked, asked + other))
 
 
-def _compiled_precision_sum(points: CurvePoints, before: Number, swap: bool) -> int | None:
+def _compiled_precision_sum(
+    points: CurvePoints, before: Number, swap: bool, compiled: bool = True
+) -> int | None:
     """:func:`bucket_precision_sum` of row counts by one compiled pass, or None.
 
     The pass adds the same floats as
@@ -58,7 +59,7 @@ def _compiled_precision_sum(points: CurvePoints, before: Number, swap: bool) -> 
     tps, fps = points.tps, points.fps
     if tps.dtype != np.int64 or fps.dtype != np.int64:
         return None
-    kernel = usable(True, "binary", tps)
+    kernel = usable(compiled, "binary", tps)
     if kernel is None:
         return None
     asked, other = (fps, tps) if swap else (tps, fps)

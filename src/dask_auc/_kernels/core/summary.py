@@ -28,10 +28,10 @@ Number = int | float
 
 #: every finite float64 is an integer number of units of ``2**-UNIT_BITS``
 UNIT_BITS = 1126
-_MIN_EXPONENT = -1073  # np.frexp's exponent of the smallest subnormal
+MIN_EXPONENT = -1073  # np.frexp's exponent of the smallest subnormal
 _MAX_EXPONENT = 1024
 #: the length of :func:`total_of_halves`' arrays: one entry per exponent of ``np.frexp``
-EXPONENTS = _MAX_EXPONENT - _MIN_EXPONENT + 1
+EXPONENTS = _MAX_EXPONENT - MIN_EXPONENT + 1
 #: halves of 27 bits summed in float64 stay exact below 2**53: at most 2**25 values a pass
 _PASS = 1 << 25
 
@@ -347,7 +347,7 @@ def exact_total(values: np.ndarray) -> int:
     for start in range(0, len(values), _PASS):
         mantissa, exponent = np.frexp(values[start : start + _PASS])
         integer = (mantissa * 2.0**53).astype(np.int64)
-        index = exponent - _MIN_EXPONENT
+        index = exponent - MIN_EXPONENT
         size = EXPONENTS
         high = np.bincount(index, weights=(integer >> 26).astype(np.float64), minlength=size)
         low = np.bincount(index, weights=(integer & ((1 << 26) - 1)).astype(np.float64))
@@ -360,19 +360,19 @@ def total_of_halves(high: np.ndarray, low: np.ndarray) -> int:
 
     ``high[e]`` and ``low[e]`` are sums (exact: integers, as floats or int64) of
     the upper and lower 26 bits of the 53-bit integer mantissas of the values
-    of ``np.frexp`` exponent ``e + _MIN_EXPONENT`` (:func:`exact_total`, and the
+    of ``np.frexp`` exponent ``e + MIN_EXPONENT`` (:func:`exact_total`, and the
     compiled average precision).
 
     Examples
     --------
     >>> high, low = np.zeros(EXPONENTS), np.zeros(EXPONENTS)
-    >>> high[1 - _MIN_EXPONENT] = 1 << 26  # 0.5 * 2**53 = 2**52: its upper bits, exponent 1
+    >>> high[1 - MIN_EXPONENT] = 1 << 26  # 0.5 * 2**53 = 2**52: its upper bits, exponent 1
     >>> total_of_halves(high, low) == 1 << UNIT_BITS  # 1.0
     True
     """
     total = 0
     for i in np.flatnonzero((high != 0) | (low != 0)).tolist():
-        shift = i + _MIN_EXPONENT - 53 + UNIT_BITS
+        shift = i + MIN_EXPONENT - 53 + UNIT_BITS
         total += ((int(high[i]) << 26) + int(low[i])) << shift
     return total
 
@@ -409,14 +409,14 @@ def as_float_over(total: int, divisor: Number) -> float:
 
 
 #: Veltkamp's splitter for float64: ``x`` into two halves of 26 bits whose products are exact
-_SPLITTER = float(2**27 + 1)
+SPLITTER = float(2**27 + 1)
 
 
 def two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(p, e)``: ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker), barring overflow."""
 
     def halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        scaled = _SPLITTER * x
+        scaled = SPLITTER * x
         high = scaled - (scaled - x)
         return high, x - high
 

@@ -136,7 +136,7 @@ def loops(stage: str = "sort", work: float = 0) -> ModuleType | None:
     """
     if not _available():
         return None
-    family = _REPLICATES if stage in _REPLICATES.stages else _MAIN
+    family = _family_of(stage)
     if family.ready.is_set() or getattr(_warming, "active", False):
         return _module(stage)
     with _start:
@@ -152,8 +152,11 @@ def loops(stage: str = "sort", work: float = 0) -> ModuleType | None:
 
 def loaded(stage: str) -> bool:
     """Whether a stage's loops are compiled in this process now (asking starts no compile)."""
-    family = _REPLICATES if stage in _REPLICATES.stages else _MAIN
-    return _available() and family.ready.is_set()
+    return _available() and _family_of(stage).ready.is_set()
+
+
+def _family_of(stage: str) -> _Family:
+    return _REPLICATES if stage in _REPLICATES.stages else _MAIN
 
 
 def _awaited(family: _Family, work: float) -> bool:

@@ -71,11 +71,8 @@ def calibrate(
         functools.partial(aggregate, scores, positive, rows),
     ]
 
-    def best(compiled: bool) -> float:
-        return min(timeit.repeat(paths[compiled], number=1, repeat=repeats))
-
     hash_pays.set()  # the door then runs the hash: time it, whatever was decided before
-    prefer_hash(best(True) < best(False))
+    prefer_hash(_fastest(paths[True], repeats) < _fastest(paths[False], repeats))
     if kernel is not None:
         _calibrate_split(kernel, rows // 4, repeats)
 
@@ -96,10 +93,11 @@ def _calibrate_split(kernel: ModuleType, rows: int, repeats: int) -> None:
     splitters = np.sort(rng.random(7))
     spread, groups = np.zeros(7, np.int64), np.empty(rows, np.uint8)
 
-    def best(counted_most: int) -> float:
-        split = functools.partial(
-            kernel.group_of_rows, scores, codes, 2, splitters, spread, groups, counted_most
-        )
-        return min(timeit.repeat(split, number=1, repeat=repeats))
+    split = functools.partial(kernel.group_of_rows, scores, codes, 2, splitters, spread, groups)
+    counted = _fastest(functools.partial(split, kernel.COUNTED_SPLITTERS), repeats)
+    prefer_counting(counted <= _fastest(functools.partial(split, -1), repeats))
 
-    prefer_counting(best(kernel.COUNTED_SPLITTERS) <= best(-1))
+
+def _fastest(call: Callable[[], object], repeats: int) -> float:
+    """The best of ``repeats`` timings of one call (the least disturbed by other work)."""
+    return min(timeit.repeat(call, number=1, repeat=repeats))
