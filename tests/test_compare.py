@@ -238,13 +238,42 @@ def test_separate_calls_read_the_frame_once_per_model():
     assert len(calls) > 2
 
 
-def test_dask_arrays_are_shared_by_their_keys():
+def test_dask_arrays_are_shared_by_their_keys(client):
+    """On a cluster the labels' blocks are graph keys, sent once and read by every model."""
     y, models = _models(8, 120)
     arrays = {m: da.from_array(s, chunks=40) for m, s in models.items()}
     labels = da.from_array(y, chunks=40)
     lazy = dask_auc.compare(labels, arrays, compute=False)
     graph = dict(lazy.__dask_graph__())
     assert sum(1 for k in graph if isinstance(k, tuple) and k[0] == labels.name) == 3
+    table = lazy.compute()
+    assert table.loc["c", "roc_auc"] == pytest.approx(sklearn_auc(y, models["c"]), rel=1e-12)
+
+
+def test_held_label_blocks_are_handed_to_every_model_as_the_same_objects():
+    """On a local scheduler the held blocks are values in the prepare tasks: never copies."""
+    from dask.task_spec import DataNode, GraphNode
+
+    y, models = _models(8, 120)
+    labels = da.from_array(y, chunks=40)
+    lazy = dask_auc.compare(labels, {m: da.from_array(s, chunks=40) for m, s in models.items()},
+                            compute=False)  # fmt: skip
+    graph = dict(lazy.__dask_graph__())
+    assert not any(isinstance(k, tuple) and k[0] == labels.name for k in graph)
+    passed: list[DataNode] = []
+
+    def walk(node):
+        if isinstance(node, DataNode):
+            passed.append(node)
+            return
+        for child in getattr(node, "args", ()):
+            if isinstance(child, GraphNode):
+                walk(child)
+
+    for task in graph.values():
+        walk(task)
+    held = [n.value for n in passed if isinstance(n.key, tuple) and n.key[0] == labels.name]
+    assert len(held) >= 3 and len({id(v) for v in held}) == 3  # three blocks, each one object
     table = lazy.compute()
     assert table.loc["c", "roc_auc"] == pytest.approx(sklearn_auc(y, models["c"]), rel=1e-12)
 

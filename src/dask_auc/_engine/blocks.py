@@ -15,9 +15,10 @@ import dask
 from dask.base import tokenize
 from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph
-from dask.task_spec import List, Task, TaskRef
+from dask.task_spec import List, Task
 
 from .._kernels.sort.coalesce import prepare_coalesced
+from .held import held_blocks, reference
 from .sizing import BlockSizes
 
 
@@ -65,10 +66,15 @@ def prepare_tasks(
         groups = [range(i, i + 1) for i in range(len(per_block))]
     name = "dask-auc-prepare-" + keys_token(per_block, repr(groups), prepare)
     # task-spec objects, not raw tuples: dask would convert each raw task's list of
-    # input keys at compute time, a walk as long as the partitions are many
+    # input keys at compute time, a walk as long as the partitions are many; blocks a
+    # persisted input holds in its graph are passed as values, not keys (see .held)
+    held, dependencies = held_blocks(dependencies)
     dsk: dict[Any, Any] = {
         (name, g): Task(
-            (name, g), prepare_coalesced, prepare, List(*(_refs(per_block[i]) for i in group))
+            (name, g),
+            prepare_coalesced,
+            prepare,
+            List(*(_refs(per_block[i], held) for i in group)),
         )
         for g, group in enumerate(groups)
     }
@@ -96,8 +102,8 @@ def computed_per_block(dependencies: Sequence[Any], per_block: list[Any], func: 
     return list(results)
 
 
-def _refs(block: Any) -> Any:
-    """A block's inputs as task-spec references: a list of keys, or one key."""
+def _refs(block: Any, held: dict[Any, Any]) -> Any:
+    """A block's inputs as task-spec references (a list of keys, or one key), or held values."""
     if isinstance(block, list):
-        return List(*(TaskRef(key) for key in block))
-    return TaskRef(block)
+        return List(*(reference(key, held) for key in block))
+    return reference(block, held)

@@ -38,11 +38,13 @@ from .._kernels.core.validation import (
 from .._kernels.sort.prepare import prepare_block
 from .arrays import aligned_arrays, array_blocks, in_memory_as_arrays
 from .blocks import Blocks
+from .collector import collector_paused
 from .config import compiled_kernels
 from .frames import frame_blocks
 from .matrices import score_column_count
 
 
+@collector_paused()  # the graph of every input is built here: many objects, none garbage
 def prepared_blocks(
     y_true: Any,
     y_score: Any,

@@ -17,6 +17,8 @@ import dask
 from dask.base import DaskMethodsMixin
 from dask.highlevelgraph import HighLevelGraph
 
+from .collector import frozen_heap
+
 
 class LazyScore(DaskMethodsMixin):
     """A lazy metric: a dask collection whose ``compute()`` returns the number.
@@ -89,7 +91,8 @@ class LazyScore(DaskMethodsMixin):
 
     def compute(self, **kwargs: Any) -> Any:
         """Compute the parts on the scheduler, then finish in this process."""
-        (parts,) = dask.compute(self.parts(), **kwargs)
+        with frozen_heap():  # collections skip the graph: a third of 10,000 partitions' time
+            (parts,) = dask.compute(self.parts(), **kwargs)
         return self.finish(parts)
 
     def __dask_postpersist__(self) -> tuple[Callable, tuple]:
@@ -117,7 +120,8 @@ def compute(*results: Any, **kwargs: Any) -> tuple[Any, ...]:
     (0.75, 0.8333333333333334)
     """
     collections = [r.parts() if isinstance(r, LazyScore) else r for r in results]
-    computed = dask.compute(*collections, **kwargs)
+    with frozen_heap():
+        computed = dask.compute(*collections, **kwargs)
     return tuple(
         r.finish(c) if isinstance(r, LazyScore) else c
         for r, c in zip(results, computed, strict=True)
