@@ -85,7 +85,8 @@ def test_a_persisted_frame_hands_its_partitions_to_the_prepare_tasks():
     )
     reference = pd.DataFrame({"y": y, "s": s}).assign(g=s > 0.5)
     for key, rows in reference.groupby("g"):
-        assert grouped.per_group.loc[key, "auc"] == pytest.approx(roc_auc_score(rows.y, rows.s), rel=1e-15)
+        expected = roc_auc_score(rows.y, rows.s)
+        assert grouped.per_group.loc[key, "auc"] == pytest.approx(expected, rel=1e-15)
 
 
 @pytest.mark.parametrize("enabled", [True, False])

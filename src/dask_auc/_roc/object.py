@@ -309,9 +309,9 @@ class ROC:
         (its distinct scores and the rows, or weight, of each class at or
         above and below each) and its answers to the questions that take no
         parameter (its part of the average precision, its KS statistic,
-        ``roc_curve``'s corners): about 50 bytes a row on continuous scores
-        (the sorted score, and 40 bytes per distinct score), far less on tied
-        ones.  Under a ``distributed`` client they stay on the workers (a lost
+        ``roc_curve``'s corners): about 35 bytes a row on continuous scores
+        (the sorted score, and 24 bytes per distinct score; 40 weighted), far
+        less on tied ones.  Under a ``distributed`` client they stay on the workers (a lost
         worker's buckets are recomputed from the input, as for any persisted
         collection); on the threaded scheduler, in this process.  Every
         query after it reads them: O(buckets) small tasks that look up the

@@ -140,7 +140,9 @@ def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = Fals
     """
     if bucket.placed is not None:  # made once by with_placed_points, for this context
         placed: CurvePoints = bucket.placed
-        return placed if remainders else replace(placed, fns=None, tns=None)
+        if not remainders:
+            return placed if placed.fns is None else replace(placed, fns=None, tns=None)
+        return with_remainders(placed, context.total)
     pos, neg = bucket.pos, bucket.neg
     cut = own_points(bucket)
     if len(cut) == 0:
@@ -159,6 +161,31 @@ def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = Fals
         tps, fns, fps, tns = counts
         return CurvePoints(tps, fps, distinct, fns, tns)
     return CurvePoints(counts[0], counts[1], distinct)
+
+
+def with_remainders(points: CurvePoints, total: tuple[Number, Number]) -> CurvePoints:
+    """``points`` with their remainders: made from the class totals where they have none.
+
+    Points without remainders are of integer counts (:func:`integer_counts`),
+    whose rows below a threshold are the class total less the rows at or
+    above it, exactly.  A query that thins its points asks for them after
+    thinning: a subtraction per point it ships, not per point it has.
+    """
+    if points.fns is not None and points.tns is not None:
+        return points
+    total_pos, total_neg = total
+    return replace(points, fns=total_pos - points.tps, tns=total_neg - points.fps)
+
+
+def integer_counts(bucket: Bucket) -> bool:
+    """Whether the bucket's counts are integers: rows, or integer multiplicities.
+
+    A point's remainders (the rows below it) are then exactly the class total
+    less its count at or above, so a kept point needs no remainders of its own
+    (:func:`~dask_auc._kernels.binary.persisted.with_placed_points`); weighted
+    remainders are summed from the rows below instead (:func:`_running_counts`).
+    """
+    return all(part.weights is None or part.counted for part in (bucket.pos, bucket.neg))
 
 
 def _running_counts(

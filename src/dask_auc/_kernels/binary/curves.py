@@ -25,7 +25,7 @@ from ..core.validation import (
 from ..sort.buckets import Bucket
 from .corners import as_indices, corner_mask, recall_corner_mask
 from .curve_context import CurveContext
-from .curve_points import CurvePoints, bucket_points
+from .curve_points import CurvePoints, bucket_points, integer_counts, with_remainders
 from .thinning import grid_step, thin_on_grid
 
 
@@ -44,7 +44,9 @@ def bucket_curve(
     them all, so that a whole curve of at most ``max_points`` points reaches
     the caller unthinned (the caller tells from the summed counts).
     """
-    points = bucket_points(bucket, context, curve.remainders)
+    # integer counts' remainders are made after thinning, of the points shipped
+    derived = curve.remainders and integer_counts(bucket)
+    points = bucket_points(bucket, context, curve.remainders and not derived)
     kept = None  # indices of the points shipped: all of them, until a rule drops some
     if drop_intermediate and len(points):
         kept = as_indices(curve.corner_mask(bucket, points, context))
@@ -52,7 +54,8 @@ def bucket_curve(
     if max_points is not None and exact > max_points:
         thinned = thin_on_grid(points, context.total, grid_step(max_points), kept)
         kept = thinned if kept is None else kept[thinned]
-    return (points if kept is None else points.take(kept)), exact
+    shipped = points if kept is None else points.take(kept)
+    return (with_remainders(shipped, context.total) if derived else shipped), exact
 
 
 class CurveKind:
@@ -152,9 +155,10 @@ class ConfusionMatrixCurve(CurveKind):
     """
 
     name = "confusion_matrix"
-    #: ``tns`` and ``fns`` are sums of the rows below each threshold, not ``total - running
-    #: sum`` (scikit-learn's ``tps[-1] - tps``): 0 where no row is left, in any partitioning,
-    #: and every digit kept where the rows left weigh little beside all rows
+    #: weighted ``tns`` and ``fns`` are sums of the rows below each threshold, not ``total -
+    #: running sum`` (scikit-learn's ``tps[-1] - tps``): 0 where no row is left, in any
+    #: partitioning, and every digit kept where the rows left weigh little beside all rows
+    #: (integer counts: the totals less the counts, the same integers)
     remainders = True
 
     def arrays(self, start: CurvePoints, points: CurvePoints) -> tuple[np.ndarray, ...]:

@@ -20,7 +20,7 @@ from ..sort.buckets import Bucket
 from ..sort.labels import LabelRule
 from .corners import recall_corner_mask
 from .curve_context import CurveContext
-from .curve_points import CurvePoints, bucket_points, concatenated
+from .curve_points import CurvePoints, bucket_points, concatenated, integer_counts, with_remainders
 from .thinning import grid_step, thin_on_grid
 
 DET_ONE_CLASS_MESSAGE = (
@@ -63,7 +63,8 @@ def bucket_det(
     >>> points.thresholds, exact, lowest
     (array([0.8 , 0.4 , 0.35, 0.1 ]), 4, 0.35)
     """
-    points = bucket_points(bucket, context, remainders=True)
+    # integer counts' remainders are made after thinning, of the points shipped
+    points = bucket_points(bucket, context, remainders=not integer_counts(bucket))
     if drop_intermediate and len(points):
         points = points.take(recall_corner_mask(bucket, points, context, keep_first=False))
     exact = len(points)
@@ -78,7 +79,7 @@ def bucket_det(
         if lowest is not None:  # the point of the lowest positive score (thresholds descend)
             keep.append(_index_of(points.thresholds, positives[0]))
         points = points.take(np.unique(np.concatenate(keep)))
-    return points, exact, lowest
+    return with_remainders(points, context.total), exact, lowest
 
 
 def _index_of(descending: np.ndarray, value: Any) -> np.ndarray:

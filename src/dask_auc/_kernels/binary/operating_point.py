@@ -18,7 +18,7 @@ import numpy as np
 from ..core.summary import Number
 from ..sort.buckets import Bucket
 from .curve_context import CurveContext
-from .curve_points import CurvePoints, bucket_points
+from .curve_points import CurvePoints, bucket_points, integer_counts
 
 #: the targets a caller may fix: a rate to reach, or a threshold
 RATE_TARGETS = ("fpr", "tpr", "precision", "recall")
@@ -117,7 +117,9 @@ def best_of_points(
 ) -> Candidate | None:
     """The best qualifying point of a run (descending thresholds), or None if none qualifies.
 
-    ``points`` carry their remainders (``fns``, ``tns``).
+    ``points`` carry their remainders (``fns``, ``tns``); integer counts need not
+    for a :data:`MONOTONE_TARGETS` target (the best point's are the totals less
+    its counts).
 
     Examples
     --------
@@ -202,14 +204,12 @@ def best_by_bisection(
             keys = (tps[i], fps[i])
         else:
             keys = (tps[i], -fps[i])
-    assert points.fns is not None and points.tns is not None
+    if points.fns is None or points.tns is None:  # integer counts: the rest of the total
+        fn, tn = (total_pos - tps[i]).item(), (total_neg - fps[i]).item()
+    else:
+        fn, tn = points.fns[i].item(), points.tns[i].item()
     return Candidate(
-        (keys[0].item(), keys[1].item()),
-        tps[i].item(),
-        fps[i].item(),
-        thresholds[i].item(),
-        points.fns[i].item(),
-        points.tns[i].item(),
+        (keys[0].item(), keys[1].item()), tps[i].item(), fps[i].item(), thresholds[i].item(), fn, tn
     )
 
 
@@ -229,7 +229,9 @@ def bucket_operating_point(
     bucket: Bucket, context: CurveContext, target: Target
 ) -> Candidate | None:
     """The best of one bucket's curve points for ``target`` (None: none qualifies)."""
-    points = bucket_points(bucket, context, remainders=True)
+    # a bisection reads one point's remainders: integer ones follow from the totals there
+    bisected = target.kind in MONOTONE_TARGETS and integer_counts(bucket)
+    points = bucket_points(bucket, context, remainders=not bisected)
     if len(points) == 0 or context.total[0] == 0 or context.total[1] == 0:
         return None
     return best_of_points(points, context.total, target)

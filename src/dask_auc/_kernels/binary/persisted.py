@@ -19,7 +19,7 @@ from ..sort.buckets import Bucket
 from .average_precision import bucket_precision_sum
 from .corners import as_indices
 from .curve_context import CurveContext
-from .curve_points import bucket_points
+from .curve_points import bucket_points, integer_counts
 from .curves import ROC
 from .ks import bucket_ks
 
@@ -34,9 +34,12 @@ def with_placed_points(bucket: Bucket, context: CurveContext) -> Bucket:
     (:func:`~dask_auc._kernels.binary.thinning.thin_on_grid`, the operating
     point's monotone targets), so a query of a persisted ROC costs about
     O(log(points)) per bucket, not O(points).  The placed points belong to
-    this ``context``: every query of one ROC has the same contexts.
+    this ``context``: every query of one ROC has the same contexts.  Integer
+    counts keep no remainders (16 bytes a distinct score): a query that asks
+    for them gets the class totals less the counts, the same integers.
     """
-    return replace(bucket, placed=bucket_points(bucket, context, remainders=True))
+    remainders = not integer_counts(bucket)
+    return replace(bucket, placed=bucket_points(bucket, context, remainders=remainders))
 
 
 @dataclass(frozen=True)
