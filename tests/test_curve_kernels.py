@@ -10,8 +10,14 @@ from hypothesis import strategies as st
 from dask_auc._kernels.binary.average_precision import average_precision, bucket_precision_sum
 from dask_auc._kernels.binary.corners import corner_mask
 from dask_auc._kernels.binary.curve_context import curve_contexts
-from dask_auc._kernels.binary.curve_points import CurvePoints, concatenated
+from dask_auc._kernels.binary.curve_points import (
+    CurvePoints,
+    bucket_points,
+    concatenated,
+    integer_counts,
+)
 from dask_auc._kernels.binary.curves import PRECISION_RECALL, ROC, bucket_curve
+from dask_auc._kernels.binary.persisted import with_placed_points
 from dask_auc._kernels.binary.thinning import grid_cells, grid_step, thin_on_grid
 from dask_auc._kernels.sort.buckets import assemble_bucket, split_block, summarize_bucket
 from dask_auc._kernels.sort.labels import LabelRule, binary_bucket, choose_positive, plan_labels
@@ -78,6 +84,26 @@ def test_bucket_points_shifted_by_the_scan_are_the_whole_curve(rows, data, n_buc
     np.testing.assert_allclose(points.fps, fps, rtol=0, atol=1e-9)
     if not weighted:
         assert points.tps.dtype.kind == "i" and points.fps.dtype.kind == "i"
+
+
+@given(scored_rows(weighted=True), st.data(), st.sampled_from([1, 2, 3, 6]), st.booleans())
+def test_kept_points_of_integer_counts_give_the_remainders_summed_from_the_rows(
+    rows, data, n_buckets, weighted
+):
+    """A persisted bucket keeps no remainders of integer counts; the totals give the same ones."""
+    y, s, w = rows
+    w = w if weighted else None
+    buckets, summaries = _sorted_buckets(y, s, w, _cuts(data, len(y)), n_buckets)
+    for bucket, context in zip(buckets, curve_contexts(summaries), strict=True):
+        summed = bucket_points(bucket, context, remainders=True)  # from the rows below
+        kept = with_placed_points(bucket, context)
+        assert (kept.placed.fns is None) is (not weighted)
+        assert integer_counts(bucket) is (not weighted)
+        asked = bucket_points(kept, context, remainders=True)
+        for name in ("tps", "fps", "thresholds", "fns", "tns"):
+            np.testing.assert_array_equal(getattr(asked, name), getattr(summed, name))
+            assert getattr(asked, name).dtype == getattr(summed, name).dtype
+        assert bucket_points(kept, context).fns is None
 
 
 def test_a_tie_spread_over_buckets_gives_one_point_from_its_last_bucket():
