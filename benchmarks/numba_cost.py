@@ -13,7 +13,8 @@ it waits for the families' loops to be ready (``loops ready s``, since the
 first call began), says whether they came from numba's disk cache, and
 records its memory again.  Families (``--families``):
 
-* ``main`` -- the sort's, curves', groups' and states' loops (~40 s of CPU cold):
+* ``main`` -- the sort's, curves' and groups' loops (~30 s of CPU cold; the certified
+  states' loops are a family of their own, loaded on a process's first state):
   ``roc_auc_score`` on continuous and then on tied scores;
 * ``replicates`` -- the bootstrap's loops (~5 s cold):
   ``bootstrap_ci(roc_auc)`` of 20 replicates, which uses no other family's.

@@ -561,3 +561,33 @@ def test_the_compiled_pav_of_lone_rows_with_cross_ties_is_the_numpy_paths() -> N
         assert [getattr(made, s) for s in sums] == [getattr(numpy_path, s) for s in sums]
         crossed += len(np.intersect1d(pos, neg)) > 2
     assert crossed >= 20  # the cross ties' walk really ran
+
+
+def test_a_stage_loaded_before_its_family_is_used_at_once(monkeypatch) -> None:
+    """A family's stages come in one after the other: a loaded one serves tasks, the rest wait."""
+    release = threading.Event()
+
+    def compile_all(family) -> None:
+        family.stages_ready.add("sort")  # as _compile does after each stage's warm-up
+        release.wait(60)  # "binary" still loading
+
+    family = compiled._Family("test-main", ("sort", "binary"), compile_all, 0.0, 0.0, 0.0)
+    monkeypatch.setattr(compiled, "_MAIN", family)
+    assert compiled.loops("binary") is None  # starts the family; nothing loaded yet, no wait
+    for _ in range(6000):
+        if "sort" in family.stages_ready:
+            break
+        threading.Event().wait(1e-2)
+    assert compiled.loaded("sort") and not compiled.loaded("binary")
+    assert compiled.loops("sort") is compiled._module("sort")
+    assert compiled.loops("binary") is None
+    release.set()
+    family.thread.join(60)
+    assert family.ready.is_set() and compiled.loops("binary") is compiled._module("binary")
+
+
+def test_the_states_loops_are_a_family_of_their_own() -> None:
+    """A process's first metric does not share its cores with the states' loops."""
+    assert compiled._family_of("states") is compiled._STATES
+    assert "states" not in compiled._MAIN.stages
+    assert compiled._family_of("binary") is compiled._MAIN

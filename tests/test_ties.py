@@ -146,6 +146,7 @@ def memory_limited_client():
     from distributed import Client, LocalCluster
 
     with (
+        dask.config.set({"distributed.worker.memory.pause": 0.9}),
         LocalCluster(
             n_workers=2,
             threads_per_worker=1,

@@ -88,6 +88,9 @@ class _Family:
     warm: float
     saved: float
     ready: threading.Event = field(default_factory=threading.Event)
+    #: its stages loaded so far, in order: a task takes a stage's loops as soon as they are
+    #: in, not once the whole family (and the calibration after it) is
+    stages_ready: set[str] = field(default_factory=set)
     thread: threading.Thread | None = None
     started: float = 0.0
     due: float = 0.0  # seconds after ``started``
@@ -137,7 +140,7 @@ def loops(stage: str = "sort", work: float = 0) -> ModuleType | None:
     if not _available():
         return None
     family = _family_of(stage)
-    if family.ready.is_set() or getattr(_warming, "active", False):
+    if family.ready.is_set() or stage in family.stages_ready or getattr(_warming, "active", False):
         return _module(stage)
     with _start:
         if family.thread is None:
@@ -152,11 +155,12 @@ def loops(stage: str = "sort", work: float = 0) -> ModuleType | None:
 
 def loaded(stage: str) -> bool:
     """Whether a stage's loops are compiled in this process now (asking starts no compile)."""
-    return _available() and _family_of(stage).ready.is_set()
+    family = _family_of(stage)
+    return _available() and (family.ready.is_set() or stage in family.stages_ready)
 
 
 def _family_of(stage: str) -> _Family:
-    return _REPLICATES if stage in _REPLICATES.stages else _MAIN
+    return next((f for f in (_STATES, _REPLICATES) if stage in f.stages), _MAIN)
 
 
 def _awaited(family: _Family, work: float) -> bool:
@@ -181,12 +185,13 @@ def compile_now(timeout: float | None = None) -> bool:
     """Compile every loop now (or wait for the background compilations); whether they are ready."""
     if not _available():
         return False
-    for family in (_MAIN, _REPLICATES):
+    families = (_MAIN, _STATES, _REPLICATES)
+    for family in families:
         loops(family.stages[0])
-    for family in (_MAIN, _REPLICATES):
+    for family in families:
         if family.thread is not None:
             family.thread.join(timeout)
-    return all(family.ready.is_set() and family.importable() for family in (_MAIN, _REPLICATES))
+    return all(family.ready.is_set() and family.importable() for family in families)
 
 
 def _run(family: _Family) -> None:
@@ -284,6 +289,7 @@ def _compile(family: _Family) -> None:
                 finally:
                     family.holding = None
                 taken.append(stage)
+                family.stages_ready.add(stage)
 
 
 def _compile_main(family: _Family) -> None:
@@ -292,17 +298,20 @@ def _compile_main(family: _Family) -> None:
     _calibrate()
 
 
-#: the sort's, curves', groups' and states' loops (and the tie-hash calibration): no task
-#: waits for them, as they save one at most ~1 s (a 128 MiB bucket) and compile for ~40 s of
-#: CPU cold (sort ~14, binary ~9, states ~10, groups ~6; the replicates' family ~5)
+#: the sort's, curves' and groups' loops (and the tie-hash calibration): no task waits for
+#: them, as they save one at most ~1 s (a 128 MiB bucket) and compile for ~30 s of CPU cold
+#: (sort ~14, binary ~9, groups ~6; the states' family ~10, the replicates' ~5)
 _MAIN = _Family(
     "dask-auc-numba",
-    ("sort", "binary", "groups", "states"),
+    ("sort", "binary", "groups"),
     _compile_main,
-    cold=40.0,
+    cold=30.0,
     warm=2.0,
     saved=0.0,
 )
+#: the certified states' loops, loaded apart on a process's first state: from the cache they
+#: took 0.14 s of the 0.4 s that every process's first metric shared its cores with
+_STATES = _Family("dask-auc-numba-states", ("states",), _compile, cold=10.0, warm=1.0, saved=0.0)
 #: the bootstrap's loops, compiled apart on a process's first bootstrap (the other metrics'
 #: first call does not pay for them): ~6 s cold, ~0.1 s from the cache on 2 busy cores
 #: (issue 29), where they take 10-30 ns per row and replicate against NumPy's 160-440 ns
