@@ -7,6 +7,7 @@ never from its modules.
 from .arrays import MIN_ROWS_PER_BLOCK
 from .blocks import Blocks, sizes_of
 from .blockwise import gather, lazy_of, map_blocks, map_indexed_blocks, merge_tree, zip_blocks
+from .collector import frozen_heap
 from .config import compiled_kernels, split_every_default
 from .frames import hashed_blocks, map_frame
 from .hashed import HashedGraph
@@ -24,6 +25,7 @@ __all__ = [
     "SortedGraph",
     "compiled_kernels",
     "compute",
+    "frozen_heap",
     "gather",
     "hashed_blocks",
     "lazy_of",

@@ -38,6 +38,7 @@ from typing import Any
 import dask
 
 from .. import LazyScore, UndefinedMetricWarning
+from .._engine import frozen_heap
 from .._grouped import MISSING_KEYS_PATTERN
 from .._local_cluster import Where
 from .cluster import quiet_distributed_logs, scheduler
@@ -167,7 +168,7 @@ def _compute(lazy: dict[str, Any], where: Where, quiet: bool) -> dict[str, Any]:
     if where.client is None:
         from dask.diagnostics import ProgressBar
 
-        with ProgressBar(out=sys.stderr) if show else contextlib.nullcontext():
+        with ProgressBar(out=sys.stderr) if show else contextlib.nullcontext(), frozen_heap():
             results = dask.compute(*collections)
     else:
         futures = where.client.compute(collections)
