@@ -295,35 +295,24 @@ def dask_auc_threads_method(
     import dask.array as da
 
     import dask_auc
+    from dask_auc._kernels.sort.compiled import compile_now
 
     label, score = generate(spec.rows, spec.kind, spec.seed)
     chunks = blocks_per_core_chunk(spec.rows, os.cpu_count() or 1)
     y_true, y_score = da.from_array(label, chunks=chunks), da.from_array(score, chunks=chunks)
     settings = {"scheduler": "threads", "num_workers": threads, "dask-auc.numba": compiled}
     with dask.config.set(settings):
-        if compiled:  # compile the optional numba loops (cached on disk) before timing
+        if compiled:  # the optional numba loops loaded (cached on disk) before timing: a
+            # fresh process loads them in the background on its first large call, which
+            # bench_first_call.py times; every other benchmark times the steady state
             dask_auc.roc_auc_score(y_true[: 1 << 17], y_score[: 1 << 17])
-            loops_ready()
+            compile_now()
         yield Bench(lambda: float(dask_auc.roc_auc_score(y_true, y_score)))
 
 
 def dask_auc_numpy_threads_method(spec: Spec) -> Iterator[Bench]:
     """:func:`dask_auc_threads_method` with ``dask-auc.numba`` False: the NumPy kernels only."""
     return dask_auc_threads_method(spec, compiled=False)
-
-
-def loops_ready() -> None:
-    """Wait until this process has loaded (or compiled) dask-auc's numba loops, if installed.
-
-    A fresh process loads them in a background thread on its first large call and
-    times each CPU's two compiled choices there (~0.7 s on the 2-core machine,
-    sharing the cores with that call): the first calls of a process are slower, as
-    ``benchmarks/bench_first_call.py`` measures.  Every other benchmark times the
-    steady state, as every peer's own setup (imports, thread pools) is untimed.
-    """
-    from dask_auc._kernels.sort.compiled import compile_now
-
-    compile_now()
 
 
 @contextmanager
@@ -339,6 +328,7 @@ def dask_auc_cluster_method(
     from distributed import Client, LocalCluster, wait
 
     import dask_auc
+    from dask_auc._kernels.sort.compiled import compile_now
 
     with (
         LocalCluster(
@@ -355,7 +345,8 @@ def dask_auc_cluster_method(
             scores.append(da.from_delayed(block[1], shape=(hi - lo,), dtype=np.float64))
         y_true, y_score = client.persist([da.concatenate(labels), da.concatenate(scores)])
         wait([y_true, y_score])
-        client.run(loops_ready)  # as on a worker already in use: dask_auc imported, loops loaded
+        # as on a worker already in use: dask_auc imported, its numba loops loaded
+        client.run(compile_now)
         yield Bench(lambda: float(dask_auc.roc_auc_score(y_true, y_score)), client=client)
 
 
@@ -388,6 +379,7 @@ def dask_auc_curve_method(spec: Spec, compiled: bool = True) -> Iterator[Bench]:
     import dask.array as da
 
     import dask_auc
+    from dask_auc._kernels.sort.compiled import compile_now
 
     label, score = generate(spec.rows, spec.kind, spec.seed)
     chunks = blocks_per_core_chunk(spec.rows, os.cpu_count() or 1)
@@ -398,9 +390,9 @@ def dask_auc_curve_method(spec: Spec, compiled: bool = True) -> Iterator[Bench]:
         return curve_digest(*dask.compute(fpr, tpr))
 
     with dask.config.set({"scheduler": "threads", "dask-auc.numba": compiled}):
-        if compiled:  # compile the optional numba loops (cached on disk) before timing
+        if compiled:  # the optional numba loops loaded before timing (see above)
             dask_auc.roc_curve(y_true[: 1 << 17], y_score[: 1 << 17])
-            loops_ready()
+            compile_now()
         yield Bench(run)
 
 
