@@ -75,10 +75,12 @@ def test_held_blocks_on_other_local_schedulers(scheduler):
         assert dask_auc.roc_auc_score(ly, ls) == dask_auc.roc_auc_score(y, s)
 
 
-def test_a_persisted_frame_hands_its_partitions_to_the_prepare_tasks():
+def test_a_persisted_frame_keeps_its_partition_keys_and_its_answers():
+    """A DataFrame's partitions are read by a task of their own first: they stay keys."""
     y, s = _rows(seed=2)
     frame = dd.from_pandas(pd.DataFrame({"y": y, "s": s}), npartitions=9).persist()
     lazy = dask_auc.roc_auc_score(frame["y"], frame["s"], compute=False)
+    assert _input_keys(frame) <= dict(lazy.__dask_graph__()).keys()
     assert lazy.compute() == dask_auc.roc_auc_score(y, s)
     grouped = dask_auc.grouped_roc_auc_score(
         frame.assign(g=frame["s"] > 0.5), by="g", label="y", score="s"

@@ -1,7 +1,8 @@
 """Input blocks held in a graph itself, handed to the prepare tasks as values.
 
-A dask collection persisted on a local scheduler (threads, processes,
-synchronous) keeps its blocks in its graph, one key a block: ``{key: array}``.
+A dask array persisted on a local scheduler (threads, processes, synchronous),
+or made from an array in memory, keeps its blocks in its graph, one key a
+block: ``{key: array}``.
 dask's local scheduler orders and tracks every key of the graph it runs, so
 an input of two columns in 10,000 partitions is 20,000 keys that ``cull``,
 ``order`` and ``start_state_from_dask`` walk before the first task runs --
@@ -11,7 +12,9 @@ take 0.4 s.  Every block of every input reaches the engine through the
 a held block itself, as a value (``DataNode``): the graph then has one key a
 group, not one a block, and none of the input's.  The blocks are the same
 objects (nothing is copied); a collection whose graph holds anything else
-(a task, a future on a cluster) is referenced by its keys, as before.
+(a task, a future on a cluster) is referenced by its keys, as before.  A
+DataFrame's partitions reach the prepare tasks through a task of their own
+(:func:`~.frames.frame_blocks`): they stay keys.
 
 Only for a local scheduler (the default one when the graph is built): under
 a ``distributed`` client a block in the graph is sent once and shared by its
@@ -30,15 +33,14 @@ import dask.local
 import dask.multiprocessing
 import dask.threaded
 import numpy as np
-import pandas as pd
 from dask.base import get_scheduler
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.task_spec import DataNode, GraphNode, TaskRef
 
 __all__ = ["held_blocks", "reference"]
 
-#: what a held block is: data, not a task, a key or a future
-_HELD = (np.ndarray, pd.Series, pd.DataFrame, pd.Index)
+#: what a held block is: a dask array's data, not a task, a key or a future
+_HELD = np.ndarray
 #: the schedulers that run a graph in this process's memory or pickle each task's inputs
 #: with it (None: none set, a collection's own default: the threaded one for dask-auc's)
 _LOCAL = (None, dask.threaded.get, dask.local.get_sync, dask.multiprocessing.get)
@@ -48,9 +50,9 @@ def held_blocks(collections: Sequence[Any]) -> tuple[dict[Hashable, Any], list[A
     """The blocks of the collections whose graphs hold nothing but blocks; the other collections.
 
     A graph counts as held when every layer is materialized and every value
-    in it is an array or a pandas object: a persisted collection on a local
-    scheduler.  Returns ``(held, rest)``: ``held`` maps each such block's key
-    to its value, ``rest`` the collections that stay dependencies.  Under a
+    in it is a NumPy array: a persisted dask array on a local scheduler.
+    Returns ``(held, rest)``: ``held`` maps each such block's key to its
+    value, ``rest`` the collections that stay dependencies.  Under a
     ``distributed`` client nothing is held.
     """
     held: dict[Hashable, Any] = {}
