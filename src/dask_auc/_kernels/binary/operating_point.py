@@ -18,7 +18,7 @@ import numpy as np
 from ..core.summary import Number
 from ..sort.buckets import Bucket
 from .curve_context import CurveContext
-from .curve_points import CurvePoints, bucket_points, integer_counts
+from .curve_points import CurvePoints, bucket_points, integer_counts, with_remainders
 
 #: the targets a caller may fix: a rate to reach, or a threshold
 RATE_TARGETS = ("fpr", "tpr", "precision", "recall")
@@ -204,12 +204,15 @@ def best_by_bisection(
             keys = (tps[i], fps[i])
         else:
             keys = (tps[i], -fps[i])
-    if points.fns is None or points.tns is None:  # integer counts: the rest of the total
-        fn, tn = (total_pos - tps[i]).item(), (total_neg - fps[i]).item()
-    else:
-        fn, tn = points.fns[i].item(), points.tns[i].item()
+    best = with_remainders(points.take(np.array([i])), total)  # integer counts: from the totals
+    assert best.fns is not None and best.tns is not None
     return Candidate(
-        (keys[0].item(), keys[1].item()), tps[i].item(), fps[i].item(), thresholds[i].item(), fn, tn
+        (keys[0].item(), keys[1].item()),
+        tps[i].item(),
+        fps[i].item(),
+        thresholds[i].item(),
+        best.fns[0].item(),
+        best.tns[0].item(),
     )
 
 
