@@ -106,6 +106,10 @@ class _Family:
             if self.holding is not None:  # the cache is filled: others may load at once
                 _release_compiler(self.holding)
 
+    def serves(self, stage: str) -> bool:
+        """Whether ``stage``'s loops are in: the whole family is, or that stage already."""
+        return self.ready.is_set() or stage in self.stages_ready
+
     def importable(self) -> bool:
         """Whether its stages' loops import (numba found but broken: the NumPy paths only)."""
         return all(_module(stage) is not None for stage in self.stages)
@@ -140,7 +144,7 @@ def loops(stage: str = "sort", work: float = 0) -> ModuleType | None:
     if not _available():
         return None
     family = _family_of(stage)
-    if family.ready.is_set() or stage in family.stages_ready or getattr(_warming, "active", False):
+    if family.serves(stage) or getattr(_warming, "active", False):
         return _module(stage)
     with _start:
         if family.thread is None:
@@ -155,8 +159,7 @@ def loops(stage: str = "sort", work: float = 0) -> ModuleType | None:
 
 def loaded(stage: str) -> bool:
     """Whether a stage's loops are compiled in this process now (asking starts no compile)."""
-    family = _family_of(stage)
-    return _available() and (family.ready.is_set() or stage in family.stages_ready)
+    return _available() and _family_of(stage).serves(stage)
 
 
 def _family_of(stage: str) -> _Family:
