@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score as sklearn_auc
 
 import dask_auc
-from dask_auc._kernels.binary.delong import pair_products
+from dask_auc._kernels.binary.delong_paired import pair_products
 from dask_auc._kernels.core.order import stable_order
 from dask_auc._kernels.sort import compiled
 from dask_auc._roc import delong_covariance
@@ -332,7 +332,7 @@ def test_large_traced_blocks_are_kept_unsplit_and_sum_as_the_numpy_path(monkeypa
     their ids (the plain sort's two-pass split; each bucket sorts its pieces once); beside a small
     sorted block, with ties across block and bucket edges, DeLong's sums are the NumPy path's."""
     pytest.importorskip("numba")
-    from dask_auc._kernels.binary import delong as kernels
+    from dask_auc._kernels.binary import delong_paired as kernels
     from dask_auc._kernels.sort.prepare import UNSPLIT_MIN_ROWS
 
     kept = []
@@ -433,7 +433,11 @@ def test_placements_of_rows_and_of_counted_entries_are_the_pair_counts(seed, dis
 def test_class_positions_route_each_placement_to_its_row_of_its_class():
     """Ids carry a row's position among its block's rows of its label (2 labels, 1, or 3), and
     cross_sums puts every routed placement in its row's slot, whatever the pieces' order."""
-    from dask_auc._kernels.binary.delong import class_positions, cross_sums, prepare_paired_block
+    from dask_auc._kernels.binary.delong_paired import (
+        class_positions,
+        cross_sums,
+        prepare_paired_block,
+    )
 
     rng = np.random.default_rng(3)
     for labels in (rng.integers(0, 2, 300), np.array(["b", "a", "b"]), rng.integers(0, 3, 50),
@@ -456,3 +460,109 @@ def test_class_positions_route_each_placement_to_its_row_of_its_class():
     sums = cross_sums(block, *pieces)
     for side, rows in ((sums.pos, values[:, y == 1]), (sums.neg, values[:, y == 0])):
         assert side.tolist() == (rows @ rows.T).tolist()  # row order: the two-model kernel's bits
+
+
+#: 4,000 rows: (cuts, dask-auc.buckets); the first 600 rows are all of one label
+_TABLED_LAYOUTS = {
+    "one block": ([0, 4000], None),
+    "uneven blocks, an empty one, a heavy tie over buckets": ([0, 600, 600, 2100, 4000], 9),
+    "even blocks, ties across bucket edges": ([0, 1000, 2000, 3000, 4000], 5),
+}
+
+
+@pytest.mark.parametrize("layout", _TABLED_LAYOUTS, ids=list(_TABLED_LAYOUTS))
+def test_models_of_few_scores_look_their_placements_up_and_sum_as_routed_rows(monkeypatch, layout):
+    """A model of few distinct scores in every block skips the row ids: its blocks are aggregated,
+    each bucket sends its table, each block looks its rows up by score.  Beside a continuous model
+    (routed), with -0.0 beside 0.0, a block of one label, an empty block and ties over bucket
+    edges, the AUCs and sums are the routed path's and the NumPy path's to the bit."""
+    pytest.importorskip("numba")
+    import dask_auc._roc.delong as face
+    from dask_auc._kernels.binary import delong_paired
+
+    compiled.compile_now()  # the compiled hash, not its NumPy fallback
+    looked_up = []
+    lookup = delong_paired.tabled_values
+
+    def spy(scores, positive, tables):
+        looked_up.append(scores)
+        return lookup(scores, positive, tables)
+
+    monkeypatch.setattr(delong_paired, "tabled_values", spy)
+    cuts, buckets = _TABLED_LAYOUTS[layout]
+    rng = np.random.default_rng(29)
+    y = rng.integers(0, 2, 4000)
+    y[:600] = 0
+    y[600:604] = [0, 1, 0, 1]
+    tied = np.floor((rng.random(4000) + 0.3 * y) * 12) / 4 - 1.0  # 0.0 among 16 values
+    tied[tied == 0] = rng.choice([0.0, -0.0], np.count_nonzero(tied == 0))
+    rounded = np.round(rng.normal(size=4000) + 0.5 * y, 1)
+    continuous = rng.random(4000) + 0.2 * y
+    scores = [tied, rounded, continuous]
+    untabled = face.tabled_models
+    found = []
+    for flag, tables in ((True, True), (True, False), (False, False)):
+        decide = untabled if tables else (lambda probes, compiled: (False,) * len(scores))
+        monkeypatch.setattr(face, "tabled_models", decide)
+        with dask.config.set({"dask-auc.numba": flag, "dask-auc.buckets": buckets}):
+            lazy = delong_covariance(
+                dask_array(y, cuts), [dask_array(s, cuts) for s in scores], names=tuple("yabc")
+            )
+            found.append(lazy.compute(scheduler="sync"))
+    blocks = [(start, stop) for start, stop in zip(cuts, cuts[1:], strict=False) if stop > start]
+    # the tied models only, each block's rows once (the first run: the others route every row)
+    assert sorted(
+        (m, start)
+        for looked in looked_up
+        for m, model in enumerate(scores)
+        for start, stop in blocks
+        if np.array_equal(model[start:stop], looked)
+    ) == sorted((m, start) for m in (0, 1) for start, _ in blocks)
+    tabled, routed, numpy_path = found
+    for other in (routed, numpy_path):
+        assert tabled.aucs == other.aucs
+        np.testing.assert_array_equal(tabled.sums.pos, other.sums.pos)
+        np.testing.assert_array_equal(tabled.sums.neg, other.sums.neg)
+    np.testing.assert_allclose(tabled.matrix, reference_covariance(y, scores)[1], rtol=1e-9)
+
+
+def test_the_lookup_of_placements_by_score_is_numpys_search_and_refuses_a_missing_score():
+    """The compiled hash and the binary searches give each row its class's value of its score, in
+    row order per class (equal keys: the first; -0.0 found as 0.0; integer and float32 scores);
+    a score its class's tables lack raises, whichever class it is."""
+    pytest.importorskip("numba")
+    from dask_auc._kernels.binary.delong_paired import prepare_paired_block
+    from dask_auc._kernels.binary.delong_tables import PlacementTable, tabled_values
+
+    compiled.compile_now()
+    rng = np.random.default_rng(5)
+    for dtype in (np.float64, np.float32, np.int64, np.uint8):
+        signed = dtype != np.uint8
+        values = (np.arange(-40, 40) if signed else np.arange(80)).astype(dtype)
+        scores = rng.choice(values, 500)
+        if signed:
+            scores[scores == 0] = -0.0 if scores.dtype.kind == "f" else 0
+        labels = rng.integers(0, 2, 500)
+        block = prepare_paired_block(labels, scores, scores)
+        positive = labels == 1
+        halves = np.array_split(np.unique(values), 3)  # three buckets' entries
+        for flag in (True, False):
+            tables = [
+                PlacementTable(1, h, h * 0.5, h, h * -2.0, flag)
+                for h in halves
+                for _ in range(2)  # every entry twice: the first is kept, equal anyway
+            ]
+            pos, neg = tabled_values(block.scores[0], positive, tables)
+            as_float = block.scores[0].astype(np.float64) + 0.0
+            assert pos.tolist() == (as_float[positive] * 0.5).tolist()
+            assert neg.tolist() == (as_float[~positive] * -2.0 + 0.0).tolist()
+            for side in (True, False):
+                wanting = halves[-1][-1]  # the highest score: one class's tables lack it
+                missing = [
+                    PlacementTable(1, h[h != wanting] if side else h, h[h != wanting] * 0.5
+                                   if side else h * 0.5, h if side else h[h != wanting],
+                                   (h if side else h[h != wanting]) * -2.0, flag)
+                    for h in halves
+                ]  # fmt: skip
+                with pytest.raises(RuntimeError, match="in no bucket's table"):
+                    tabled_values(block.scores[0], positive, missing)

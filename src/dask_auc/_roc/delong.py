@@ -51,22 +51,24 @@ from .._engine import (
     compiled_kernels,
     gather,
     lazy_of,
+    map_blocks,
     map_indexed_blocks,
     prepared_blocks,
     sizes_of,
     zip_blocks,
 )
-from .._kernels.binary.delong import (
+from .._kernels.binary.delong import BucketContext, bucket_contexts
+from .._kernels.binary.delong_paired import (
     PAIRED_INPUTS,
-    BucketContext,
     CrossSums,
-    bucket_contexts,
+    block_probe,
     cross_sums,
     prepare_paired_block,
     routed_placements,
     total_cross_sums,
     traced_block,
 )
+from .._kernels.binary.delong_tables import tabled_models
 from .._kernels.core.validation import BinaryTarget, defined_or_warn
 from .._kernels.sort.labels import plan_labels
 from .._kernels.sort.plan import SortPlan
@@ -297,8 +299,11 @@ class TracedModels:
         self.sorts: list[CurveSort] = []
         self.rocs: list[ROC] = []
         compiled = compiled_kernels()  # the plain sort's setting: large blocks kept unsplit
+        # which models are looked up by score (few distinct scores in every block), decided
+        # before any sort from a probe of each block: the blocks are held to the end anyway
+        tabled = gather(tabled_models, map_blocks(block_probe, blocks), compiled)
         for model, score in enumerate(scores):
-            traced = map_indexed_blocks(traced_block, blocks, model, compiled)
+            traced = map_indexed_blocks(traced_block, blocks, model, compiled, tabled)
             graph = SortedGraph(traced, plan=plan_labels)
             replicates = RocReplicates(y_true, score, None, pos_label)
             sort = CurveSort(None, pos_label, replicates, graph)
@@ -315,8 +320,8 @@ class TracedModels:
             greater = BinarySort(None, None, graph)
             context = graph.task("auc-delong-context", bucket_contexts, greater.summaries)
             routed = graph.per_bucket(
-                "auc-delong-route", routed_placements, len(self.blocks), each=context,
-                on=greater.buckets,
+                "auc-delong-route", routed_placements, len(self.blocks), graph.plan_key,
+                each=context, on=greater.buckets,
             )  # fmt: skip
             by_block = graph.to_blocks("auc-delong-back", routed)
             context_part, *per_block = graph.delayed([context, *by_block])
@@ -334,7 +339,7 @@ class DeLongCovariance(NamedTuple):
 
     ``sums`` holds the ``k x k`` sums of centred placement products over the
     positive and over the negative rows
-    (:class:`~dask_auc._kernels.binary.delong.CrossSums`); ``positives`` and
+    (:class:`~dask_auc._kernels.binary.delong_paired.CrossSums`); ``positives`` and
     ``negatives`` count those rows.  ``aucs`` are NaN and ``sums`` None when
     the AUC is undefined (one class).  :attr:`matrix` is the covariance and
     :meth:`test` any pair's test, both from ``sums`` alone.

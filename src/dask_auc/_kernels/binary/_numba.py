@@ -8,6 +8,8 @@ NumPy when numba is missing:
 * :func:`merged_points`: a bucket's own curve points by the same merge;
 * :func:`precision_sum`: average precision's exact sum over a bucket's
   points, in one pass;
+* :func:`looked_up`: each row's value by its score, from a hash of a small
+  table (DeLong's placements of a model of few distinct scores);
 * :func:`bucket_pav`, :func:`distinct_scores`, :func:`distinct_totals`,
   :func:`pooled_rounds`: the CORP
   reliability diagram's loops, in :mod:`._pav_numba` and taken from there
@@ -26,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ..core.summary import EXPONENTS, MIN_EXPONENT, SPLITTER
-from ..sort._numba import ranks_from
+from ..sort._numba import _GOLDEN_64, ranks_from
 
 # the reliability loops, offered with these (the door takes them from this module)
 from ._pav_numba import (  # noqa: F401
@@ -171,8 +173,79 @@ def precision_sum(asked, other, before, high, low):  # pragma: no cover - compil
         low[last] += last_low
 
 
+@_compile
+def _hashed(keys):  # pragma: no cover - compiled
+    """An open-addressing table of ``keys`` (uint64 patterns), at most half full, and its log size.
+
+    Linear probing (Fibonacci hashing) in one array of (pattern, ``i + 1``)
+    slots, 0 marking an empty one: one cache line a probe.  Of equal keys the
+    first is kept.
+    """
+    log_capacity = 4
+    while (1 << log_capacity) < 2 * len(keys):
+        log_capacity += 1
+    mask = (1 << log_capacity) - 1
+    shift = np.uint64(64 - log_capacity)
+    golden = np.uint64(_GOLDEN_64)
+    table = np.zeros(2 << log_capacity, np.uint64)
+    for i in range(len(keys)):
+        pattern = keys[i]
+        slot = np.int64((pattern * golden) >> shift)
+        while table[2 * slot + 1] != 0 and table[2 * slot] != pattern:
+            slot = (slot + 1) & mask
+        if table[2 * slot + 1] == 0:
+            table[2 * slot] = pattern
+            table[2 * slot + 1] = np.uint64(i + 1)
+    return table, log_capacity
+
+
+@njit(inline="always", cache=True)
+def _found(table, log_capacity, pattern):  # pragma: no cover - compiled
+    """The index of ``pattern`` among the keys of :func:`_hashed`'s ``table``, or -1."""
+    mask = (1 << log_capacity) - 1
+    slot = np.int64((pattern * np.uint64(_GOLDEN_64)) >> np.uint64(64 - log_capacity))
+    while True:
+        index = table[2 * slot + 1]
+        if index == 0:
+            return -1
+        if table[2 * slot] == pattern:
+            return np.int64(index) - 1
+        slot = (slot + 1) & mask
+
+
+@_compile
+def looked_up(pos_keys, pos_values, neg_keys, neg_values, queries, positive, out_pos, out_neg):  # noqa: E501  # pragma: no cover - compiled
+    """Each row's value by its pattern in its class's table, written in row order per class.
+
+    ``queries`` are the rows' uint64 patterns (equal scores, equal patterns)
+    and ``positive`` (uint8) their classes; a positive row's value is
+    ``pos_values[i]`` for the ``i`` with ``pos_keys[i]`` its pattern, written
+    to the next slot of ``out_pos`` (a negative's likewise, to ``out_neg``).
+    Stops at the first row whose pattern its class's keys lack and returns
+    its row; else returns the rows.
+    """
+    pos_table, pos_log = _hashed(pos_keys)
+    neg_table, neg_log = _hashed(neg_keys)
+    p = 0
+    q = 0
+    for r in range(len(queries)):
+        if positive[r]:
+            i = _found(pos_table, pos_log, queries[r])
+            if i < 0:
+                return r
+            out_pos[p] = pos_values[i]
+            p += 1
+        else:
+            i = _found(neg_table, neg_log, queries[r])
+            if i < 0:
+                return r
+            out_neg[q] = neg_values[i]
+            q += 1
+    return len(queries)
+
+
 def warm_up(loaded: Callable[[Any], None]) -> None:
-    """Run :func:`merged_points`, :func:`precision_sum` and the reliability loops once.
+    """Run :func:`merged_points`, :func:`precision_sum`, :func:`looked_up`, the reliability loops.
 
     :mod:`~dask_auc._kernels.sort.compiled` calls this in the background compile
     (:func:`merged_pair_counts` is the sort's, warmed with its loops); ``loaded`` is
@@ -187,5 +260,10 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         points_door(ascending[::2].copy(), ascending[1::2].copy())
     counts = np.arange(1, 301, dtype=np.int64)
     precision_sum(counts, counts.copy(), 0, high, low)
+    patterns, half = counts.view(np.uint64), np.arange(300) % 2
+    ones, out = np.ones(300), np.empty(300)
+    looked_up(
+        patterns, ones, patterns, ones, patterns[::-1].copy(), half.astype(np.uint8), out, out
+    )
     loaded(merged_points)
     reliability_warm_up()

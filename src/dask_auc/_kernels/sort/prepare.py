@@ -212,16 +212,48 @@ def few_distinct(scores: np.ndarray, hashed: bool = False) -> bool:
     # of sorted rows (rows.AGGREGATE_MIN_ROWS)
     if n < _rows.AGGREGATE_MIN_ROWS:
         return False
-    positions = (np.arange(_PROBE_ROWS) * _GOLDEN % 1.0 * n).astype(np.int64)
-    _, counts = np.unique(scores[positions], return_counts=True)
+    counts = _probed_counts(scores)
     singles = np.count_nonzero(counts == 1)
     if singles <= _PROBE_SINGLES * _PROBE_ROWS:
         return True
     if not hashed:
         return False
+    return bool(_chao1(counts) <= min(n / _ROWS_PER_DISTINCT, _MOST_DISTINCT))
+
+
+def distinct_estimate(scores: np.ndarray) -> float:
+    """How many distinct scores a block holds: counted up to ``_PROBE_ROWS`` rows, else estimated.
+
+    Chao1's estimate from :func:`few_distinct`'s probe of a larger block
+    (``inf`` when no sampled score was seen twice).  A guess that only picks
+    between exact code paths (DeLong's lookup of placements by score:
+    :mod:`~dask_auc._kernels.binary.delong_tables`).
+
+    Examples
+    --------
+    >>> distinct_estimate(np.array([0.5, 0.1, 0.5]))
+    2.0
+    >>> distinct_estimate(np.arange(10**5) % 7)
+    7.0
+    """
+    if len(scores) <= _PROBE_ROWS:
+        return float(len(np.unique(scores)))
+    return _chao1(_probed_counts(scores))
+
+
+def _probed_counts(scores: np.ndarray) -> np.ndarray:
+    """How often each distinct score occurs among ``_PROBE_ROWS`` rows spread over the block."""
+    positions = (np.arange(_PROBE_ROWS) * _GOLDEN % 1.0 * len(scores)).astype(np.int64)
+    return np.unique(scores[positions], return_counts=True)[1]
+
+
+def _chao1(counts: np.ndarray) -> float:
+    """Chao1's estimate of the distinct values, ``d + f1**2 / (2 * f2)``, from a sample's counts."""
+    singles = np.count_nonzero(counts == 1)
     doubles = np.count_nonzero(counts == 2)
-    estimate = len(counts) + singles * singles / (2 * doubles) if doubles else np.inf
-    return bool(estimate <= min(n / _ROWS_PER_DISTINCT, _MOST_DISTINCT))
+    if not singles:
+        return float(len(counts))
+    return float(len(counts) + singles * singles / (2 * doubles)) if doubles else np.inf
 
 
 def block_meta(block: PreparedBlock, samples_per_class: int) -> BlockMeta:
