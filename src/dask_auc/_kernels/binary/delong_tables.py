@@ -106,7 +106,8 @@ def aggregated_block(
     Examples
     --------
     >>> labels, scores = np.array([0, 1, 1]), np.array([0.5, 0.5, 0.1])
-    >>> block = aggregated_block(RowCounts.of(("y", "s"), labels, scores), (0, 1), labels, scores, False)
+    >>> lengths = RowCounts.of(("y", "s"), labels, scores)
+    >>> block = aggregated_block(lengths, (0, 1), labels, scores, False)
     >>> block.by_label[1].scores, block.by_label[1].weights
     (array([0.1, 0.5]), array([1, 1]))
     """
