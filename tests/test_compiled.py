@@ -396,6 +396,54 @@ def test_merged_points_equal_the_numpy_merge_and_binary_searches(rows, other) ->
     np.testing.assert_array_equal(numpy_path.below[1], below[1])
 
 
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    rows=scored_rows(),
+    other=scored_rows(),
+    above=st.tuples(st.integers(0, 10**12), st.integers(0, 10**12)),
+    continues=st.booleans(),
+)
+@pytest.mark.float_order
+def test_walked_points_and_their_ks_are_the_numpy_paths(rows, other, above, continues) -> None:
+    """An unweighted bucket's placed points by the compiled walk down its classes, and the KS
+    scan of them: the NumPy path's counts, scores (the same -0.0 or 0.0) and (gap, threshold)."""
+    from dask_auc._kernels.binary.curve_context import CurveContext
+    from dask_auc._kernels.binary.curve_points import bucket_points
+    from dask_auc._kernels.binary.ks import bucket_ks
+
+    compiled.compile_now()
+    pos, neg = _ascending_pair(rows, other)
+    total = (above[0] + len(pos) + 7, above[1] + len(neg) + 3)
+    context = CurveContext(total, above, continues and len(pos) + len(neg) > 0, None, None)
+    found = []
+    for flag in (True, False):
+        bucket = Bucket.binary(SortedScores(pos), SortedScores(neg), compiled=flag)
+        found.append((bucket_points(bucket, context), bucket_ks(bucket, context)))
+    (walked, walked_ks), (numpy_points, numpy_ks) = found
+    for a, b in ((walked.tps, numpy_points.tps), (walked.fps, numpy_points.fps)):
+        assert a.dtype == b.dtype == np.int64
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(walked.thresholds, numpy_points.thresholds)
+    np.testing.assert_array_equal(
+        np.signbit(walked.thresholds), np.signbit(numpy_points.thresholds)
+    )
+    assert walked_ks == numpy_ks and type(walked_ks[0]) is type(numpy_ks[0])
+    if len(walked):
+        assert np.signbit(walked_ks[1]) == np.signbit(numpy_ks[1])
+
+
+def test_the_compiled_ks_keeps_the_highest_threshold_of_equal_gaps() -> None:
+    """Gaps of 2 at thresholds 3 and 1 (of 2 positives, 2 negatives): 3, as the NumPy argmax."""
+    from dask_auc._kernels.binary.curve_context import CurveContext
+    from dask_auc._kernels.binary.ks import bucket_ks
+
+    compiled.compile_now()
+    context = CurveContext((2, 2), (0, 0), False, None, None)
+    for flag in (True, False):
+        pos, neg = SortedScores(np.array([1.0, 3.0])), SortedScores(np.array([0.0, 2.0]))
+        assert bucket_ks(Bucket.binary(pos, neg, compiled=flag), context) == (2, 3.0)
+
+
 def _replicate_inputs(rows: int = 8, replicates: int = 3):
     """A tiny bucket for the compiled replicate walk (its one argument, a ``Walk``)."""
     from dask_auc._kernels.replicates.counts import POISSON_THRESHOLDS

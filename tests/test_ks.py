@@ -63,6 +63,21 @@ def test_weighted_ks_equals_a_brute_force_scan(rows, data, buckets):
         assert threshold == at
 
 
+@pytest.mark.parametrize("buckets", [1, 2, 3])
+def test_weighted_gaps_equal_in_exact_arithmetic_keep_the_highest_threshold(buckets):
+    """At 0.8 the gap is 1 / 1.5 and at 0.3 it is 1 - 2 / 6: both 2/3, but 0.6666666666666666
+    and 0.6666666666666667 in floats.  The exact gaps are compared, so the highest threshold of
+    the equal ones is kept (as of equal integer gaps), and the statistic is 2/3 rounded once."""
+    y = np.array([1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0])
+    s = np.array([0.8, 0.3, 0.0, 0.5, 0.3, 0.0, 0.8, 0.8, 0.3, 0.0, 0.5])
+    w = np.array([0.5, 0.5, 1.0, 1.0, 0.0, 0.0, 0.5, 0.0, 0.0, 3.0, 1.0])
+    frame = dask_frame({"y": y, "s": s, "w": w}, [0, 4, 7, 11])
+    with dask.config.set({"dask-auc.buckets": buckets}):
+        found = dask_auc.ks_statistic(frame["y"], frame["s"], sample_weight=frame["w"])
+        persisted = dask_auc.roc(frame["y"], frame["s"], sample_weight=frame["w"]).persist().ks()
+    assert found == persisted == (2 / 3, 0.8)
+
+
 def test_threshold_is_the_highest_of_equal_gaps_and_pos_label_is_honoured():
     y = np.array(["no", "yes", "no", "yes"])
     s = np.array([0.1, 0.9, 0.5, 0.6])

@@ -136,7 +136,7 @@ def ks_of(choice: LabelChoice, contexts: list[CurveContext], *gaps: Any) -> KSSt
     gap, threshold = max(gaps, key=lambda found: found[0])  # the first of equal gaps
     if isinstance(gap, int):  # exact: in units of 1 / (P * N)
         return KSStatistic(float(Fraction(gap, int(total_pos) * int(total_neg))), threshold)
-    return KSStatistic(float(gap), threshold)
+    return KSStatistic(float(gap), threshold)  # an exact Fraction, rounded once
 
 
 class DetFinish:

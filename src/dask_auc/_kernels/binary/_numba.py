@@ -6,6 +6,8 @@ NumPy when numba is missing:
 * :func:`merged_pair_counts`: the pair counts of two sorted arrays by one
   merge, instead of two binary searches per positive;
 * :func:`merged_points`: a bucket's own curve points by the same merge;
+* :func:`placed_points`: an unweighted bucket's curve points, placed, by one
+  walk down its two classes; :func:`largest_gap`: the KS statistic's scan of them;
 * :func:`precision_sum`: average precision's exact sum over a bucket's
   points, in one pass;
 * :func:`looked_up`: each row's value by its score, from a hash of a small
@@ -79,6 +81,54 @@ def merged_points(pos, neg, values, below_neg, below_pos):  # pragma: no cover -
         values[m], i, j = next_run(pos, neg, i, j)
         m += 1
     return m
+
+
+@_compile
+def placed_points(pos, neg, above_pos, above_neg, tps, fps, thresholds):  # pragma: no cover
+    """An unweighted bucket's distinct scores, descending, with the rows at or above each.
+
+    One walk down the two ascending arrays; ``tps[m]`` (``fps[m]``) is
+    ``above_pos`` (``above_neg``) plus the positives (negatives) scoring at
+    least ``thresholds[m]``.  Writes the first ``m`` entries and returns ``m``.
+    Of equal scores (``-0.0`` and ``0.0``) the value written is the first of
+    ``pos`` holding it, else the first of ``neg``: :func:`merged_points`'s.
+    """
+    n_pos, n_neg = len(pos), len(neg)
+    i = n_pos - 1
+    j = n_neg - 1
+    m = 0
+    while i >= 0 or j >= 0:
+        if j < 0 or (i >= 0 and pos[i] >= neg[j]):
+            value = pos[i]
+        else:
+            value = neg[j]
+        while i >= 0 and pos[i] == value:
+            i -= 1
+        while j >= 0 and neg[j] == value:
+            j -= 1
+        if i + 1 < n_pos and pos[i + 1] == value:  # the run's first row, as the merge keeps it
+            thresholds[m] = pos[i + 1]
+        else:
+            thresholds[m] = neg[j + 1]
+        tps[m] = above_pos + (n_pos - 1 - i)
+        fps[m] = above_neg + (n_neg - 1 - j)
+        m += 1
+    return m
+
+
+@_compile
+def largest_gap(tps, fps, total_pos, total_neg):  # pragma: no cover - compiled
+    """``(index, gap)`` of the first largest ``|tps * total_neg - fps * total_pos|`` (int64).
+
+    The caller makes sure ``total_pos * total_neg`` fits in int64: every gap is exact.
+    """
+    best = 0
+    largest = -1
+    for k in range(len(tps)):
+        gap = abs(tps[k] * total_neg - fps[k] * total_pos)
+        if gap > largest:
+            best, largest = k, gap
+    return best, largest
 
 
 @njit(inline="always", cache=True)
@@ -245,7 +295,7 @@ def looked_up(pos_keys, pos_values, neg_keys, neg_values, queries, positive, out
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
-    """Run :func:`merged_points`, :func:`precision_sum`, :func:`looked_up`, the reliability loops.
+    """Run the loops once each (the reliability loops too), on tiny inputs: numba compiles them.
 
     :mod:`~dask_auc._kernels.sort.compiled` calls this in the background compile
     (:func:`merged_pair_counts` is the sort's, warmed with its loops); ``loaded`` is
@@ -258,6 +308,11 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
     for dtype in (np.float64, np.int64):
         ascending = np.arange(300, dtype=dtype)
         points_door(ascending[::2].copy(), ascending[1::2].copy())
+        tps, fps = np.empty(300, np.int64), np.empty(300, np.int64)
+        placed_points(
+            ascending[::2].copy(), ascending[1::2].copy(), 0, 0, tps, fps, ascending.copy()
+        )
+    largest_gap(tps, fps, 150, 150)
     counts = np.arange(1, 301, dtype=np.int64)
     precision_sum(counts, counts.copy(), 0, high, low)
     patterns, half = counts.view(np.uint64), np.arange(300) % 2

@@ -143,6 +143,10 @@ def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = Fals
         if not remainders:
             return placed if placed.fns is None else replace(placed, fns=None, tns=None)
         return with_remainders(placed, context.total)
+    if not remainders:
+        walked = _walked_points(bucket, context)
+        if walked is not None:
+            return walked
     pos, neg = bucket.pos, bucket.neg
     cut = own_points(bucket)
     if len(cut) == 0:
@@ -161,6 +165,31 @@ def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = Fals
         tps, fns, fps, tns = counts
         return CurvePoints(tps, fps, distinct, fns, tns)
     return CurvePoints(counts[0], counts[1], distinct)
+
+
+def _walked_points(bucket: Bucket, context: CurveContext) -> CurvePoints | None:
+    """:func:`bucket_points` of an unweighted bucket by one compiled walk, or None.
+
+    The walk down the two classes writes the placed counts and the distinct
+    scores in descending order at once (no merged arrays to reverse, no
+    running counts to add): the same integers and scores as the NumPy path.
+    """
+    pos, neg = bucket.pos, bucket.neg
+    if pos.weights is not None or neg.weights is not None or pos.scores.dtype != neg.scores.dtype:
+        return None
+    kernel = usable(bucket.compiled, "binary", pos.scores, neg.scores)
+    if kernel is None:
+        return None
+    n = len(pos) + len(neg)
+    tps, fps = np.empty(n, np.int64), np.empty(n, np.int64)
+    thresholds = np.empty(n, pos.scores.dtype)
+    above_pos, above_neg = (np.int64(a) for a in context.above)
+    m = kernel.placed_points(pos.scores, neg.scores, above_pos, above_neg, tps, fps, thresholds)
+    if m < n:  # ties: keep compact arrays, not views of the rows' buffers
+        tps, fps, thresholds = tps[:m].copy(), fps[:m].copy(), thresholds[:m].copy()
+    if m and context.continues:  # the bottom point: the next bucket's
+        tps, fps, thresholds = tps[: m - 1], fps[: m - 1], thresholds[: m - 1]
+    return CurvePoints(tps, fps, thresholds)
 
 
 def with_remainders(points: CurvePoints, total: tuple[Number, Number]) -> CurvePoints:

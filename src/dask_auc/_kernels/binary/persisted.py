@@ -9,12 +9,12 @@ Nothing here imports dask.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ..core.footprint import SizedByArrays
-from ..core.summary import Number
 from ..sort.buckets import Bucket
 from .average_precision import bucket_precision_sum
 from .corners import as_indices
@@ -52,7 +52,7 @@ class KeptAnswers(SizedByArrays):
     """
 
     precision_sum: int  # bucket_precision_sum: exact, in units of 2**-UNIT_BITS
-    ks: tuple[Number, Any]  # bucket_ks
+    ks: tuple[int | Fraction, Any]  # bucket_ks: an exact gap
     roc_corners: np.ndarray  # indices of the points roc_curve's drop_intermediate keeps
 
 
