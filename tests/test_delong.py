@@ -225,18 +225,32 @@ def test_covariance_of_one_class_warns_and_is_nan():
         delong_covariance(y, [s], names=("y", "a"), function="f")
 
 
+def _lanes(x, y):
+    """Four lanes of x * y in Python floats: row r in lane r % 4, each from 0.0 in row order."""
+    lanes = [0.0] * 4
+    for r, (a, b) in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
+        lanes[r % 4] += a * b
+    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+
+
 @pytest.mark.float_order
-@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 7, 64, 385, 5000]))
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 3, 7, 64, 385, 5003]))
 @settings(max_examples=examples(6), deadline=None)
-def test_a_pairs_products_depend_on_its_two_rows_alone(seed, n):
-    """What lets a k-model pass test a pair as delong_test does, on every BLAS kernel."""
+def test_a_pairs_products_are_four_lanes_of_its_two_rows_alone(seed, n):
+    """Each entry is its two rows' products in four lanes, as Python floats add them, on every
+    CPU, with numba or without: what lets a k-model pass test a pair as delong_test does."""
+    compiled.compile_now()
     x, y, z = np.random.default_rng(seed).random((3, n)) - 0.3
-    sums = pair_products(np.stack([x, y, z, x]))
-    xy, zx = np.stack([x, y]), np.stack([z, x])
-    # the two-model kernel's sums (values[:, rows] @ values[:, rows].T), entry by entry
-    assert sums[[0, 1]][:, [0, 1]].tolist() == (xy @ xy.T).tolist()
-    assert sums[[2, 0]][:, [2, 0]].tolist() == (zx @ zx.T).tolist()
-    assert sums[0, 3] == sums[0, 0] == sums[3, 3]  # a row twice: its square sum
+    y[::5] = -0.0  # signed zeros among the terms
+    rows = np.stack([x, y, z, x])
+    for flag in (True, False):
+        sums = pair_products(rows, compiled=flag)
+        for i, j in ((0, 1), (0, 0), (1, 1), (2, 0), (1, 2), (3, 3)):
+            assert sums[i, j] == sums[j, i] == _lanes(rows[i], rows[j])
+        assert sums[0, 3] == sums[0, 0] == sums[3, 3]  # a row twice: its square sum
+    zeros = np.full((2, 9), -0.0)
+    assert np.signbit(pair_products(zeros, True)).tolist() == [[False] * 2] * 2
+    assert np.signbit(pair_products(zeros, False)).tolist() == [[False] * 2] * 2
 
 
 def _adversarial_scores():
@@ -459,7 +473,7 @@ def test_class_positions_route_each_placement_to_its_row_of_its_class():
                        for p, n in zip(*cut, strict=True)])  # fmt: skip
     sums = cross_sums(block, *pieces)
     for side, rows in ((sums.pos, values[:, y == 1]), (sums.neg, values[:, y == 0])):
-        assert side.tolist() == (rows @ rows.T).tolist()  # row order: the two-model kernel's bits
+        assert side.tolist() == pair_products(rows).tolist()  # in row order: the same lanes
 
 
 #: 4,000 rows: (cuts, dask-auc.buckets); the first 600 rows are all of one label
@@ -484,9 +498,9 @@ def test_models_of_few_scores_look_their_placements_up_and_sum_as_routed_rows(mo
     looked_up = []
     lookup = delong_paired.tabled_values
 
-    def spy(scores, positive, tables):
+    def spy(scores, positive, tables, out):
         looked_up.append(scores)
-        return lookup(scores, positive, tables)
+        return lookup(scores, positive, tables, out)
 
     monkeypatch.setattr(delong_paired, "tabled_values", spy)
     cuts, buckets = _TABLED_LAYOUTS[layout]
@@ -552,7 +566,8 @@ def test_the_lookup_of_placements_by_score_is_numpys_search_and_refuses_a_missin
                 for h in halves
                 for _ in range(2)  # every entry twice: the first is kept, equal anyway
             ]
-            pos, neg = tabled_values(block.scores[0], positive, tables)
+            pos, neg = np.empty(np.count_nonzero(positive)), np.empty(np.count_nonzero(~positive))
+            tabled_values(block.scores[0], positive, tables, (pos, neg))
             as_float = block.scores[0].astype(np.float64) + 0.0
             assert pos.tolist() == (as_float[positive] * 0.5).tolist()
             assert neg.tolist() == (as_float[~positive] * -2.0 + 0.0).tolist()
@@ -565,4 +580,4 @@ def test_the_lookup_of_placements_by_score_is_numpys_search_and_refuses_a_missin
                     for h in halves
                 ]  # fmt: skip
                 with pytest.raises(RuntimeError, match="in no bucket's table"):
-                    tabled_values(block.scores[0], positive, missing)
+                    tabled_values(block.scores[0], positive, missing, (pos, neg))

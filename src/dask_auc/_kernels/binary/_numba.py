@@ -12,6 +12,7 @@ NumPy when numba is missing:
   points, in one pass;
 * :func:`looked_up`: each row's value by its score, from a hash of a small
   table (DeLong's placements of a model of few distinct scores);
+  :func:`pair_lanes`: the sums of every pair of rows' products, in four lanes;
 * :func:`bucket_pav`, :func:`distinct_scores`, :func:`distinct_totals`,
   :func:`pooled_rounds`: the CORP
   reliability diagram's loops, in :mod:`._pav_numba` and taken from there
@@ -224,8 +225,9 @@ def precision_sum(asked, other, before, high, low):  # pragma: no cover - compil
 
 
 @_compile
-def _hashed(keys):  # pragma: no cover - compiled
-    """An open-addressing table of ``keys`` (uint64 patterns), at most half full, and its log size.
+def _hashed(keys, zero):  # pragma: no cover - compiled
+    """An open-addressing table of ``keys`` (patterns; ``zero`` read as 0), at most half full,
+    and its log size.
 
     Linear probing (Fibonacci hashing) in one array of (pattern, ``i + 1``)
     slots, 0 marking an empty one: one cache line a probe.  Of equal keys the
@@ -239,7 +241,8 @@ def _hashed(keys):  # pragma: no cover - compiled
     golden = np.uint64(_GOLDEN_64)
     table = np.zeros(2 << log_capacity, np.uint64)
     for i in range(len(keys)):
-        pattern = keys[i]
+        pattern = np.uint64(keys[i])
+        pattern = np.uint64(0) if pattern == zero else pattern
         slot = np.int64((pattern * golden) >> shift)
         while table[2 * slot + 1] != 0 and table[2 * slot] != pattern:
             slot = (slot + 1) & mask
@@ -264,34 +267,86 @@ def _found(table, log_capacity, pattern):  # pragma: no cover - compiled
 
 
 @_compile
-def looked_up(pos_keys, pos_values, neg_keys, neg_values, queries, positive, out_pos, out_neg):  # noqa: E501  # pragma: no cover - compiled
+def looked_up(
+    pos_keys, pos_values, neg_keys, neg_values, queries, positive, zero, out_pos, out_neg
+):  # noqa: E501  # pragma: no cover - compiled
     """Each row's value by its pattern in its class's table, written in row order per class.
 
-    ``queries`` are the rows' uint64 patterns (equal scores, equal patterns)
+    ``queries`` are the rows' patterns (an unsigned view of the scores: equal
+    scores, equal patterns, but ``-0.0``'s, ``zero``, read as ``0.0``'s, 0)
     and ``positive`` (uint8) their classes; a positive row's value is
     ``pos_values[i]`` for the ``i`` with ``pos_keys[i]`` its pattern, written
     to the next slot of ``out_pos`` (a negative's likewise, to ``out_neg``).
     Stops at the first row whose pattern its class's keys lack and returns
     its row; else returns the rows.
     """
-    pos_table, pos_log = _hashed(pos_keys)
-    neg_table, neg_log = _hashed(neg_keys)
+    pos_table, pos_log = _hashed(pos_keys, zero)
+    neg_table, neg_log = _hashed(neg_keys, zero)
     p = 0
     q = 0
     for r in range(len(queries)):
+        pattern = np.uint64(queries[r])
+        pattern = np.uint64(0) if pattern == zero else pattern
         if positive[r]:
-            i = _found(pos_table, pos_log, queries[r])
+            i = _found(pos_table, pos_log, pattern)
             if i < 0:
                 return r
             out_pos[p] = pos_values[i]
             p += 1
         else:
-            i = _found(neg_table, neg_log, queries[r])
+            i = _found(neg_table, neg_log, pattern)
             if i < 0:
                 return r
             out_neg[q] = neg_values[i]
             q += 1
     return len(queries)
+
+
+#: rows of every pair summed at a time: the ``k`` rows' run stays in the cache for all pairs
+_PAIR_RUN = 2048
+
+
+@_compile
+def pair_lanes(rows, sums):  # pragma: no cover - compiled
+    """``sums[i, j]``: the products of rows ``i`` and ``j`` summed in four lanes (row ``r`` in lane
+    ``r % 4``, each from 0.0 in row order; then ``(l0 + l1) + (l2 + l3)``): the NumPy path's
+    ``cumsum`` lanes (:func:`~dask_auc._kernels.binary.delong_paired.pair_products`), bit for bit.
+    A run of rows at a time for every pair, so the run stays in the cache.
+    """
+    k, n = rows.shape
+    lanes = np.zeros((k, k, 4))
+    for start in range(0, n, _PAIR_RUN):
+        stop = min(start + _PAIR_RUN, n)
+        for i in range(k):
+            x = rows[i]
+            for j in range(i, k):
+                y = rows[j]
+                a0, a1, a2, a3 = lanes[i, j, 0], lanes[i, j, 1], lanes[i, j, 2], lanes[i, j, 3]
+                r = start
+                while r + 4 <= stop:
+                    a0 += x[r] * y[r]
+                    a1 += x[r + 1] * y[r + 1]
+                    a2 += x[r + 2] * y[r + 2]
+                    a3 += x[r + 3] * y[r + 3]
+                    r += 4
+                while r < stop:  # the last rows: each to the lane of its row number
+                    term = x[r] * y[r]
+                    lane = r & 3
+                    if lane == 0:
+                        a0 += term
+                    elif lane == 1:
+                        a1 += term
+                    elif lane == 2:
+                        a2 += term
+                    else:
+                        a3 += term
+                    r += 1
+                lanes[i, j, 0], lanes[i, j, 1], lanes[i, j, 2], lanes[i, j, 3] = a0, a1, a2, a3
+    for i in range(k):
+        for j in range(i, k):
+            total = (lanes[i, j, 0] + lanes[i, j, 1]) + (lanes[i, j, 2] + lanes[i, j, 3])
+            sums[i, j] = total
+            sums[j, i] = total
 
 
 def warm_up(loaded: Callable[[Any], None]) -> None:
@@ -315,10 +370,9 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
     largest_gap(tps, fps, 150, 150)
     counts = np.arange(1, 301, dtype=np.int64)
     precision_sum(counts, counts.copy(), 0, high, low)
-    patterns, half = counts.view(np.uint64), np.arange(300) % 2
-    ones, out = np.ones(300), np.empty(300)
-    looked_up(
-        patterns, ones, patterns, ones, patterns[::-1].copy(), half.astype(np.uint8), out, out
-    )
+    patterns, half = counts.view(np.uint64), (np.arange(300) % 2).astype(np.uint8)
+    ones, out, zero = np.ones(300), np.empty(300), np.uint64(1 << 63)  # -0.0's pattern
+    looked_up(patterns, ones, patterns, ones, patterns[::-1].copy(), half, zero, out, out)
+    pair_lanes(np.ones((3, 9)), np.zeros((3, 3)))
     loaded(merged_points)
     reliability_warm_up()

@@ -52,12 +52,15 @@ class PairedBlock(SizedByArrays):
     labels: np.ndarray
     scores: tuple[np.ndarray, ...]
     positions: np.ndarray
+    compiled: bool = False  # whether its cross sums may use the compiled loops
 
 
 def prepare_paired_block(
-    label: Any, *scores: Any, names: tuple[str, ...] = PAIRED_INPUTS
+    label: Any, *scores: Any, names: tuple[str, ...] = PAIRED_INPUTS, compiled: bool = False
 ) -> PairedBlock:
     """Validate one block of ``(y_true, *scores)``, one score per model (scikit-learn's messages).
+
+    ``compiled``: the ``dask-auc.numba`` setting, for the block's cross sums.
 
     Examples
     --------
@@ -69,12 +72,12 @@ def prepare_paired_block(
     lengths = RowCounts.of(names, label, *models)
     if not lengths.aligned:
         empty = np.empty(0, np.int64)
-        return PairedBlock(lengths, (), label[:0], tuple(s[:0] for s in models), empty)
+        return PairedBlock(lengths, (), label[:0], tuple(s[:0] for s in models), empty, compiled)
     # any number of classes: a target of more than two is the caller's error
     # once every block's classes are known (its finish step)
     classes = distinct_labels(label)
     scored = tuple(as_score_array(s) for s in models)
-    return PairedBlock(lengths, classes, label, scored, class_positions(classes, label))
+    return PairedBlock(lengths, classes, label, scored, class_positions(classes, label), compiled)
 
 
 def block_probe(block: PairedBlock) -> tuple[int, tuple[float, ...]]:
@@ -262,16 +265,15 @@ def cross_sums(block: PairedBlock, *pieces: Sequence[Routed | PlacementTable]) -
     # zeros: every slot of a binary input is written once; a slot no row fills (labels
     # that are not binary, refused by the finish) must hold no uninitialised value
     matrices = [np.zeros((len(pieces), size)) for size in sizes]
+    pos, neg = matrices
     for model, routed in enumerate(routes):
-        if tables[model]:
-            looked_up = tabled_values(block.scores[model], positive, tables[model])
-            for values, found in zip(matrices, looked_up, strict=True):
-                values[model] = found
+        if tables[model]:  # straight into the matrices' rows of the model
+            tabled_values(block.scores[model], positive, tables[model], (pos[model], neg[model]))
         for piece in routed:
             for values, side in zip(matrices, (0, 2), strict=True):
                 row = values[model]  # a view: assigning through it skips a mixed index's setup
                 row[_positions(piece[side])] = piece[side + 1]
-    matrices = [pair_products(values) for values in matrices]
+    matrices = [pair_products(values, block.compiled) for values in matrices]
     return CrossSums(*matrices)
 
 
@@ -280,17 +282,23 @@ def _positions(ids: np.ndarray) -> np.ndarray:
     return ids & np.int64((1 << ID_BITS) - 1)
 
 
-def pair_products(rows: np.ndarray) -> np.ndarray:
+#: a pair's products are summed in this many lanes, row ``r`` in lane ``r % LANES``
+LANES = 4
+
+
+def pair_products(rows: np.ndarray, compiled: bool = False) -> np.ndarray:
     """``k x k`` sums of products of ``k`` rows of values, each pair's from the two rows alone.
 
-    One ``k``-row product (``rows @ rows.T``) would be the same sums, but BLAS
-    may add a pair's products in another order for ``k`` rows than for two (it
-    does on OpenBLAS's oldest x86 kernels: ``.ci/baseline_simd.py``), and a
-    model scored twice would then differ from itself by a rounding.  The
-    product of two rows has entries that depend on those rows alone (neither on
-    their order nor on the other row's values: ``tests/test_delong.py``), so
-    each entry is the same whichever pair gives it.  Each pair is a strided
-    view of ``rows`` (rows ``i`` and ``j``, no copy): BLAS reads it in place.
+    Each entry is the sum of its two rows' products in :data:`LANES` lanes, row
+    ``r`` in lane ``r % 4``, each lane added in row order from 0.0 and the
+    lanes as ``(l0 + l1) + (l2 + l3)``: IEEE products and additions in one
+    order, so the same bits on every CPU (BLAS picks its kernel, and with it
+    the order of its additions, by the CPU), with numba or without, and
+    whichever other rows are beside the pair -- a model scored twice has a
+    standard error of exactly 0, and the test of two models in a ``k``-model
+    pass is :func:`~dask_auc.delong_test`'s, to the bit.  The compiled loop
+    adds cache-sized runs of rows for every pair; NumPy's ``cumsum`` (an
+    addition in row order) gives each lane without it.
 
     Examples
     --------
@@ -298,13 +306,23 @@ def pair_products(rows: np.ndarray) -> np.ndarray:
     >>> pair_products(rows).tolist()
     [[5.0, -1.5, 5.0], [-1.5, 1.25, -1.5], [5.0, -1.5, 5.0]]
     """
-    k = len(rows)
+    k, n = rows.shape
     sums = np.zeros((k, k))
-    rows = np.ascontiguousarray(rows)
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    kernel = _compiled.usable(compiled, "binary", rows, work=n * k * k)
+    if kernel is not None:
+        kernel.pair_lanes(rows, sums)
+        return sums
+    whole = n - n % LANES
     for i in range(k):
-        for j in range(i + 1, k):
-            pair = rows[i :: j - i][:2]  # rows i and j, a view
-            (sums[i, i], sums[i, j]), (sums[j, i], sums[j, j]) = pair @ pair.T
+        for j in range(i, k):
+            products = rows[i] * rows[j]
+            lanes = np.zeros(LANES)
+            if whole:  # each column's cumulative sum is its lane's, added in row order
+                lanes += np.cumsum(products[:whole].reshape(-1, LANES), axis=0)[-1]
+            lanes[: n - whole] += products[whole:]
+            lanes += 0.0  # the compiled lanes start from 0.0: a lane of -0.0 terms is 0.0
+            sums[i, j] = sums[j, i] = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
     return sums
 
 

@@ -137,14 +137,18 @@ class PlacementTable(SizedByArrays):
 
 
 def tabled_values(
-    scores: np.ndarray, positive: np.ndarray, tables: Sequence[PlacementTable]
-) -> tuple[np.ndarray, np.ndarray]:
-    """The centred placements of a block's rows by score: its positive rows', its others'.
+    scores: np.ndarray,
+    positive: np.ndarray,
+    tables: Sequence[PlacementTable],
+    out: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """Write the centred placements of a block's rows by score: its positive rows', its others'.
 
     ``scores``: one model's scores of the block's rows; each class's rows in
-    row order (``positive``: a boolean per row), each looked up in every
-    bucket's entries of its class.  A score found in none
-    is a broken invariant, raised, never a zero.
+    row order (``positive``: a boolean per row) go to ``out[0]`` (``out[1]``),
+    each looked up in every bucket's entries of its class, by the scores' bit
+    patterns (``-0.0`` as ``0.0``; the rows' own buffers, no copy).  A score
+    found in none is a broken invariant, raised, never a zero.
     """
     classes = [
         (
@@ -154,39 +158,44 @@ def tabled_values(
         for c in (True, False)
     ]
     queries = scores.astype(classes[0][0].dtype, copy=False)
-    wanted = _patterns(queries)
-    keyed = [(_patterns(keys), values) for keys, values in classes]
-    n_pos = int(np.count_nonzero(positive))
-    out = (np.empty(n_pos), np.empty(len(wanted) - n_pos))
+    wanted = _bits(queries)
+    keyed = [(_bits(keys), values) for keys, values in classes]
+    zero = _negative_zero(queries.dtype)
     kernel = _compiled.usable(tables[0].compiled, "binary", wanted, work=len(wanted))
     if kernel is not None:
         (pos_keys, pos_values), (neg_keys, neg_values) = keyed
         found = kernel.looked_up(
-            pos_keys, pos_values, neg_keys, neg_values, wanted, positive.view(np.uint8), *out
+            pos_keys, pos_values, neg_keys, neg_values, wanted, positive.view(np.uint8), zero, *out
         )
     else:
         found = len(wanted)
+        wanted = np.where(wanted == zero, 0, wanted).astype(wanted.dtype)
         for (keys, values), rows, side in zip(keyed, (positive, ~positive), out, strict=True):
+            keys = np.where(keys == zero, 0, keys).astype(keys.dtype)
             order = np.argsort(keys, kind="stable")  # of equal keys the first, as the hash keeps
             ordered, asked = keys[order], wanted[rows]
             at = np.minimum(np.searchsorted(ordered, asked), max(len(keys) - 1, 0))
             hit = ordered[at] == asked if len(keys) else np.zeros(len(asked), bool)
-            side[:] = values[order[at]] if len(keys) else side
+            if len(keys):
+                side[:] = values[order[at]]
             if not hit.all():
                 found = min(found, int(np.flatnonzero(rows)[np.argmin(hit)]))
     if found < len(wanted):
         raise RuntimeError(
             f"DeLong's placements: score {queries[found]!r} of a block is in no bucket's table"
         )
-    return out
 
 
-def _patterns(scores: np.ndarray) -> np.ndarray:
-    """uint64 keys equal exactly when the scores are (``-0.0`` as ``0.0``)."""
-    if scores.dtype.kind == "f":
-        return (scores.astype(np.float64, copy=False) + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0
-    return (
-        scores.astype(np.int64, copy=False).view(np.uint64)
-        if scores.dtype.kind == "i"
-        else (scores.astype(np.uint64, copy=False))
-    )
+_UNSIGNED = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}
+
+
+def _bits(scores: np.ndarray) -> np.ndarray:
+    """The scores' bit patterns, an unsigned view of them (equal scores, equal patterns, but for
+    ``-0.0``, whose pattern :func:`_negative_zero` gives)."""
+    return scores.view(_UNSIGNED[scores.dtype.itemsize])
+
+
+def _negative_zero(dtype: np.dtype) -> Any:
+    """The bit pattern of ``-0.0`` in ``dtype`` (the key of ``0.0``), or 0 for integers."""
+    unsigned = _UNSIGNED[dtype.itemsize]
+    return np.array(-0.0, dtype).view(unsigned)[()] if dtype.kind == "f" else unsigned(0)
