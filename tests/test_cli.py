@@ -18,6 +18,7 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -491,3 +492,43 @@ def test_ks_threshold_has_ten_digits_in_the_text_and_all_in_the_json(capsys, tmp
     assert ks.endswith("1.0000000000 (at score >= 0.6666666667)"), ks
     (best,) = [line for line in text.splitlines() if "best threshold" in line]
     assert "0.6666666667  (TPR" in best, best
+
+
+def test_a_default_report_is_one_computation_and_label_errors_still_name_the_column(
+    rows, tmp_path, capsys, monkeypatch
+):
+    """Without --pos-label, weights or anything built on the positive class, the labels are counted
+    by the ROC's own sort (its labels and class totals) in the metrics' one computation; labels
+    that break it (missing ones, one class) get the count pass's messages all the same."""
+    import dask_auc.cli as cli
+
+    computed = []
+    compute = cli._compute
+    monkeypatch.setattr(
+        cli, "_compute", lambda lazy, *a: computed.append(set(lazy)) or compute(lazy, *a)
+    )
+    head = rows.head(3000)
+    head.to_parquet(tmp_path / "ok.parquet")
+    got = answers(capsys, tmp_path / "ok.parquet", "--label", "y", "--score", "p")
+    assert len(computed) == 1 and {"0:labels", "0:totals"} <= computed[0]
+    y = head["y"].to_numpy()
+    assert (got["rows"], got["positives"], got["negatives"]) == (3000, y.sum(), (y == 0).sum())
+    assert got["roc_auc"] == pytest.approx(sklearn_auc(y, head["p"]), abs=1e-12)
+    computed.clear()
+    assert answers(
+        capsys, tmp_path / "ok.parquet", "--label", "y", "--score", "p", "--pos-label", "1"
+    ) == {**got, "pos_label": "1", "seconds": mock.ANY}
+    assert len(computed) == 2  # --pos-label is read as the labels' type: counted first
+    missing = head.astype({"y": float})
+    missing.loc[[10, 20], "y"] = np.nan
+    missing.to_parquet(tmp_path / "missing.parquet")
+    head.assign(y=1).to_parquet(tmp_path / "one.parquet")
+    for name, message in (
+        ("missing", "label column 'y' has 2 missing values"),
+        ("one", "label column 'y' holds one class only (1): the ROC AUC is not defined"),
+    ):
+        status, out, err = in_process(
+            capsys, tmp_path / f"{name}.parquet", "--label", "y", "--score", "p"
+        )
+        assert status == 1 and out == ""
+        assert err.strip() == f"dask-auc: error: {message}"

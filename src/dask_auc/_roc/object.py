@@ -26,7 +26,7 @@ from .._engine import LazyScore, prepared_blocks, sizes_of
 from .._kernels.binary.curves import CurveKind
 from .._kernels.sort.prepare import prepare_block
 from .params import check_query, checked_once
-from .queries import curve_query, labels_query
+from .queries import curve_query, labels_query, totals_query
 from .registry import QUERIES, ask
 from .replicates import RocReplicates
 from .results import (
@@ -300,6 +300,25 @@ class ROC:
         """
         compute = check_query("roc", compute=compute)["compute"]
         lazy = labels_query(self._sort)
+        return lazy.compute() if compute else lazy
+
+    def totals(self, *, compute: bool = True) -> tuple[Any, Any] | LazyScore:
+        """``(positives, negatives)``: the rows of each class, or with weights their summed weights.
+
+        The positive class is :attr:`pos_label` (by default scikit-learn's
+        rule, as :meth:`auc` chooses it); rows of weight zero count for
+        nothing.  Read from the bucket summaries every query shares: computed
+        beside another query of the ROC (``compute=False`` and
+        :func:`dask_auc.compute`), it costs no pass of its own.
+
+        Examples
+        --------
+        >>> import numpy as np, dask_auc
+        >>> dask_auc.roc(np.array([0, 1, 1, 0, 1]), np.array([0.1, 0.4, 0.35, 0.8, 0.9])).totals()
+        (3, 2)
+        """
+        compute = check_query("roc", compute=compute)["compute"]
+        lazy = totals_query(self._sort)
         return lazy.compute() if compute else lazy
 
     def persist(self) -> ROC:

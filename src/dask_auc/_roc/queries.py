@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from .._engine import LazyScore, split_every_default
+from .._kernels.binary.curve_context import CurveContext
 from .._kernels.binary.curves import ROC as ROC_CURVE
 from .._kernels.binary.curves import CurveKind, bucket_curve
 from .._kernels.binary.delong import bucket_contexts, total_square_sums
@@ -212,6 +213,17 @@ def labels_query(sort: CurveSort) -> LazyScore:
 
 def _labels_of(choice: LabelChoice) -> tuple[Any, ...]:
     return choice.classes
+
+
+def totals_query(sort: CurveSort) -> LazyScore:
+    """``(positives, negatives)``: rows, or summed weights (the curves' totals)."""
+    return sort.query([sort.contexts], _totals_of, "totals")
+
+
+def _totals_of(choice: LabelChoice, contexts: list[CurveContext]) -> tuple[Any, Any]:
+    """Python numbers: ints of rows (exact), floats of summed weights."""
+    positives, negatives = contexts[0].total
+    return tuple(v.item() if hasattr(v, "item") else v for v in (positives, negatives))  # type: ignore[return-value]
 
 
 def _one_target(checked: dict[str, Any]) -> Target:

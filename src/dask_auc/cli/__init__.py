@@ -44,7 +44,7 @@ from .._local_cluster import Where
 from .cluster import quiet_distributed_logs, scheduler
 from .errors import CLOSED_STDOUT, DATA_ERROR, INTERRUPTED, explain
 from .files import read_columns
-from .labels import classes, lazy_counts, positive_last
+from .labels import classes, label_rows, lazy_counts, positive_last
 from .metrics import (
     curves_figure,
     grouped_of,
@@ -85,16 +85,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
-    """Two computations: the label counts (a pass over the label column, which also
-    finds the positive class), then every metric (and ``--state-out``'s state) in one graph.
+    """The label counts (which check the labels and find the positive class) and every
+    metric (and ``--state-out``'s state): one computation, or two (:func:`_one_pass`).
 
     Several ``--score``s: every model's metrics, and their paired comparison
-    (:func:`dask_auc.compare`), in that one graph, the files read once.
+    (:func:`dask_auc.compare`), in one graph, the files read once.
     """
     frame, kind = read_columns(args.paths, _columns(args))
     start = time.perf_counter()
-    counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
-    found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
+    one_pass = _one_pass(args)
+    counts: dict[str, Any] = {}
+    found: list[Any] = [None]  # one pass: the ROC's own rule picks the positive class
+    if not one_pass:
+        counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
+        found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
     figure = curves_figure() if args.curve else None
     several = len(args.scores) > 1
     if several:
@@ -102,7 +106,10 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     models = [argparse.Namespace(**{**vars(args), "score": score}) for score in args.scores]
     # several models' grouped AUCs come from one exchange of the rows, below
     asked = [argparse.Namespace(**{**vars(m), "by": None}) if several else m for m in models]
-    per_model = [lazy_metrics(frame, model, positive=found[-1], figure=figure) for model in asked]
+    per_model = [
+        lazy_metrics(frame, model, positive=found[-1], figure=figure, counted=one_pass)
+        for model in asked
+    ]
     lazy = {f"{i}:{name}": value for i, m in enumerate(per_model) for name, value in m.items()}
     if several:
         lazy["comparison"] = lazy_comparison(frame, args, positive=found[-1])
@@ -110,7 +117,13 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
             lazy["grouped"] = lazy_grouped(frame, args, found[-1], list(args.scores))
     if args.state_out is not None:
         lazy["state"] = lazy_state(frame, args, positive=found[-1])
-    metrics = _compute(lazy, where, args.quiet)
+    if one_pass:
+        metrics = _counted_with(lazy, frame, args, where)
+        counts = {"rows": label_rows(metrics.pop("0:labels"), metrics.pop("0:totals"))}
+        per_model[0] = {n: v for n, v in per_model[0].items() if n not in ("labels", "totals")}
+        found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
+    else:
+        metrics = _compute(lazy, where, args.quiet)
     seconds = time.perf_counter() - start
     reports = [
         build_report(
@@ -136,6 +149,45 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     if args.per_group:
         metrics["0:grouped"].per_group.to_csv(args.per_group)
     return report
+
+
+def _one_pass(args: argparse.Namespace) -> bool:
+    """Whether the labels are counted by the metrics' own sort, not in a pass before it.
+
+    Without ``--pos-label`` the positive class is the greater label (of 0/1,
+    -1/1 or booleans; other labels are a data error), which is the ROC's own
+    rule: one unweighted score's ROC queries need not wait for the label
+    counts, which the ROC gives beside them (its labels and class totals), so
+    the files are read once.  The grouped AUC, the calibration metrics, the
+    state, the plots' axes, the weights per label and several models'
+    comparison are built on the positive class, or need a count of their own.
+    """
+    return (
+        args.pos_label is None
+        and args.weight is None
+        and len(args.scores) == 1
+        and not (args.calibration or args.curve)
+        and args.by is None
+        and args.state_out is None
+    )
+
+
+def _counted_with(
+    lazy: dict[str, Any], frame: Any, args: argparse.Namespace, where: Where
+) -> dict[str, Any]:
+    """The metrics of ``lazy`` (with the ROC's labels and totals), computed in one pass.
+
+    Labels that break a metric (more than two, missing, mixed types) are then
+    counted alone, so that the error names the label column as the count
+    pass of the two-pass run does (:func:`~.labels.classes`); an error the
+    labels do not explain is raised as it came.
+    """
+    try:
+        return _compute(lazy, where, args.quiet)
+    except (ValueError, TypeError, KeyError):
+        counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
+        positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
+        raise
 
 
 def _model_metrics(

@@ -21,6 +21,7 @@ import numbers
 from typing import Any
 
 import dask.dataframe as dd
+import pandas as pd
 
 from .report import plain
 
@@ -31,6 +32,22 @@ def lazy_counts(frame: dd.DataFrame, label: str, weight: str | None) -> dict[str
     if weight is not None:
         lazy["weights"] = frame.groupby(label)[weight].sum()
     return lazy
+
+
+def label_rows(labels: tuple[Any, ...], totals: tuple[int, int]) -> pd.Series:
+    """Rows per label value, as :func:`lazy_counts` gives them, from a ROC's labels and totals.
+
+    The ROC's positive class is its default rule's, the greater of two labels.
+
+    Examples
+    --------
+    >>> label_rows((0, 1), (3, 5)).to_dict()
+    {0: 5, 1: 3}
+    """
+    positives, negatives = totals
+    if len(labels) == 1:
+        return pd.Series({labels[0]: positives + negatives})
+    return pd.Series(dict(zip(labels, (negatives, positives), strict=True)))
 
 
 def classes(rows: Any, label: str) -> list[Any]:

@@ -35,12 +35,17 @@ GROUP_CALIBRATION = ("log_loss", "brier", "normalized_entropy", "calibration")
 
 
 def lazy_metrics(
-    frame: dd.DataFrame, args: argparse.Namespace, positive: Any, figure: Any
+    frame: dd.DataFrame,
+    args: argparse.Namespace,
+    positive: Any,
+    figure: Any,
+    counted: bool = False,
 ) -> dict[str, LazyScore]:
     """Every requested metric (and plot) as a lazy :class:`~dask_auc.LazyScore`, by name.
 
     The grouped AUC (its own hash exchange) sees a boolean target,
-    ``label == positive``.
+    ``label == positive``.  ``counted``: also the ROC's labels and class
+    totals (``labels``, ``totals``), the label counts of a run in one pass.
     """
     score = frame[args.score]
     weight = None if args.weight is None else frame[args.weight]
@@ -50,6 +55,9 @@ def lazy_metrics(
         "average_precision": curve.average_precision(compute=False),
         "ks": curve.ks(compute=False),
     }
+    if counted:
+        lazy["labels"] = curve.labels(compute=False)
+        lazy["totals"] = curve.totals(compute=False)
     for name, rate in args.threshold_at:
         lazy[f"threshold_at:{name}={rate:g}"] = curve.operating_point(compute=False, **{name: rate})
     for criterion in args.best:
