@@ -448,3 +448,29 @@ def test_compare_and_grouped_many_scores_on_a_process_cluster(client):
     grouped = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score=["a", "c"])
     alone = dask_auc.grouped_roc_auc_score(ddf, by="user", label="y", score="c")
     pd.testing.assert_frame_equal(grouped.per_group["c"], alone.per_group, check_exact=True)
+
+
+def test_models_of_few_scores_are_looked_up_by_score_on_a_process_cluster(client, monkeypatch):
+    """Models of a few distinct scores in every partition skip DeLong's row ids (their buckets'
+    placement tables travel to every block): on the worker processes as on the threaded
+    scheduler, where a spy sees the lookup, the same table bit for bit."""
+    from dask_auc._kernels.binary import delong_paired
+
+    rng = np.random.default_rng(16)
+    y = rng.integers(0, 2, 4000)
+    frame = pd.DataFrame({"y": y})
+    for name, shift in (("a", 0.8), ("b", 0.4), ("c", 0.0)):
+        frame[name] = np.round(rng.normal(size=4000) + shift * y, 1)
+    ddf = dd.from_pandas(frame, npartitions=4)
+    scores = {m: ddf[m] for m in "abc"}
+    on_cluster = dask_auc.compare(ddf["y"], scores)
+    looked_up = []
+    lookup = delong_paired.tabled_values
+    monkeypatch.setattr(
+        delong_paired, "tabled_values", lambda *a: looked_up.append(1) or lookup(*a)
+    )
+    with dask.config.set(scheduler="threads"):
+        threaded = dask_auc.compare(ddf["y"], scores)
+    assert len(looked_up) == 3 * 4  # every model, every partition
+    pd.testing.assert_frame_equal(on_cluster, threaded, check_exact=True)
+    assert on_cluster["std_error"].iloc[1:].gt(0).all()

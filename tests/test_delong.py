@@ -581,3 +581,38 @@ def test_the_lookup_of_placements_by_score_is_numpys_search_and_refuses_a_missin
                 ]  # fmt: skip
                 with pytest.raises(RuntimeError, match="in no bucket's table"):
                     tabled_values(block.scores[0], positive, missing, (pos, neg))
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    distinct=st.integers(1, 12),
+    n=st.integers(200, 600),
+    data=st.data(),
+    buckets=st.sampled_from([None, 2, 5]),
+)
+@settings(max_examples=examples(20), deadline=None)
+def test_looked_up_placements_are_the_numpy_paths_routed_ones(seed, distinct, n, data, buckets):
+    """Any tied models (a model is looked up by score when every block holds few of its scores)
+    on any partitioning (empty blocks, ties over bucket edges, -0.0 beside 0.0, one label in a
+    block): the AUCs and cross sums of the NumPy path, where every row carries its id."""
+    pytest.importorskip("numba")
+    compiled.compile_now()
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    y[: n // 4] = rng.integers(0, 2)  # a first block may hold one label
+    y[-2:] = [0, 1]
+    scores = [np.floor((rng.random(n) + 0.3 * y) * distinct) / distinct - 0.5 for _ in range(3)]
+    for s in scores:
+        s[s == 0] = -0.0
+    cuts = [0, *sorted(data.draw(st.lists(st.integers(0, n), max_size=2))), n]
+    found = []
+    for flag in (True, False):
+        with dask.config.set({"dask-auc.numba": flag, "dask-auc.buckets": buckets}):
+            lazy = delong_covariance(
+                dask_array(y, cuts), [dask_array(s, cuts) for s in scores], names=tuple("yabc")
+            )
+            found.append(lazy.compute(scheduler="sync"))
+    tabled, numpy_path = found
+    assert tabled.aucs == numpy_path.aucs
+    np.testing.assert_array_equal(tabled.sums.pos, numpy_path.sums.pos)
+    np.testing.assert_array_equal(tabled.sums.neg, numpy_path.sums.neg)
