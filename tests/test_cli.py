@@ -532,3 +532,11 @@ def test_a_default_report_is_one_computation_and_label_errors_still_name_the_col
         )
         assert status == 1 and out == ""
         assert err.strip() == f"dask-auc: error: {message}"
+    # a process of its own: the metrics' warnings (no positive: average precision's) are held
+    # until the labels are checked, so the error is all that is printed, as after a count pass
+    head.assign(y=0).to_parquet(tmp_path / "zero.parquet")
+    done = run(tmp_path / "zero.parquet", "--label", "y", "--score", "p", "--scheduler", "threads")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "dask-auc: error: label column 'y' holds one class only (0): the ROC AUC is not defined\n"
+    )

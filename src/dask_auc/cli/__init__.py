@@ -118,10 +118,12 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     if args.state_out is not None:
         lazy["state"] = lazy_state(frame, args, positive=found[-1])
     if one_pass:
-        metrics = _counted_with(lazy, frame, args, where)
+        metrics, warned = _counted_with(lazy, frame, args, where)
         counts = {"rows": label_rows(metrics.pop("0:labels"), metrics.pop("0:totals"))}
         per_model[0] = {n: v for n, v in per_model[0].items() if n not in ("labels", "totals")}
         found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
+        for caught in warned:  # the labels are good: the metrics' warnings are the run's
+            warnings.warn_explicit(caught.message, caught.category, caught.filename, caught.lineno)
     else:
         metrics = _compute(lazy, where, args.quiet)
     seconds = time.perf_counter() - start
@@ -174,8 +176,10 @@ def _one_pass(args: argparse.Namespace) -> bool:
 
 def _counted_with(
     lazy: dict[str, Any], frame: Any, args: argparse.Namespace, where: Where
-) -> dict[str, Any]:
-    """The metrics of ``lazy`` (with the ROC's labels and totals), computed in one pass.
+) -> tuple[dict[str, Any], list[warnings.WarningMessage]]:
+    """The metrics of ``lazy`` (with the ROC's labels and totals), computed in one pass,
+    and the warnings their finishes raised, held until the labels are known to be good
+    (one class: the command's error alone, as after a count pass, not the metrics' warnings).
 
     Labels that break a metric (more than two, missing, mixed types) are then
     counted alone, so that the error names the label column as the count
@@ -183,7 +187,9 @@ def _counted_with(
     labels do not explain is raised as it came.
     """
     try:
-        return _compute(lazy, where, args.quiet)
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            return _compute(lazy, where, args.quiet), warned
     except (ValueError, TypeError, KeyError):
         counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
         positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
