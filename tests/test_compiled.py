@@ -170,7 +170,7 @@ def test_hash_keys_that_all_share_one_home_slot_wrap_and_grow_mid_run() -> None:
     """
     from dask_auc._kernels.sort import _numba
 
-    golden_inverse = pow(_numba._GOLDEN_64, -1, 2**64)
+    golden_inverse = pow(_numba.GOLDEN_64, -1, 2**64)
     # a pattern whose Fibonacci product has its top 20 bits set: the last slot up to 2**20
     patterns = [((0xFFFFF << 44) + j) * golden_inverse % 2**64 for j in range(600)] + [0]
     keys = np.array(patterns, np.uint64).view(np.int64)

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from ..core.summary import EXPONENTS, MIN_EXPONENT, SPLITTER
-from ..sort._numba import _GOLDEN_64, ranks_from
+from ..sort._numba import GOLDEN_64, ranks_from
 
 # the reliability loops, offered with these (the door takes them from this module)
 from ._pav_numba import (  # noqa: F401
@@ -238,7 +238,7 @@ def _hashed(keys, zero):  # pragma: no cover - compiled
         log_capacity += 1
     mask = (1 << log_capacity) - 1
     shift = np.uint64(64 - log_capacity)
-    golden = np.uint64(_GOLDEN_64)
+    golden = np.uint64(GOLDEN_64)
     table = np.zeros(2 << log_capacity, np.uint64)
     for i in range(len(keys)):
         pattern = np.uint64(keys[i])
@@ -256,7 +256,7 @@ def _hashed(keys, zero):  # pragma: no cover - compiled
 def _found(table, log_capacity, pattern):  # pragma: no cover - compiled
     """The index of ``pattern`` among the keys of :func:`_hashed`'s ``table``, or -1."""
     mask = (1 << log_capacity) - 1
-    slot = np.int64((pattern * np.uint64(_GOLDEN_64)) >> np.uint64(64 - log_capacity))
+    slot = np.int64((pattern * np.uint64(GOLDEN_64)) >> np.uint64(64 - log_capacity))
     while True:
         index = table[2 * slot + 1]
         if index == 0:
@@ -269,7 +269,7 @@ def _found(table, log_capacity, pattern):  # pragma: no cover - compiled
 @_compile
 def looked_up(
     pos_keys, pos_values, neg_keys, neg_values, queries, positive, zero, out_pos, out_neg
-):  # noqa: E501  # pragma: no cover - compiled
+):  # pragma: no cover - compiled
     """Each row's value by its pattern in its class's table, written in row order per class.
 
     ``queries`` are the rows' patterns (an unsigned view of the scores: equal

@@ -218,7 +218,9 @@ def sorted_ranks(values, queries, below, through):  # pragma: no cover - compile
         through[i] = high
 
 
-_GOLDEN_64 = 0x9E3779B97F4A7C15
+#: Fibonacci hashing's multiplier, 2**64 / the golden ratio: the hash tables' (here and the
+#: binary queries' lookup by score) home slot of a key is its product's top bits
+GOLDEN_64 = 0x9E3779B97F4A7C15
 
 #: rows hashed a run at a time: first every row's pattern and home slot (a vector
 #: multiply), then the probes; the probe loop no longer waits on the hash
@@ -252,7 +254,7 @@ def _insert_rows(bits, codes, start, negative_zero, table, shift, used, room):
     mask = len(table) // 2 - 1
     patterns = np.empty(_HASH_RUN, np.uint64)
     homes = np.empty(_HASH_RUN, np.int64)
-    golden = np.uint64(_GOLDEN_64)
+    golden = np.uint64(GOLDEN_64)
     zero = np.uint64(0)
     for first in range(start, len(bits), _HASH_RUN):
         n = min(_HASH_RUN, len(bits) - first)
@@ -291,7 +293,7 @@ def _rehashed(table, shift):  # pragma: no cover - compiled
         if counts == 0:
             continue
         pattern = table[2 * s]
-        slot = np.int64((pattern * np.uint64(_GOLDEN_64)) >> shift)
+        slot = np.int64((pattern * np.uint64(GOLDEN_64)) >> shift)
         while new[2 * slot + 1] != 0:
             slot = (slot + 1) & mask
         new[2 * slot] = pattern
