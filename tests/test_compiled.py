@@ -432,6 +432,38 @@ def test_walked_points_and_their_ks_are_the_numpy_paths(rows, other, above, cont
         assert np.signbit(walked_ks[1]) == np.signbit(numpy_ks[1])
 
 
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    steps=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=60),
+    before=st.none() | st.tuples(st.integers(0, 2), st.integers(0, 2)),
+    after=st.none() | st.tuples(st.integers(0, 3), st.integers(0, 3)),
+    offset=st.integers(0, 2**40),
+)
+def test_the_compiled_roc_corners_are_the_numpy_masks_points(steps, before, after, offset) -> None:
+    """roc_curve's drop_intermediate of a run of integer points, with or without neighbours
+    (straight runs, repeated points, one point): the indices of NumPy's mask."""
+    from dask_auc._kernels.binary.corners import as_indices, corner_mask
+    from dask_auc._kernels.binary.curve_points import CurvePoints
+
+    compiled.compile_now()
+    tps = offset + 3 + np.cumsum([a for a, _ in steps], dtype=np.int64)
+    fps = offset + 3 + np.cumsum([b for _, b in steps], dtype=np.int64)
+    points = CurvePoints(tps, fps, np.arange(len(steps), dtype=float)[::-1])
+    previous = None if before is None else (offset + before[0], offset + before[1])
+    following = None
+    if after is not None:
+        last = (tps[-1], fps[-1]) if len(steps) else (offset + 3, offset + 3)
+        following = (int(last[0]) + after[0], int(last[1]) + after[1])
+    found = corner_mask(points, previous, following, compiled=True)
+    assert found.dtype == np.int64  # the compiled pass's indices
+    numpy_path = corner_mask(points, previous, following)
+    assert numpy_path.dtype == bool
+    np.testing.assert_array_equal(found, as_indices(numpy_path))
+    if previous is not None:  # a weighted neighbour: NumPy's float differences, a mask
+        weighted = (float(previous[0]), float(previous[1]))
+        assert corner_mask(points, weighted, following, compiled=True).dtype == bool
+
+
 def test_the_compiled_ks_keeps_the_highest_threshold_of_equal_gaps() -> None:
     """Gaps of 2 at thresholds 3 and 1 (of 2 positives, 2 negatives): 3, as the NumPy argmax."""
     from dask_auc._kernels.binary.curve_context import CurveContext

@@ -8,6 +8,7 @@ NumPy when numba is missing:
 * :func:`merged_points`: a bucket's own curve points by the same merge;
 * :func:`placed_points`: an unweighted bucket's curve points, placed, by one
   walk down its two classes; :func:`largest_gap`: the KS statistic's scan of them;
+  :func:`roc_corners`: ``roc_curve``'s ``drop_intermediate`` of them;
 * :func:`precision_sum`: average precision's exact sum over a bucket's
   points, in one pass;
 * :func:`looked_up`: each row's value by its score, from a hash of a small
@@ -225,6 +226,41 @@ def precision_sum(asked, other, before, high, low):  # pragma: no cover - compil
 
 
 @_compile
+def roc_corners(tps, fps, before, after, edges, kept):  # pragma: no cover - compiled
+    """The indices of the ROC's corners among a run of points, into ``kept``; returns how many.
+
+    A point stays where ``fps`` or ``tps`` bends: its second difference with
+    its neighbours, ``(next - this) - (this - previous)``, is not zero.  The
+    run's neighbours are ``before`` and ``after`` (``(tp, fp)``), present as
+    ``edges``' bits 1 and 2 say; without one, the run starts (or ends) the
+    curve, whose end points always stay.  Integer counts: exact.
+    """
+    n = len(tps)
+    m = 0
+    for i in range(n):
+        if i == 0:
+            if not edges & 1:
+                kept[m] = i
+                m += 1
+                continue
+            p_tp, p_fp = before[0], before[1]
+        else:
+            p_tp, p_fp = tps[i - 1], fps[i - 1]
+        if i == n - 1:
+            if not edges & 2:
+                kept[m] = i
+                m += 1
+                continue
+            f_tp, f_fp = after[0], after[1]
+        else:
+            f_tp, f_fp = tps[i + 1], fps[i + 1]
+        if (f_fp - fps[i]) - (fps[i] - p_fp) != 0 or (f_tp - tps[i]) - (tps[i] - p_tp) != 0:
+            kept[m] = i
+            m += 1
+    return m
+
+
+@_compile
 def _hashed(keys, zero):  # pragma: no cover - compiled
     """An open-addressing table of ``keys`` (patterns; ``zero`` read as 0), at most half full,
     and its log size.
@@ -368,6 +404,7 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
             ascending[::2].copy(), ascending[1::2].copy(), 0, 0, tps, fps, ascending.copy()
         )
     largest_gap(tps, fps, 150, 150)
+    roc_corners(tps, fps, np.zeros(2, np.int64), np.zeros(2, np.int64), 3, np.empty(300, np.int64))
     counts = np.arange(1, 301, dtype=np.int64)
     precision_sum(counts, counts.copy(), 0, high, low)
     patterns, half = counts.view(np.uint64), (np.arange(300) % 2).astype(np.uint8)

@@ -11,10 +11,13 @@ Nothing here imports dask.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.summary import Number
 from ..sort.buckets import Bucket
+from ..sort.compiled import usable
 from .curve_context import CurveContext
 from .curve_points import CurvePoints
 
@@ -23,13 +26,24 @@ def corner_mask(
     points: CurvePoints,
     previous: tuple[Number, Number] | None,
     following: tuple[Number, Number] | None,
+    compiled: bool = False,
 ) -> np.ndarray:
     """scikit-learn's ROC ``drop_intermediate`` mask of a run of points, given its neighbours.
 
     ROC keeps a point where ``fps`` or ``tps`` bends (second difference not
     zero).  A missing neighbour means the run starts (or ends) the curve,
-    whose end points are always kept.
+    whose end points are always kept.  With ``compiled`` and integer counts,
+    the kept points' indices instead (:func:`as_indices` reads either), by
+    one compiled pass: the same points.
     """
+    kernel = _corners_kernel(points, previous, following, compiled)
+    if kernel is not None:  # integer counts: the kept indices by one compiled pass
+        edges = int(previous is not None) | 2 * int(following is not None)
+        kept = np.empty(len(points), np.int64)
+        count = kernel.roc_corners(
+            points.tps, points.fps, _pair(previous), _pair(following), edges, kept
+        )
+        return kept[:count]
     tps = _extended(points.tps, previous, following, 0)
     fps = _extended(points.fps, previous, following, 1)
     inner = (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0)
@@ -79,6 +93,25 @@ def recall_corner_mask(
     if context.previous is None and keep_first:  # the first point of the curve
         keep[0] = True
     return keep[: len(points)]
+
+
+def _corners_kernel(
+    points: CurvePoints,
+    previous: tuple[Number, Number] | None,
+    following: tuple[Number, Number] | None,
+    compiled: bool,
+) -> Any:
+    """The binary queries' loops for :func:`corner_mask` of integer counts, or None."""
+    if points.tps.dtype != np.int64 or points.fps.dtype != np.int64:
+        return None
+    neighbours = [v for pair in (previous, following) if pair is not None for v in pair]
+    if not all(isinstance(v, (int, np.integer)) for v in neighbours):
+        return None  # a weighted neighbour: NumPy's float differences
+    return usable(compiled, "binary", points.tps, points.fps)
+
+
+def _pair(counts: tuple[Number, Number] | None) -> np.ndarray:
+    return np.zeros(2, np.int64) if counts is None else np.array(counts, np.int64)
 
 
 def _extended(

@@ -93,7 +93,7 @@ class RocCurve(CurveKind):
     def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
         if bucket.answers is not None:  # kept by ROC.persist (indices)
             return bucket.answers.roc_corners
-        return corner_mask(points, context.previous, context.following)
+        return corner_mask(points, context.previous, context.following, bucket.compiled)
 
     def arrays(
         self, start: CurvePoints, points: CurvePoints
