@@ -238,23 +238,13 @@ def roc_corners(tps, fps, before, after, edges, kept):  # pragma: no cover - com
     n = len(tps)
     m = 0
     for i in range(n):
-        if i == 0:
-            if not edges & 1:
-                kept[m] = i
-                m += 1
-                continue
-            p_tp, p_fp = before[0], before[1]
-        else:
-            p_tp, p_fp = tps[i - 1], fps[i - 1]
-        if i == n - 1:
-            if not edges & 2:
-                kept[m] = i
-                m += 1
-                continue
-            f_tp, f_fp = after[0], after[1]
-        else:
-            f_tp, f_fp = tps[i + 1], fps[i + 1]
-        if (f_fp - fps[i]) - (fps[i] - p_fp) != 0 or (f_tp - tps[i]) - (tps[i] - p_tp) != 0:
+        first, last = i == 0, i == n - 1
+        keep = (first and not edges & 1) or (last and not edges & 2)  # an end of the curve
+        if not keep:
+            p_tp, p_fp = (before[0], before[1]) if first else (tps[i - 1], fps[i - 1])
+            f_tp, f_fp = (after[0], after[1]) if last else (tps[i + 1], fps[i + 1])
+            keep = (f_fp - fps[i]) - (fps[i] - p_fp) != 0 or (f_tp - tps[i]) - (tps[i] - p_tp) != 0
+        if keep:
             kept[m] = i
             m += 1
     return m
