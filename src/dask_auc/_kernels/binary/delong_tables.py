@@ -158,9 +158,8 @@ def tabled_values(
         for c in (True, False)
     ]
     queries = scores.astype(classes[0][0].dtype, copy=False)
-    wanted = _bits(queries)
-    keyed = [(_bits(keys), values) for keys, values in classes]
-    zero = _negative_zero(queries.dtype)
+    wanted, zero = _compiled.score_bits(queries)
+    keyed = [(_compiled.score_bits(keys)[0], values) for keys, values in classes]
     kernel = _compiled.usable(tables[0].compiled, "binary", wanted, work=len(wanted))
     if kernel is not None:
         (pos_keys, pos_values), (neg_keys, neg_values) = keyed
@@ -184,18 +183,3 @@ def tabled_values(
         raise RuntimeError(
             f"DeLong's placements: score {queries[found]!r} of a block is in no bucket's table"
         )
-
-
-_UNSIGNED = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}
-
-
-def _bits(scores: np.ndarray) -> np.ndarray:
-    """The scores' bit patterns, an unsigned view of them (equal scores, equal patterns, but for
-    ``-0.0``, whose pattern :func:`_negative_zero` gives)."""
-    return scores.view(_UNSIGNED[scores.dtype.itemsize])
-
-
-def _negative_zero(dtype: np.dtype) -> Any:
-    """The bit pattern of ``-0.0`` in ``dtype`` (the key of ``0.0``), or 0 for integers."""
-    unsigned = _UNSIGNED[dtype.itemsize]
-    return np.array(-0.0, dtype).view(unsigned)[()] if dtype.kind == "f" else unsigned(0)

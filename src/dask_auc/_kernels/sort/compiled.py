@@ -446,6 +446,25 @@ def hashes(compiled: bool, scores: np.ndarray) -> bool:
     return _hash(compiled, scores) is not None
 
 
+def score_bits(scores: np.ndarray) -> tuple[np.ndarray, np.uint64]:
+    """The scores' bit patterns (an unsigned view, no copy) and the pattern of ``-0.0``.
+
+    Equal scores have equal patterns but for ``-0.0``, whose pattern the
+    compiled hashes read as ``0.0``'s, 0 (for integer scores: 0, nothing to read).
+
+    Examples
+    --------
+    >>> bits, negative_zero = score_bits(np.array([0.0, -0.0]))
+    >>> bits.tolist(), hex(negative_zero)
+    ([0, 9223372036854775808], '0x8000000000000000')
+    """
+    bits = scores.view(_UNSIGNED[scores.dtype.itemsize])
+    negative_zero = (
+        int(np.array(-0.0, scores.dtype).view(bits.dtype)) if scores.dtype.kind == "f" else 0
+    )
+    return bits, np.uint64(negative_zero)
+
+
 def aggregate(
     scores: np.ndarray, positive: np.ndarray | None, limit: int, *, compiled: bool = True
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -460,12 +479,9 @@ def aggregate(
     kernel = _hash(compiled, scores)
     if kernel is None:
         return None
-    bits = scores.view(_UNSIGNED[scores.dtype.itemsize])
-    negative_zero = (
-        int(np.array(-0.0, scores.dtype).view(bits.dtype)) if scores.dtype.kind == "f" else 0
-    )
+    bits, negative_zero = score_bits(scores)
     codes = np.zeros(len(scores), np.uint8) if positive is None else positive.view(np.uint8)
-    found = kernel.aggregate_codes(bits, codes, np.uint64(negative_zero), limit)
+    found = kernel.aggregate_codes(bits, codes, negative_zero, limit)
     if found is None:
         return None
     patterns, counts = found
