@@ -97,8 +97,7 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
     counts: dict[str, Any] = {}
     found: list[Any] = [None]  # one pass: the ROC's own rule picks the positive class
     if not one_pass:
-        counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
-        found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
+        counts, found = _label_pass(frame, args, where)
     figure = curves_figure() if args.curve else None
     several = len(args.scores) > 1
     if several:
@@ -121,7 +120,7 @@ def _evaluate(args: argparse.Namespace, where: Where) -> dict[str, Any]:
         metrics, warned = _counted_with(lazy, frame, args, where)
         counts = {"rows": label_rows(metrics.pop("0:labels"), metrics.pop("0:totals"))}
         per_model[0] = {n: v for n, v in per_model[0].items() if n not in ("labels", "totals")}
-        found = positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
+        found = _positive_class(counts, args)
         for caught in warned:  # the labels are good: the metrics' warnings are the run's
             warnings.warn_explicit(caught.message, caught.category, caught.filename, caught.lineno)
     else:
@@ -191,9 +190,21 @@ def _counted_with(
             warnings.simplefilter("always")
             return _compute(lazy, where, args.quiet), warned
     except (ValueError, TypeError, KeyError):
-        counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
-        positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
+        _label_pass(frame, args, where)
         raise
+
+
+def _label_pass(
+    frame: Any, args: argparse.Namespace, where: Where
+) -> tuple[dict[str, Any], list[Any]]:
+    """The pass over the label column: its counts and ``[negative, positive]``, or a data error."""
+    counts = _compute(lazy_counts(frame, args.label, args.weight), where, args.quiet)
+    return counts, _positive_class(counts, args)
+
+
+def _positive_class(counts: dict[str, Any], args: argparse.Namespace) -> list[Any]:
+    """``[negative, positive]`` of the label counts, checked (:func:`~.labels.classes`)."""
+    return positive_last(classes(counts["rows"], args.label), args.label, args.pos_label)
 
 
 def _model_metrics(
