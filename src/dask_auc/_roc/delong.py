@@ -300,8 +300,11 @@ class TracedModels:
         self.rocs: list[ROC] = []
         compiled = compiled_kernels()  # the plain sort's setting: large blocks kept unsplit
         # which models are looked up by score (few distinct scores in every block), decided
-        # before any sort from a probe of each block: the blocks are held to the end anyway
-        tabled = gather(tabled_models, map_blocks(block_probe, blocks), compiled)
+        # before any sort from a probe of each block: the blocks are held to the end anyway.
+        # Without the compiled loops none is (tabled_models): no probe, no wait for one
+        tabled: Any = ()
+        if compiled:
+            tabled = gather(tabled_models, map_blocks(block_probe, blocks), compiled)
         for model, score in enumerate(scores):
             traced = map_indexed_blocks(traced_block, blocks, model, compiled, tabled)
             graph = SortedGraph(traced, plan=plan_labels)
