@@ -206,7 +206,10 @@ def delong_test(
         ``(auc_a, auc_b, difference, std_error, z, p_value)`` with
         ``difference = auc_a - auc_b``, ``z = difference / std_error`` and the
         two-sided normal p-value.  ``z`` and ``p_value`` are NaN when the
-        standard error is 0 (e.g. the same ranking twice).
+        standard error is 0 (e.g. the same ranking twice), or too small to be
+        told from 0 by float sums (then ``std_error`` is 0.0): two models
+        whose placements differ by a constant have an exact variance of 0,
+        and a z of 1e8 from rounding would be a wrong number.
 
     Examples
     --------
@@ -387,13 +390,37 @@ class DeLongCovariance(NamedTuple):
             sample_variance(quadratic(self.sums.pos), m) / m
             + sample_variance(quadratic(self.sums.neg), n) / n
         )
+        noise = (
+            sample_variance(_contrast_noise(self.sums.pos, pair, m), m) / m
+            + sample_variance(_contrast_noise(self.sums.neg, pair, n), n) / n
+        )
         auc_a, auc_b = self.aucs[i], self.aucs[j]
         difference = auc_a - auc_b
         std_error = math.sqrt(max(variance, 0.0)) if variance == variance else nan
-        if not std_error > 0:
+        if not variance > noise:  # 0, or not told from 0 by the float sums: no z
+            std_error = 0.0 if variance == variance else nan
             return DeLongTest(auc_a, auc_b, difference, std_error, nan, nan)
         z = difference / std_error
         return DeLongTest(auc_a, auc_b, difference, std_error, z, math.erfc(abs(z) / math.sqrt(2)))
+
+
+def _contrast_noise(sums: np.ndarray, pair: tuple[int, int], rows: int) -> float:
+    """A bound on the rounding of one class's ``sum((c_i - c_j) ** 2)`` taken from ``sums``.
+
+    ``c`` are the centred placements of ``rows`` rows (each within ``4u`` of
+    its exact value: the placement's division, the AUC's rounding, the
+    subtraction), ``sums`` their products added in chains of at most
+    ``rows`` terms.  The contrast ``S_ii - 2 S_ij + S_jj`` cancels: two
+    models whose placements differ by a constant have an exact 0 there, and
+    the float sums leave a few ulps of ``S_ii`` instead (a standard error
+    of 1e-9, a z of 1e8).  What the sums do not resolve from 0 is 0.
+    """
+    i, j = pair
+    unit = 2.0**-53
+    terms = abs(sums[i][i]) + abs(sums[j][j]) + 2 * abs(sums[i][j])
+    summed = (rows + 4) * unit * terms  # products, additions, and the contrast's three
+    centred = 16 * unit * math.sqrt(2 * rows * terms) + 64 * rows * unit**2  # (c_i - c_j: 8u)
+    return 2 * (summed + centred)  # (twice: the bound's own roundings, and room)
 
 
 def _defined(plan: SortPlan, context: BucketContext | None, target: BinaryTarget) -> bool:
