@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dask_auc
+from dask_auc._roc.replicate_metrics import replicate_interval
 from metric_registry import BOOTSTRAPS, SEED, bootstrap_reference
 from strategies import boundaries, dask_array, dask_frame, scored_rows
 
@@ -298,6 +299,18 @@ def test_the_paired_test_uses_the_same_counts_for_both_models() -> None:
     assert test.p_value == pytest.approx(math.erfc(abs(test.z) / math.sqrt(2)))
     same = dask_auc.bootstrap_test(y, a, a, n_bootstraps=20, random_state=9)
     assert same.difference == 0 and math.isnan(same.z) and math.isnan(same.p_value)
+
+
+@pytest.mark.parametrize("value", [0.3, 1 / 3, 0.7, 0.1])
+@pytest.mark.parametrize("replicates", [7, 200])
+def test_replicates_that_do_not_vary_have_a_standard_error_of_exactly_zero(
+    value: float, replicates: int
+) -> None:
+    """np.std of copies of 0.3 is 5.6e-17 (its mean is rounded): a test's z would be 1e16."""
+    values = np.full(replicates + 1, value)
+    for kind in ("percentile", "normal", "basic"):
+        low, high, std_error = replicate_interval(values, 0.95, kind, "bootstrap_test")
+        assert std_error == 0.0 and low == high == value
 
 
 def test_roc_auc_ci_bootstrap_and_a_persisted_roc_sort_once() -> None:

@@ -199,7 +199,9 @@ def replicate_interval(
         )
     if len(defined) < 2:
         return nan, nan, nan
-    std_error = float(np.std(defined, ddof=1))
+    # replicates that do not vary have a standard deviation of exactly 0 (np.std of 200
+    # copies of 0.3 gives 5.6e-17: its mean is rounded), so that a test's z is NaN, not 1e16
+    std_error = 0.0 if np.all(defined == defined[0]) else float(np.std(defined, ddof=1))
     alpha = 1 - confidence_level
     if kind == "normal":
         z = NormalDist().inv_cdf(1 - alpha / 2)
