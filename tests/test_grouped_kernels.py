@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dask_auc._kernels.groups import pair_sums
 from dask_auc._kernels.groups.pair_sums import (
     compensated_cumsum,
     exact_ratio,
@@ -49,19 +50,32 @@ def test_group_pair_sums_equal_brute_force_pair_counts(distinct):
             assert auc[g] == pairwise_auc(p, s)  # exact: one rounding of the same rational
 
 
+@pytest.mark.parametrize("largest", [None, 4])
 @pytest.mark.parametrize("kind", ["few-floats", "many-floats", "ints"])
 @pytest.mark.float_order
-def test_compiled_pair_counts_equal_the_numpy_path(kind):
+def test_compiled_pair_counts_equal_the_numpy_path(kind, largest, monkeypatch):
     """The counting sort by (group, class) gives the NumPy path's exact counts (stacked too).
 
-    Groups of every size: one row, a few (insertion sort), dozens, and one
-    heavy group of 800 rows (a class sorted by ``ndarray.sort``); one-class
-    groups; ``-0.0`` beside ``0.0``; integer scores.
+    Groups of every size: one row, a few (insertion sort), dozens, one of 800
+    rows (a class sorted by ``ndarray.sort``), and heavy ones past
+    ``LARGE_GROUP_ROWS`` (the loop leaves them to NumPy's sort, as it leaves
+    every group of more than 4 rows with ``largest=4``), one of them of one
+    class; one-class groups; ``-0.0`` beside ``0.0``; integer scores.
     """
     pytest.importorskip("numba")
     assert compiled.compile_now(timeout=300)
+    if largest is not None:
+        monkeypatch.setattr(pair_sums, "LARGE_GROUP_ROWS", largest)
+    sorted_groups = []
+    monkeypatch.setattr(
+        pair_sums,
+        "sorted_twice_area",
+        lambda neg, pos, count=pair_sums.sorted_twice_area: (
+            sorted_groups.append(len(neg) + len(pos)) or count(neg, pos)
+        ),
+    )
     rng = np.random.default_rng(len(kind))
-    sizes = np.r_[1, 1, 2, 3, 16, 17, 33, 800, rng.integers(1, 40, 60)]
+    sizes = np.r_[1, 1, 2, 3, 16, 17, 33, 800, 1025, 3000, 1500, rng.integers(1, 40, 60)]
     codes = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
     n = len(codes)
     if kind == "ints":
@@ -72,7 +86,11 @@ def test_compiled_pair_counts_equal_the_numpy_path(kind):
         scores[rng.random(n) < 0.1] = 0.0
     positive = rng.random(n) < rng.random(len(sizes))[codes]
     positive[codes == 3] = True  # a one-class group
+    positive[codes == 10] = False  # a heavy one-class group
     direct = grouped_pair_counts(codes, len(sizes), scores, positive)
+    two_class = (np.bincount(codes, positive) > 0) & (np.bincount(codes, ~positive) > 0)
+    heavy = two_class & (sizes > pair_sums.LARGE_GROUP_ROWS)
+    assert sorted(sorted_groups) == sorted(sizes[heavy].tolist())
     assert direct is not None
     numpy_path = group_pair_sums(codes, len(sizes), scores, positive, compiled=False)
     np.testing.assert_array_equal(direct[0], numpy_path.pos)

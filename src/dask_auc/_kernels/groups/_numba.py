@@ -79,7 +79,9 @@ _ALL_PAIRS = 128
 
 
 @_compile
-def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # pragma: no cover
+def grouped_pair_counts(
+    codes, n_groups, scores, positive, pos, neg, twice, largest
+):  # pragma: no cover - compiled
     """Every group's class counts and twice its ROC area (unweighted), for every score column.
 
     ``scores`` is 2-D, rows x models (one model: a column).  A counting sort of
@@ -92,7 +94,13 @@ def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # 
     among them by a binary search: with 10% clicks, 90% of the rows are never
     sorted.  Twice the area is ``2 * (pairs pos > neg) + (pairs pos == neg)``,
     a tie counting one half.  Exact int64 counts, the NumPy path's numbers.
-    Writes ``pos``, ``neg`` and ``twice[i]`` for column ``i``.
+    Writes ``pos``, ``neg`` and ``twice[i]`` for column ``i``, but not the
+    ``twice`` of a group of more than ``largest`` rows: returns the sorted
+    ``(values, starts)`` (group ``g``'s negatives are rows ``starts[2 * g]`` to
+    ``starts[2 * g + 1]``, its positives the rows up to ``starts[2 * g + 2]``)
+    for the caller to count those with NumPy's sort, which is several times
+    faster there than a binary search a row (heavy users' clicks: 42 against
+    9 ns a row).
     """
     n, m = scores.shape
     starts = np.zeros(2 * n_groups + 1, np.int64)
@@ -120,7 +128,7 @@ def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # 
         n_neg, n_pos = middle - first, stop - middle
         neg[g] = n_neg
         pos[g] = n_pos
-        if n_neg == 0 or n_pos == 0:
+        if n_neg == 0 or n_pos == 0 or n_neg + n_pos > largest:
             continue
         if n_neg * n_pos <= _ALL_PAIRS:
             _all_pairs(values, first, middle, stop, above, tied)
@@ -139,6 +147,7 @@ def grouped_pair_counts(codes, n_groups, scores, positive, pos, neg, twice):  # 
                 _sorted_in_place(column, 0, n_neg)
                 below, ties = _pairs_against_sorted(column, n_neg, n_neg + n_pos, 0, n_neg)
                 twice[i, g] = 2 * below + ties
+    return values, starts
 
 
 @_compile
