@@ -232,8 +232,8 @@ def sorted_twice_area(negatives: np.ndarray, positives: np.ndarray) -> int:
 
     Examples
     --------
-    >>> sorted_twice_area(np.array([0.1, 0.5, 0.5]), np.array([0.5, 0.9]))
-    8
+    >>> sorted_twice_area(np.array([0.1, 0.5, 0.5]), np.array([0.5, 0.9]))  # 4 above, 2 tied
+    10
     """
     ordered = np.sort(negatives)
     keys = np.sort(positives)
