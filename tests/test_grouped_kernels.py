@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -420,3 +421,52 @@ def test_pieces_with_per_row_keys_and_key_codes_meet_in_one_bucket():
     assert got.groupby(table.index.map(str)).sum().sort_index().tolist() == (
         counted.reindex(expected.index, fill_value=0).sort_index().tolist()
     )
+
+
+@pytest.mark.parametrize(
+    ("label_dtype", "key", "scores"),
+    [
+        ("int8", np.arange(50, dtype=np.int64), ("s",)),
+        ("bool", np.arange(50, dtype=np.uint64), ("s", "t")),
+        ("int64", np.arange(50) / 4.0 - 3.0, ("t",)),
+        ("int8", np.arange(50) % 2 == 0, ("s", "t", "u")),
+    ],
+)
+@pytest.mark.parametrize("n_buckets", [1, 3, 8])
+def test_the_compiled_counting_sort_cuts_a_block_into_the_numpy_paths_pieces(
+    label_dtype, key, scores, n_buckets, monkeypatch
+):
+    """Label, scores (one column, or stacked) and the key, bucket by bucket in input order:
+    the stable argsort's pieces, whatever the dtypes (each moved as unsigned bytes)."""
+    pytest.importorskip("numba")
+    assert compiled.compile_now(timeout=300)
+    from dask_auc._kernels.groups import _numba as loops
+
+    calls = []
+    count = loops.bucketed_rows
+    monkeypatch.setattr(loops, "bucketed_rows", lambda *a: calls.append(1) or count(*a))
+    rng = np.random.default_rng(n_buckets)
+    n = 3000
+    frame = pd.DataFrame(
+        {
+            "user": rng.choice(key, n),
+            "y": (rng.random(n) < 0.3).astype(label_dtype),
+            "s": rng.random(n),
+            "t": rng.integers(-5, 5, n).astype(np.float32),
+            "u": rng.integers(0, 10**6, n),
+        }
+    )
+    spec = GroupSpec(("user",), "y", scores[0], more_scores=scores[1:])
+    found = []
+    for flag in (True, False):
+        with_flag = replace(spec, compiled=flag)
+        found.append(split_group_block(frame, with_flag, n_buckets))
+    (info, pieces, _), (numpy_info, numpy_pieces, _) = found
+    assert info == numpy_info and len(pieces) == len(numpy_pieces) == n_buckets
+    for piece, expected in zip(pieces, numpy_pieces, strict=True):
+        pd.testing.assert_frame_equal(piece.keys, expected.keys)
+        for a, b in ((piece.label, expected.label), (piece.score, expected.score)):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+        assert piece.codes is expected.codes is None
+    assert len(calls) == (n_buckets > 1)  # (one bucket: the block is its piece, no sort)

@@ -1,4 +1,4 @@
-"""The grouped AUC's compiled loop (the optional ``numba`` extra).
+"""The grouped AUC's compiled loops (the optional ``numba`` extra).
 
 Loaded only through :mod:`dask_auc._kernels.sort.compiled`, which falls back to
 NumPy when numba is missing: :func:`grouped_pair_counts`, every group's class
@@ -163,6 +163,39 @@ def _all_pairs(values, first, middle, stop, above, tied):  # pragma: no cover - 
                 tied[i] += values[p, i] == values[q, i]
 
 
+@_compile
+def bucketed_rows(buckets, n_buckets, label, score, key):  # pragma: no cover - compiled
+    """The rows of ``buckets`` below ``n_buckets`` (others left out), stably by bucket.
+
+    A counting sort: one pass counts, one scatters each row's label, scores
+    (2-D: rows x columns, each row's values in one cache line) and key into
+    its bucket's run -- a write stream a bucket, where NumPy's stable
+    ``argsort`` and a gather of each column read every column at random.
+    Returns ``(label, score, key, cuts)``: bucket ``b``'s rows are
+    ``cuts[b]:cuts[b + 1]``, in input order.
+    """
+    n, m = score.shape
+    cuts = np.zeros(n_buckets + 2, np.int64)
+    for k in range(n):
+        cuts[buckets[k] + 1] += 1
+    for b in range(n_buckets + 1):
+        cuts[b + 1] += cuts[b]
+    kept = cuts[n_buckets]
+    out_label, out_key = np.empty(kept, label.dtype), np.empty(kept, key.dtype)
+    out_score = np.empty((kept, m), score.dtype)
+    cursor = cuts[:n_buckets].copy()
+    for k in range(n):
+        b = buckets[k]
+        if b >= n_buckets:
+            continue
+        at = cursor[b]
+        cursor[b] = at + 1
+        out_label[at], out_key[at] = label[k], key[k]
+        for i in range(m):
+            out_score[at, i] = score[k, i]
+    return out_label, out_score, out_key, cuts[: n_buckets + 1].copy()
+
+
 def warm_up(loaded: Callable[[Any], None]) -> None:
     """Run the loop once, through its door, on tiny inputs: numba compiles (or loads) it.
 
@@ -179,4 +212,10 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         # several models' scores, stacked (rows x models), as the split gathers them
         stack = np.column_stack((scores, scores[::-1]))
         pair_sums.grouped_pair_counts_many(np.arange(300) % 100, 100, stack, positive)
+    # (the split moves each column as unsigned integers of its width: 1-byte labels, 8-byte
+    # scores and keys here)
+    buckets = np.arange(300, dtype=np.int64) % 5
+    bucketed_rows(
+        buckets, 4, positive.view(np.uint8), stack.view(np.uint64), buckets.view(np.uint64)
+    )
     loaded(grouped_pair_counts)

@@ -44,6 +44,7 @@ from ..core.validation import (
     sorted_labels,
     to_numpy,
 )
+from .bucketed import bucketed_rows
 from .codes import group_codes, key_table
 from .heavy_groups import (
     NO_PIECE,
@@ -210,6 +211,11 @@ def split_group_block(
         # no copy of the block without them
         key_bucket[key_group >= 0] = n_buckets
     n_sorted = n_buckets + (key_group is not None)
+    if codes is None and weight is None and gauc_weight is None and spec.compiled:
+        bucketed = bucketed_rows(key_bucket, n_buckets, label, score, keys)
+        if bucketed is not None:  # one counting sort, the same pieces
+            label, score, key_pieces, cuts = bucketed
+            return info, _pieces(key_pieces, None, label, score, None, None, dtypes, cuts), slots
     key_order = np.argsort(key_bucket, kind="stable")
     key_cuts = _cuts(key_bucket, n_sorted)
     if codes is None:  # the rows are the keys: a piece's rows are its keys, in order
@@ -230,12 +236,27 @@ def split_group_block(
     weight = None if weight is None else weight[order]
     gauc_weight = None if gauc_weight is None else gauc_weight[order]
     key_pieces = _key_pieces(keys, key_order[: key_cuts[n_buckets]], key_cuts[: n_buckets + 1])
+    pieces = _pieces(key_pieces, codes, label, score, weight, gauc_weight, dtypes, cuts)
+    return info, pieces, slots
+
+
+def _pieces(
+    key_pieces: list[pd.DataFrame],
+    codes: np.ndarray | None,
+    label: np.ndarray,
+    score: np.ndarray,
+    weight: np.ndarray | None,
+    gauc_weight: np.ndarray | None,
+    dtypes: tuple[np.dtype, ...],
+    cuts: np.ndarray,
+) -> list[GroupRows]:
+    """One :class:`GroupRows` a bucket: slices of the columns in bucket order at ``cuts``."""
     pieces = []
-    for b in range(n_buckets):
+    for b, keys in enumerate(key_pieces):
         rows = slice(cuts[b], cuts[b + 1])
         pieces.append(
             GroupRows(
-                key_pieces[b],
+                keys,
                 None if codes is None else codes[rows],
                 label[rows],
                 score[rows],
@@ -244,7 +265,7 @@ def split_group_block(
                 dtypes,
             )
         )
-    return info, pieces, slots
+    return pieces
 
 
 def _rows(score: np.ndarray, taken: np.ndarray) -> np.ndarray:
