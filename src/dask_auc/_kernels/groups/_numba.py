@@ -213,9 +213,10 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         stack = np.column_stack((scores, scores[::-1]))
         pair_sums.grouped_pair_counts_many(np.arange(300) % 100, 100, stack, positive)
     # (the split moves each column as unsigned integers of its width: 1-byte labels, 8-byte
-    # scores and keys here)
+    # scores and keys here; the buckets uint16, as below 65,536 buckets)
     buckets = np.arange(300, dtype=np.int64) % 5
+    keys = buckets.view(np.uint64)
     bucketed_rows(
-        buckets, 4, positive.view(np.uint8), stack.view(np.uint64), buckets.view(np.uint64)
+        buckets.astype(np.uint16), 4, positive.view(np.uint8), stack.view(np.uint64), keys
     )
     loaded(grouped_pair_counts)
