@@ -44,9 +44,13 @@ def bucketed_rows(
     kernel = usable(True, "groups", label_bits, stack_bits, key_bits)
     if kernel is None:
         return None
+    kept = len(key_bucket) - int(np.count_nonzero(key_bucket >= n_buckets))
+    out_label, out_key = np.empty(kept, label_bits.dtype), np.empty(kept, key_bits.dtype)
+    out_score = np.empty((kept, stack_bits.shape[1]), stack_bits.dtype)
     # (the buckets as they come: uint16 below 65,536 buckets, no copy of 8 bytes a row)
-    found = kernel.bucketed_rows(key_bucket, n_buckets, label_bits, stack_bits, key_bits)
-    out_label, out_score, out_key, cuts = found
+    cuts = kernel.bucketed_rows(
+        key_bucket, n_buckets, label_bits, stack_bits, key_bits, out_label, out_score, out_key
+    )
     out_score = out_score.view(score.dtype)
     ordered = pd.DataFrame({keys.columns[0]: out_key.view(key.dtype)}, copy=False)
     key_pieces = [ordered.iloc[cuts[b] : cuts[b + 1]] for b in range(n_buckets)]
