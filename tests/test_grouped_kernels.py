@@ -430,14 +430,18 @@ def test_pieces_with_per_row_keys_and_key_codes_meet_in_one_bucket():
         ("bool", np.arange(50, dtype=np.uint64), ("s", "t")),
         ("int64", np.arange(50) / 4.0 - 3.0, ("t",)),
         ("int8", np.arange(50) % 2 == 0, ("s", "t", "u")),
+        ("int8", np.array([f"user-{i}" for i in range(50)], dtype=object), ("s",)),
+        ("bool", np.array([f"u{i}" for i in range(50)], dtype=object), ("s", "t")),
+        ("int64", "two columns", ("s",)),
     ],
 )
 @pytest.mark.parametrize("n_buckets", [1, 3, 8])
 def test_the_compiled_counting_sort_cuts_a_block_into_the_numpy_paths_pieces(
     label_dtype, key, scores, n_buckets, monkeypatch
 ):
-    """Label, scores (one column, or stacked) and the key, bucket by bucket in input order:
-    the stable argsort's pieces, whatever the dtypes (each moved as unsigned bytes)."""
+    """Label, scores (one column, or stacked) and the key, bucket by bucket in input order: the
+    stable argsort's pieces, whatever the dtypes (each moved as unsigned bytes); keys of
+    strings or of two columns keep the NumPy path."""
     pytest.importorskip("numba")
     assert compiled.compile_now(timeout=300)
     from dask_auc._kernels.groups import _numba as loops
@@ -447,16 +451,18 @@ def test_the_compiled_counting_sort_cuts_a_block_into_the_numpy_paths_pieces(
     monkeypatch.setattr(loops, "bucketed_rows", lambda *a: calls.append(1) or count(*a))
     rng = np.random.default_rng(n_buckets)
     n = 3000
+    two = isinstance(key, str)  # a key of two columns: codes, as strings have
     frame = pd.DataFrame(
         {
-            "user": rng.choice(key, n),
+            "user": rng.integers(0, 30, n) if two else rng.choice(key, n),
+            "day": rng.integers(0, 3, n),
             "y": (rng.random(n) < 0.3).astype(label_dtype),
             "s": rng.random(n),
             "t": rng.integers(-5, 5, n).astype(np.float32),
             "u": rng.integers(0, 10**6, n),
         }
     )
-    spec = GroupSpec(("user",), "y", scores[0], more_scores=scores[1:])
+    spec = GroupSpec(("user", "day") if two else ("user",), "y", scores[0], more_scores=scores[1:])
     found = []
     for flag in (True, False):
         with_flag = replace(spec, compiled=flag)
@@ -468,5 +474,9 @@ def test_the_compiled_counting_sort_cuts_a_block_into_the_numpy_paths_pieces(
         for a, b in ((piece.label, expected.label), (piece.score, expected.score)):
             assert a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_array_equal(a, b)
-        assert piece.codes is expected.codes is None
-    assert len(calls) == (n_buckets > 1)  # (one bucket: the block is its piece, no sort)
+        if expected.codes is None:
+            assert piece.codes is None
+        else:
+            np.testing.assert_array_equal(piece.codes, expected.codes)
+    # one bucket: the block is its piece, no sort; strings or two key columns: the NumPy path
+    assert len(calls) == (n_buckets > 1 and not two and key.dtype != object)

@@ -2,7 +2,7 @@
 
 :func:`~.split.split_group_block` cuts a block into one piece per bucket of
 its key hashes.  NumPy's way is a stable ``argsort`` of the buckets and a
-gather of each column; where the key is one column, unweighted, the loop
+gather of each column; unweighted, with one numeric key column, the loop
 :func:`~._numba.bucketed_rows` counts the buckets and scatters every column
 into them in one pass each: the same pieces.  Nothing here imports dask.
 """
@@ -18,45 +18,55 @@ from ..sort.compiled import usable
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def bucketed_rows(
-    key_bucket: np.ndarray, n_buckets: int, label: np.ndarray, score: np.ndarray, keys: pd.DataFrame
-) -> tuple[np.ndarray, np.ndarray, list[pd.DataFrame], np.ndarray] | None:
+def bucketed_columns(
+    row_bucket: np.ndarray, n_buckets: int, label: np.ndarray, score: np.ndarray, key: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Label, score and key rows in bucket order, by one compiled counting sort; or None.
 
-    Rows of a bucket of ``n_buckets`` or more (heavy groups') are left out.
-    Each column goes through the loop as unsigned integers of its width (the
-    same bytes: one compiled signature a width, not a dtype); a key of
-    several columns, or of a type the loop does not take, gives None (the
-    NumPy path: a stable ``argsort``, then a gather of each column).
-    """
-    if len(keys.columns) != 1 or not isinstance(keys.dtypes.iloc[0], np.dtype):
-        return None  # (an extension dtype's column: the NumPy path's take keeps it)
-    if label.dtype.kind not in "biuf":
-        return None
-    key = keys.iloc[:, 0].to_numpy()
-    widths = (label.dtype.itemsize, score.dtype.itemsize, key.dtype.itemsize)
-    if key.dtype.kind not in "biuf" or any(w not in _UNSIGNED for w in widths):
-        return None
+    Returns ``(label, score, key, cuts)``: bucket ``b``'s rows are
+    ``cuts[b]:cuts[b + 1]``, in input order; rows of a bucket of
+    ``n_buckets`` or more (heavy groups') are left out.  Each column goes
+    through the loop as unsigned integers of its width (the same bytes: one
+    compiled signature a width, not a dtype); a column the loop does not take
+    (objects), or no compiled loops, gives None (the NumPy path: a stable
+    ``argsort``, then a gather of each column).
+
+    Examples
+    --------
+    >>> found = bucketed_columns(np.array([1, 0, 1, 2], np.uint16), 2, np.array([0, 1, 1, 0]),
+    ...                          np.array([0.5, 0.1, 0.7, 0.2]), np.array([7, 8, 9, 6]))
+    >>> found is None or [a.tolist() for a in found] == [[1, 0, 1], [0.1, 0.5, 0.7], [8, 7, 9],
+    ...                                                  [0, 1, 3]]  # (None: no numba)
+    True
+    """  # fmt: skip
     columns = (label, score.reshape(len(score), score.shape[1] if score.ndim == 2 else 1), key)
+    if any(c.dtype.kind not in "biuf" or c.dtype.itemsize not in _UNSIGNED for c in columns):
+        return None
     label_bits, stack_bits, key_bits = (
-        np.ascontiguousarray(c).view(_UNSIGNED[w]) for c, w in zip(columns, widths, strict=True)
+        np.ascontiguousarray(c).view(_UNSIGNED[c.dtype.itemsize]) for c in columns
     )
     kernel = usable(True, "groups", label_bits, stack_bits, key_bits)
     if kernel is None:
         return None
-    kept = len(key_bucket) - int(np.count_nonzero(key_bucket >= n_buckets))
+    kept = len(row_bucket) - int(np.count_nonzero(row_bucket >= n_buckets))
     out_label, out_key = np.empty(kept, label_bits.dtype), np.empty(kept, key_bits.dtype)
     out_score = np.empty((kept, stack_bits.shape[1]), stack_bits.dtype)
     # (the buckets as they come: uint16 below 65,536 buckets, no copy of 8 bytes a row)
     cuts = kernel.bucketed_rows(
-        key_bucket, n_buckets, label_bits, stack_bits, key_bits, out_label, out_score, out_key
+        row_bucket, n_buckets, label_bits, stack_bits, key_bits, out_label, out_score, out_key
     )
     out_score = out_score.view(score.dtype)
-    ordered = pd.DataFrame({keys.columns[0]: out_key.view(key.dtype)}, copy=False)
-    key_pieces = [ordered.iloc[cuts[b] : cuts[b + 1]] for b in range(n_buckets)]
     return (
         out_label.view(label.dtype),
         out_score if score.ndim == 2 else out_score[:, 0],
-        key_pieces,
+        out_key.view(key.dtype),
         cuts,
     )
+
+
+def key_column_pieces(
+    keys: pd.DataFrame, ordered_key: np.ndarray, cuts: np.ndarray
+) -> list[pd.DataFrame]:
+    """The one-column key table of rows in bucket order, one slice (a view) per bucket."""
+    ordered = pd.DataFrame({keys.columns[0]: ordered_key}, copy=False)
+    return [ordered.iloc[cuts[b] : cuts[b + 1]] for b in range(len(cuts) - 1)]

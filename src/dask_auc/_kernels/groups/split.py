@@ -44,7 +44,7 @@ from ..core.validation import (
     sorted_labels,
     to_numpy,
 )
-from .bucketed import bucketed_rows
+from .bucketed import bucketed_columns, key_column_pieces
 from .codes import group_codes, key_table
 from .heavy_groups import (
     NO_PIECE,
@@ -211,10 +211,15 @@ def split_group_block(
         # no copy of the block without them
         key_bucket[key_group >= 0] = n_buckets
     n_sorted = n_buckets + (key_group is not None)
-    if codes is None and weight is None and gauc_weight is None and spec.compiled:
-        bucketed = bucketed_rows(key_bucket, n_buckets, label, score, keys)
-        if bucketed is not None:  # one counting sort, the same pieces
-            label, score, key_pieces, cuts = bucketed
+    # unweighted, one numeric key column: one counting sort (keys of strings or of several
+    # columns are hashed per distinct key, and the string work dominates: measured no faster)
+    counted = weight is None and gauc_weight is None and spec.compiled
+    if counted and codes is None and len(keys.columns) == 1 and _numpy_dtypes(keys):
+        key = keys.iloc[:, 0].to_numpy()
+        found = bucketed_columns(key_bucket, n_buckets, label, score, key)
+        if found is not None:  # the rows are the keys: one counting sort, the same pieces
+            label, score, key, cuts = found
+            key_pieces = key_column_pieces(keys, key, cuts)
             return info, _pieces(key_pieces, None, label, score, None, None, dtypes, cuts), slots
     key_order = np.argsort(key_bucket, kind="stable")
     key_cuts = _cuts(key_bucket, n_sorted)
@@ -320,13 +325,18 @@ def _cuts(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
     return cuts
 
 
+def _numpy_dtypes(keys: pd.DataFrame) -> bool:
+    """Whether every key column has a NumPy dtype (not an extension type's)."""
+    return all(isinstance(dtype, np.dtype) for dtype in keys.dtypes)
+
+
 def _key_pieces(keys: pd.DataFrame, order: np.ndarray, cuts: np.ndarray) -> list[pd.DataFrame]:
     """The rows ``order[cuts[b]:cuts[b + 1]]`` of ``keys``, one table per bucket ``b``.
 
     One ``take`` of every row, then a positional slice (a view) per bucket: a
     table built or taken per bucket costs more than its rows for small pieces.
     """
-    if all(isinstance(dtype, np.dtype) for dtype in keys.dtypes):  # NumPy columns: gathered
+    if _numpy_dtypes(keys):  # NumPy columns: gathered
         columns = {name: keys[name].to_numpy()[order] for name in keys.columns}
         ordered = pd.DataFrame(columns, columns=keys.columns, copy=False)
     else:
