@@ -396,10 +396,10 @@ class DeLongCovariance(NamedTuple):
         )
         auc_a, auc_b = self.aucs[i], self.aucs[j]
         difference = auc_a - auc_b
-        std_error = math.sqrt(max(variance, 0.0)) if variance == variance else nan
-        if not variance > noise:  # 0, or not told from 0 by the float sums: no z
+        if not variance > noise:  # NaN (a class of one row), 0, or not told from 0: no z
             std_error = 0.0 if variance == variance else nan
             return DeLongTest(auc_a, auc_b, difference, std_error, nan, nan)
+        std_error = math.sqrt(variance)
         z = difference / std_error
         return DeLongTest(auc_a, auc_b, difference, std_error, z, math.erfc(abs(z) / math.sqrt(2)))
 
