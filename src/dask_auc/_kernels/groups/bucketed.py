@@ -10,7 +10,6 @@ into them in one pass each: the same pieces.  Nothing here imports dask.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..sort.compiled import usable
 
@@ -62,11 +61,3 @@ def bucketed_columns(
         out_key.view(key.dtype),
         cuts,
     )
-
-
-def key_column_pieces(
-    keys: pd.DataFrame, ordered_key: np.ndarray, cuts: np.ndarray
-) -> list[pd.DataFrame]:
-    """The one-column key table of rows in bucket order, one slice (a view) per bucket."""
-    ordered = pd.DataFrame({keys.columns[0]: ordered_key}, copy=False)
-    return [ordered.iloc[cuts[b] : cuts[b + 1]] for b in range(len(cuts) - 1)]

@@ -44,7 +44,7 @@ from ..core.validation import (
     sorted_labels,
     to_numpy,
 )
-from .bucketed import bucketed_columns, key_column_pieces
+from .bucketed import bucketed_columns
 from .codes import group_codes, key_table
 from .heavy_groups import (
     NO_PIECE,
@@ -219,7 +219,7 @@ def split_group_block(
         found = bucketed_columns(key_bucket, n_buckets, label, score, key)
         if found is not None:  # the rows are the keys: one counting sort, the same pieces
             label, score, key, cuts = found
-            key_pieces = key_column_pieces(keys, key, cuts)
+            key_pieces = _sliced(pd.DataFrame({keys.columns[0]: key}, copy=False), cuts)
             return info, _pieces(key_pieces, None, label, score, None, None, dtypes, cuts), slots
     key_order = np.argsort(key_bucket, kind="stable")
     key_cuts = _cuts(key_bucket, n_sorted)
@@ -341,6 +341,11 @@ def _key_pieces(keys: pd.DataFrame, order: np.ndarray, cuts: np.ndarray) -> list
         ordered = pd.DataFrame(columns, columns=keys.columns, copy=False)
     else:
         ordered = keys.take(order)
+    return _sliced(ordered, cuts)
+
+
+def _sliced(ordered: pd.DataFrame, cuts: np.ndarray) -> list[pd.DataFrame]:
+    """Rows ``cuts[b]:cuts[b + 1]`` of a table in bucket order, one slice (a view) per bucket."""
     return [ordered.iloc[cuts[b] : cuts[b + 1]] for b in range(len(cuts) - 1)]
 
 
