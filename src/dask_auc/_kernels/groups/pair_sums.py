@@ -28,7 +28,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.footprint import SizedByArrays
+from ..sort.buckets import pair_counts
 from ..sort.compiled import usable
+from ..sort.rows import SortedScores
 
 #: the exact-integer range of float64: counts below it divide with one rounding
 _EXACT_FLOAT = 2**53
@@ -226,20 +228,20 @@ def grouped_pair_counts_many(
 def sorted_twice_area(negatives: np.ndarray, positives: np.ndarray) -> int:
     """Twice the ROC area's pair count of one group: ``2 * (pos > neg) + (pos == neg)``.
 
-    Both classes sorted by NumPy (its SIMD sort), then each positive placed
-    among the negatives by ``np.searchsorted``, whose ascending keys each
-    start from the last one's place: exact integers, a tie counting one half.
+    Both classes sorted by NumPy (its SIMD sort), then counted as a sorted
+    bucket's classes are (:func:`~dask_auc._kernels.sort.buckets.pair_counts`:
+    one compiled merge, else binary searches): exact integers, a tie counting
+    one half.
 
     Examples
     --------
     >>> sorted_twice_area(np.array([0.1, 0.5, 0.5]), np.array([0.5, 0.9]))  # 4 above, 2 tied
     10
     """
-    ordered = np.sort(negatives)
-    keys = np.sort(positives)
-    below = np.searchsorted(ordered, keys, "left")
-    tied = np.searchsorted(ordered, keys, "right") - below
-    return 2 * int(below.sum()) + int(tied.sum())
+    above, tied = pair_counts(
+        SortedScores(np.sort(positives)), SortedScores(np.sort(negatives)), compiled=True
+    )
+    return 2 * int(above) + int(tied)
 
 
 def class_exponents(
