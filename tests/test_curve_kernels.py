@@ -12,9 +12,13 @@ from dask_auc._kernels.binary.corners import corner_mask
 from dask_auc._kernels.binary.curve_context import curve_contexts
 from dask_auc._kernels.binary.curve_points import (
     CurvePoints,
+    KeptView,
     bucket_points,
     concatenated,
+    count_while,
+    first_reaching,
     integer_counts,
+    kept_points,
 )
 from dask_auc._kernels.binary.curves import PRECISION_RECALL, ROC, bucket_curve
 from dask_auc._kernels.binary.persisted import with_placed_points
@@ -104,6 +108,74 @@ def test_kept_points_of_integer_counts_give_the_remainders_summed_from_the_rows(
             np.testing.assert_array_equal(getattr(asked, name), getattr(summed, name))
             assert getattr(asked, name).dtype == getattr(summed, name).dtype
         assert bucket_points(kept, context).fns is None
+
+
+@given(
+    scored_rows(),
+    st.data(),
+    st.sampled_from([1, 2, 3, 6]),
+    st.sampled_from(["float64", "float32", "int64", "signed zeros"]),
+)
+def test_points_kept_in_int32_are_the_points_they_were_kept_from(rows, data, n_buckets, kind):
+    """A persisted bucket's :class:`KeptPoints` give back every point, bit for bit, and by lookup.
+
+    Thresholds included: of ``-0.0`` and ``0.0`` in one tie, the same one as the walk wrote.
+    """
+    y, s, _ = rows
+    if kind == "signed zeros":  # a tie of -0.0 and 0.0, in either class or both
+        s = np.where(s < np.median(s), np.where(np.arange(len(s)) % 2 == 0, -0.0, 0.0), s)
+    elif kind == "int64":
+        s = np.round(s * 100).astype(np.int64)
+    else:
+        s = s.astype(kind)
+    buckets, summaries = _sorted_buckets(y, s, None, _cuts(data, len(y)), n_buckets)
+    for bucket, context in zip(buckets, curve_contexts(summaries), strict=True):
+        points = bucket_points(bucket, context)
+        kept = kept_points(bucket, points, context)
+        assert kept is not None and kept.positives.dtype == np.int32
+        own_rows = (points.tps - context.above[0]) + (points.fps - context.above[1])
+        one_row_each = np.array_equal(own_rows, np.arange(1, len(points) + 1))
+        assert (kept.rows is None) is one_row_each  # the rows are kept only where there are ties
+        view = KeptView(kept, bucket.pos.scores, bucket.neg.scores)
+        assert len(view) == len(points)
+        for name in ("tps", "fps", "thresholds"):
+            made, walked = getattr(view, name), getattr(points, name)
+            assert made.dtype == walked.dtype
+            np.testing.assert_array_equal(made, walked)
+            assert np.array_equal(np.signbit(made), np.signbit(walked))
+        some = np.array(data.draw(st.lists(st.integers(0, max(len(points) - 1, 0)), max_size=5)))
+        if len(points):
+            taken, expected = view.take(some.astype(np.int64)), points.take(some.astype(np.int64))
+            for name in ("tps", "fps", "thresholds"):
+                np.testing.assert_array_equal(getattr(taken, name), getattr(expected, name))
+            i = int(some[0]) if len(some) else 0
+            assert view.point(i) == points.point(i)
+
+
+def test_weighted_or_too_large_buckets_keep_their_points_as_arrays(monkeypatch):
+    """Weights (or more rows than int32 counts) leave a persisted bucket's points as they were."""
+    y, s = _heavy_tie_rows()
+    w = np.linspace(0.5, 2, len(y))
+    for weights, limit, kept in ((w, None, False), (None, 10, False), (None, None, True)):
+        if limit is not None:
+            monkeypatch.setattr("dask_auc._kernels.binary.curve_points.KEPT_ROWS_LIMIT", limit)
+        buckets, summaries = _sorted_buckets(y, s, weights, [0, len(y)], 2)
+        for bucket, context in zip(buckets, curve_contexts(summaries), strict=True):
+            points = bucket_points(bucket, context)
+            assert (kept_points(bucket, points, context) is not None) is kept
+        monkeypatch.undo()
+
+
+@given(st.lists(st.integers(0, 6), max_size=40), st.lists(st.integers(-1, 8), max_size=6))
+def test_bisections_find_what_searchsorted_and_a_scan_find(steps, wanted):
+    """:func:`first_reaching` is ``searchsorted(keys, wanted)``; :func:`count_while` a scan."""
+    keys = np.cumsum(np.array(steps, dtype=np.int64))
+    wanted = np.array(wanted, dtype=np.int64)
+    found = first_reaching(len(keys), lambda i: keys[i], wanted)
+    np.testing.assert_array_equal(found, np.searchsorted(keys, wanted, "left"))
+    for value in wanted:
+        prefix = int(np.sum(keys <= value))
+        assert count_while(len(keys), lambda i, v=value: keys[i] <= v) == prefix
 
 
 def test_a_tie_spread_over_buckets_gives_one_point_from_its_last_bucket():

@@ -325,20 +325,23 @@ class ROC:
         """Sort now and keep the sorted buckets and their summaries in memory; returns ``self``.
 
         Each bucket is kept with its curve points placed among all buckets'
-        (its distinct scores and the rows, or weight, of each class at or
-        above and below each) and its answers to the questions that take no
-        parameter (its part of the average precision, its KS statistic,
-        ``roc_curve``'s corners): about 35 bytes a row on continuous scores
-        (the sorted score, and 24 bytes per distinct score; 40 weighted), far
-        less on tied ones.  Under a ``distributed`` client they stay on the workers (a lost
-        worker's buckets are recomputed from the input, as for any persisted
-        collection); on the threaded scheduler, in this process.  Every
-        query after it reads them: O(buckets) small tasks that look up the
-        points they need by bisection, no sort and no scan of the points.
-        The input's validated rows are kept too, from the same read (16
-        bytes a row, 24 weighted), for the bootstrap, whose replicates need
-        each row's position (:meth:`ci`): every answer of a persisted ROC
-        describes the rows it read then, whatever its source holds later.
+        (the rows, or weight, of each class at or above each distinct score)
+        and its answers to the questions that take no parameter (its part of
+        the average precision, its KS statistic, ``roc_curve``'s corners):
+        about 13 bytes a row on continuous scores (the sorted score, and 4
+        bytes per distinct score, 8 with ties: the bucket's positives and rows
+        at or above it as int32, from which its counts and threshold follow
+        exactly; 40 weighted), far less on tied ones.  Under a ``distributed``
+        client they stay on the workers (a lost worker's buckets are
+        recomputed from the input, as for any persisted collection); on the
+        threaded scheduler, in this process.  Every query after it reads
+        them: O(buckets) small tasks that look up the points they need by
+        bisection, no sort and no scan of the points.  The input's validated
+        rows are kept too, from the same read (the score and the label as
+        given: 9 bytes a row for int8 labels, 16 for int64; 8 more weighted),
+        for the bootstrap, whose replicates need each row's position
+        (:meth:`ci`): every answer of a persisted ROC describes the rows it
+        read then, whatever its source holds later.
 
         Examples
         --------

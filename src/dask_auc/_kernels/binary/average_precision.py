@@ -34,7 +34,7 @@ def bucket_precision_sum(bucket: Bucket, context: CurveContext, swap: bool = Fal
     """
     if bucket.answers is not None and not swap:
         return bucket.answers.precision_sum
-    points = bucket_points(bucket, context)
+    points = bucket_points(bucket, context).whole
     if len(points) == 0:
         return 0
     side = int(swap)  # which count is the class asked for

@@ -11,8 +11,10 @@ Nothing here imports dask.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +48,203 @@ class CurvePoints(SizedByArrays):
         fns = None if self.fns is None else self.fns[keep]
         tns = None if self.tns is None else self.tns[keep]
         return CurvePoints(self.tps[keep], self.fps[keep], self.thresholds[keep], fns, tns)
+
+    def point(self, i: int) -> tuple[Any, Any, Any]:
+        """``(tp, fp, threshold)`` of point ``i`` (NumPy scalars): what a bisection reads."""
+        return self.tps[i], self.fps[i], self.thresholds[i]
+
+    def counts(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(tps, fps)`` of the points at ``index``: what a vectorized bisection reads."""
+        return self.tps[index], self.fps[index]
+
+    @property
+    def whole(self) -> CurvePoints:
+        """The points as arrays (they are): :attr:`KeptView.whole`'s twin."""
+        return self
+
+
+@dataclass(frozen=True)
+class KeptPoints(SizedByArrays):
+    """A persisted bucket's curve points of plain rows, in 4 bytes a point (8 with ties).
+
+    ``positives`` and ``rows``: the bucket's own positives and rows at or above
+    each point (int32; ``rows`` None where point ``i`` has ``i + 1`` rows, as
+    when the bucket has no tie); ``above``: each class's rows in the buckets
+    above.  The rest follows exactly: ``tps = above[0] + positives``, ``fps =
+    above[1] + rows - positives``, and a point's threshold is the lowest score
+    at or above it, the lower of its lowest positive and lowest negative
+    (:class:`KeptView`).  :class:`CurvePoints` would keep 24 bytes a point.
+    """
+
+    positives: np.ndarray
+    rows: np.ndarray | None
+    above: tuple[int, int]
+
+    def __len__(self) -> int:
+        return len(self.positives)
+
+
+#: the most rows a bucket may hold for its points to be kept in int32 (:func:`kept_points`)
+KEPT_ROWS_LIMIT = 2**31 - 1
+
+
+def kept_points(bucket: Bucket, points: CurvePoints, context: CurveContext) -> KeptPoints | None:
+    """``points`` of a persisted bucket as :class:`KeptPoints`, where its counts are plain rows.
+
+    None where they are not -- weights, integer multiplicities (their sums
+    may pass int32) -- or the bucket holds more than :data:`KEPT_ROWS_LIMIT`
+    rows: the bucket then keeps its points as arrays.
+    """
+    plain = bucket.pos.weights is None and bucket.neg.weights is None
+    if not plain or len(bucket.pos) + len(bucket.neg) > KEPT_ROWS_LIMIT:
+        return None
+    above_pos, above_neg = (int(a) for a in context.above)
+    m = len(points)
+    positives = np.empty(m, np.int32)
+    np.subtract(points.tps, above_pos, out=positives, casting="unsafe")  # < 2**31: exact
+    # rows grow by at least 1 a point from 1: they are 1..m exactly when the last is m
+    ties = m > 0 and int(points.tps[-1]) - above_pos + int(points.fps[-1]) - above_neg != m
+    rows = None
+    if ties:
+        rows = np.empty(m, np.int32)
+        np.subtract(points.fps, above_neg, out=rows, casting="unsafe")
+        rows += positives
+    return KeptPoints(
+        positives,
+        rows,
+        (above_pos, above_neg),
+    )
+
+
+class KeptView:
+    """The curve points of :class:`KeptPoints`, made from the bucket's rows when asked for.
+
+    A lookup of a few points (:meth:`take`, :meth:`point`, what bisections and
+    thinning read) costs O(1) a point; a query that reads whole columns gets
+    them made once (:attr:`whole`).  The same integers and thresholds as the
+    :class:`CurvePoints` the points were kept from.
+    """
+
+    fns: np.ndarray | None = None
+    tns: np.ndarray | None = None
+
+    def __init__(self, kept: KeptPoints, pos: np.ndarray, neg: np.ndarray):
+        self._kept = kept
+        self._scores = (pos, neg)  # each class's scores, ascending
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def take(self, keep: np.ndarray) -> CurvePoints:
+        """The points at ``keep`` (indices, or a mask), as arrays."""
+        index = np.arange(len(self))[keep] if np.asarray(keep).dtype == bool else keep
+        positives, negatives = self._own(np.asarray(index, dtype=np.int64))
+        above_pos, above_neg = self._kept.above
+        thresholds = _lowest_at_or_above(self._scores, (positives, negatives))
+        return CurvePoints(positives + above_pos, negatives + above_neg, thresholds)
+
+    def counts(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(tps, fps)`` of the points at ``index`` (no thresholds made)."""
+        positives, negatives = self._own(np.asarray(index, dtype=np.int64))
+        return positives + self._kept.above[0], negatives + self._kept.above[1]
+
+    def point(self, i: int) -> tuple[Any, Any, Any]:
+        """``(tp, fp, threshold)`` of point ``i``, from scalars (a bisection's step)."""
+        i = int(i)
+        positives = int(self._kept.positives[i])
+        rows = i + 1 if self._kept.rows is None else int(self._kept.rows[i])
+        negatives = rows - positives
+        (pos, neg), dtype = self._scores, np.result_type(*self._scores)
+        lowest_pos = pos[len(pos) - positives] if positives else None
+        lowest_neg = neg[len(neg) - negatives] if negatives else None
+        if lowest_neg is None or (lowest_pos is not None and lowest_pos <= lowest_neg):
+            threshold = lowest_pos  # the rule of _lowest_at_or_above
+        else:
+            threshold = lowest_neg
+        above_pos, above_neg = self._kept.above
+        return (
+            np.int64(positives + above_pos),
+            np.int64(negatives + above_neg),
+            dtype.type(threshold),
+        )
+
+    def _own(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The bucket's own positives and negatives at or above the points at ``index``."""
+        positives = self._kept.positives[index].astype(np.int64)
+        rows = index + 1 if self._kept.rows is None else self._kept.rows[index].astype(np.int64)
+        return positives, rows - positives
+
+    @cached_property
+    def whole(self) -> CurvePoints:
+        """Every point, as arrays."""
+        return self.take(np.arange(len(self)))
+
+    @property
+    def tps(self) -> np.ndarray:
+        return self.whole.tps
+
+    @property
+    def fps(self) -> np.ndarray:
+        return self.whole.fps
+
+    @property
+    def thresholds(self) -> np.ndarray:
+        return self.whole.thresholds
+
+
+#: curve points as arrays, or as a persisted bucket keeps them (both read alike)
+Points = CurvePoints | KeptView
+
+
+def count_while(n: int, holds: Callable[[int], object]) -> int:
+    """How many of the first points ``holds`` (True on a prefix of ``range(n)``), by bisection."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if bool(holds(mid)):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def first_reaching(
+    n: int, key_at: Callable[[np.ndarray], np.ndarray], wanted: np.ndarray
+) -> np.ndarray:
+    """For each ``wanted`` value, the first of ``n`` points whose key reaches it (``n``: none).
+
+    ``key_at(indices)`` gives the keys of those points, non-decreasing along
+    the points: ``np.searchsorted(keys, wanted, "left")`` without making every
+    key, O(len(wanted) * log(n)) (a persisted ROC's points are looked up, not made).
+    """
+    lo, hi = np.zeros(len(wanted), np.int64), np.full(len(wanted), n, np.int64)
+    while np.any(lo < hi):
+        mid = (lo + hi) // 2
+        below = (lo < hi) & (key_at(np.minimum(mid, n - 1)) < wanted)
+        lo, hi = np.where(below, mid + 1, lo), np.where(below | (lo >= hi), hi, mid)
+    return lo
+
+
+def _lowest_at_or_above(
+    scores: tuple[np.ndarray, np.ndarray], counts: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """Each point's threshold: the lowest score of its rows, given each class's rows at or above.
+
+    ``scores``: each class's scores, ascending; ``counts``: each class's rows
+    at or above each point (every point has one, of a class at least).  Of
+    equal scores (``-0.0`` and ``0.0``) the positive's, as the walk that made
+    the points writes it (:func:`merged_points`).
+    """
+    dtype = np.result_type(*scores)
+    lowest = []
+    for ascending, count in zip(scores, counts, strict=True):
+        if len(ascending) == 0:  # then count is 0 at every point
+            lowest.append(np.zeros(len(count), dtype))
+        else:
+            at = np.clip(len(ascending) - count, 0, len(ascending) - 1)
+            lowest.append(ascending[at].astype(dtype, copy=False))
+    (pos, neg), (n_pos, n_neg) = lowest, counts
+    return np.where((n_pos > 0) & ((n_neg == 0) | (pos <= neg)), pos, neg)
 
 
 @dataclass(frozen=True)
@@ -119,7 +318,7 @@ def merged_points(
     return values[descending], (below_neg[descending], below_pos[descending])
 
 
-def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = False) -> CurvePoints:
+def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = False) -> Points:
     """The curve points of one bucket's distinct scores, in absolute counts.
 
     Weighted counts are running sums offset by the rows of the other buckets
@@ -138,6 +337,9 @@ def bucket_points(bucket: Bucket, context: CurveContext, remainders: bool = Fals
     >>> points.fns, points.tns
     (array([1, 0, 0]), array([2, 1, 0]))
     """
+    if isinstance(bucket.placed, KeptPoints):  # kept by a persisted ROC: made when asked for
+        view = KeptView(bucket.placed, bucket.pos.scores, bucket.neg.scores)
+        return with_remainders(view, context.total) if remainders else view
     if bucket.placed is not None:  # made once by with_placed_points, for this context
         placed: CurvePoints = bucket.placed
         if not remainders:
@@ -192,7 +394,7 @@ def _walked_points(bucket: Bucket, context: CurveContext) -> CurvePoints | None:
     return CurvePoints(tps, fps, thresholds)
 
 
-def with_remainders(points: CurvePoints, total: tuple[Number, Number]) -> CurvePoints:
+def with_remainders(points: Points, total: tuple[Number, Number]) -> CurvePoints:
     """``points`` with their remainders: made from the class totals where they have none.
 
     Points without remainders are of integer counts (:func:`integer_counts`),
@@ -200,6 +402,7 @@ def with_remainders(points: CurvePoints, total: tuple[Number, Number]) -> CurveP
     above it, exactly.  A query that thins its points asks for them after
     thinning: a subtraction per point it ships, not per point it has.
     """
+    points = points.whole
     if points.fns is not None and points.tns is not None:
         return points
     total_pos, total_neg = total

@@ -25,7 +25,7 @@ from ..core.validation import (
 from ..sort.buckets import Bucket
 from .corners import as_indices, corner_mask, recall_corner_mask
 from .curve_context import CurveContext
-from .curve_points import CurvePoints, bucket_points, integer_counts, with_remainders
+from .curve_points import CurvePoints, Points, bucket_points, integer_counts, with_remainders
 from .thinning import grid_step, thin_on_grid
 
 
@@ -54,7 +54,7 @@ def bucket_curve(
     if max_points is not None and exact > max_points:
         thinned = thin_on_grid(points, context.total, grid_step(max_points), kept)
         kept = thinned if kept is None else kept[thinned]
-    shipped = points if kept is None else points.take(kept)
+    shipped = points.whole if kept is None else points.take(kept)
     return (with_remainders(shipped, context.total) if derived else shipped), exact
 
 
@@ -71,7 +71,7 @@ class CurveKind:
     #: whether the points carry the rows below them (``fns``, ``tns``), summed directly
     remainders = False
 
-    def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
+    def corner_mask(self, bucket: Bucket, points: Points, context: CurveContext) -> np.ndarray:
         raise NotImplementedError
 
     def arrays(self, start: CurvePoints, points: CurvePoints) -> tuple[np.ndarray, ...]:
@@ -90,10 +90,10 @@ class RocCurve(CurveKind):
 
     name = "roc"
 
-    def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
+    def corner_mask(self, bucket: Bucket, points: Points, context: CurveContext) -> np.ndarray:
         if bucket.answers is not None:  # kept by ROC.persist (indices)
             return bucket.answers.roc_corners
-        return corner_mask(points, context.previous, context.following, bucket.compiled)
+        return corner_mask(points.whole, context.previous, context.following, bucket.compiled)
 
     def arrays(
         self, start: CurvePoints, points: CurvePoints
@@ -117,8 +117,8 @@ class PrecisionRecallCurve(CurveKind):
 
     name = "precision_recall"
 
-    def corner_mask(self, bucket: Bucket, points: CurvePoints, context: CurveContext) -> np.ndarray:
-        return recall_corner_mask(bucket, points, context)
+    def corner_mask(self, bucket: Bucket, points: Points, context: CurveContext) -> np.ndarray:
+        return recall_corner_mask(bucket, points.whole, context)
 
     def arrays(
         self, start: CurvePoints, points: CurvePoints

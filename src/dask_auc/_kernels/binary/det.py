@@ -20,7 +20,15 @@ from ..sort.buckets import Bucket
 from ..sort.labels import LabelRule
 from .corners import recall_corner_mask
 from .curve_context import CurveContext
-from .curve_points import CurvePoints, bucket_points, concatenated, integer_counts, with_remainders
+from .curve_points import (
+    CurvePoints,
+    Points,
+    bucket_points,
+    concatenated,
+    count_while,
+    integer_counts,
+    with_remainders,
+)
 from .thinning import grid_step, thin_on_grid
 
 DET_ONE_CLASS_MESSAGE = (
@@ -66,28 +74,30 @@ def bucket_det(
     # integer counts' remainders are made after thinning, of the points shipped
     points = bucket_points(bucket, context, remainders=not integer_counts(bucket))
     if drop_intermediate and len(points):
-        points = points.take(recall_corner_mask(bucket, points, context, keep_first=False))
+        points = points.take(recall_corner_mask(bucket, points.whole, context, keep_first=False))
     exact = len(points)
     positives = bucket.pos.scores
     lowest = positives[0].item() if len(positives) else None
     if max_points is not None and exact > max_points:
         keep = [thin_on_grid(points, context.total, grid_step(max_points))]
         # fps never decreases: the points without a false positive come first
-        no_negative = int(np.searchsorted(points.fps, 0, "right"))
+        no_negative = count_while(len(points), lambda i: points.point(i)[1] <= 0)
         if no_negative:
             keep.append(np.array([no_negative - 1]))
-        if lowest is not None:  # the point of the lowest positive score (thresholds descend)
-            keep.append(_index_of(points.thresholds, positives[0]))
+        if lowest is not None:  # the point of the lowest positive score
+            keep.append(_index_of(points, positives[0]))
         points = points.take(np.unique(np.concatenate(keep)))
     return with_remainders(points, context.total), exact, lowest
 
 
-def _index_of(descending: np.ndarray, value: Any) -> np.ndarray:
-    """The index of ``value`` in distinct ``descending`` values (empty if absent), by bisection."""
-    ascending = descending[::-1]
-    j = int(np.searchsorted(ascending, value))
-    found = j < len(ascending) and ascending[j] == value
-    return np.array([len(ascending) - 1 - j] if found else [], np.int64)
+def _index_of(points: Points, value: Any) -> np.ndarray:
+    """The index of the point at threshold ``value`` (empty if none), by bisection.
+
+    Thresholds are distinct and descend along the points.
+    """
+    j = count_while(len(points), lambda i: points.point(i)[2] > value)
+    found = j < len(points) and points.point(j)[2] == value
+    return np.array([j] if found else [], np.int64)
 
 
 def det_arrays(

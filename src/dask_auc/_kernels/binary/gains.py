@@ -19,7 +19,7 @@ from ..core.footprint import SizedByArrays
 from ..core.summary import Number
 from ..sort.buckets import Bucket
 from .curve_context import CurveContext
-from .curve_points import CurvePoints, bucket_points
+from .curve_points import Points, bucket_points, first_reaching
 
 
 def bin_targets(total: tuple[Number, Number], n_bins: int) -> np.ndarray:
@@ -35,7 +35,7 @@ def bin_targets(total: tuple[Number, Number], n_bins: int) -> np.ndarray:
     return np.arange(1, n_bins + 1) * rows
 
 
-def _reached(points: CurvePoints, context: CurveContext, n_bins: int) -> np.ndarray:
+def _reached(points: Points, context: CurveContext, n_bins: int) -> np.ndarray:
     """For each bin, the first of the bucket's points that reaches its target (or ``len``).
 
     Weighted, ``rows >= g * W / n_bins`` is decided as ``rows * n_bins >= g * W``.
@@ -48,11 +48,13 @@ def _reached(points: CurvePoints, context: CurveContext, n_bins: int) -> np.ndar
     for two partitionings -- row counts cannot decide a weighted quantile.
     """
     targets = bin_targets(context.total, n_bins)
-    rows = points.tps + points.fps
-    if targets.dtype.kind == "f":
-        found = np.searchsorted(rows * n_bins, targets, "left")
-    else:
-        found = np.searchsorted(rows, targets, "left")
+    scale = n_bins if targets.dtype.kind == "f" else 1
+
+    def rows_at(i: np.ndarray) -> np.ndarray:  # the rows at or above points i (n_bins times)
+        tps, fps = points.counts(i)
+        return (tps + fps) * scale
+
+    found = first_reaching(len(points), rows_at, targets)
     holds_the_end = context.gain_after is None and len(points) > 0  # no point after this one
     found[-1] = len(points) - 1 if holds_the_end else len(points)
     return np.minimum(found, found[-1])
@@ -103,11 +105,9 @@ def bucket_gains_cuts(bucket: Bucket, context: CurveContext, n_bins: int) -> Gai
     points = bucket_points(bucket, context)
     found = _reached(points, context, n_bins)
     bins = np.flatnonzero(found < len(points))
-    at = found[bins]
-    lows, positives, negatives = _segments(bucket, points.thresholds[np.unique(at)])
-    return GainsCuts(
-        bins, points.tps[at], points.fps[at], points.thresholds[at], lows, positives, negatives
-    )
+    cuts = points.take(found[bins])
+    lows, positives, negatives = _segments(bucket, np.unique(cuts.thresholds)[::-1])
+    return GainsCuts(bins, cuts.tps, cuts.fps, cuts.thresholds, lows, positives, negatives)
 
 
 def _segments(bucket: Bucket, ends: np.ndarray) -> tuple[np.ndarray, list[Number], list[Number]]:

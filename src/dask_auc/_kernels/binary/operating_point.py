@@ -18,7 +18,14 @@ import numpy as np
 from ..core.summary import Number
 from ..sort.buckets import Bucket
 from .curve_context import CurveContext
-from .curve_points import CurvePoints, bucket_points, integer_counts, with_remainders
+from .curve_points import (
+    CurvePoints,
+    Points,
+    bucket_points,
+    count_while,
+    integer_counts,
+    with_remainders,
+)
 
 #: the targets a caller may fix: a rate to reach, or a threshold
 RATE_TARGETS = ("fpr", "tpr", "precision", "recall")
@@ -113,7 +120,7 @@ class Candidate:
 
 
 def best_of_points(
-    points: CurvePoints, total: tuple[Number, Number], target: Target
+    points: Points, total: tuple[Number, Number], target: Target
 ) -> Candidate | None:
     """The best qualifying point of a run (descending thresholds), or None if none qualifies.
 
@@ -130,7 +137,7 @@ def best_of_points(
     """
     if target.kind in MONOTONE_TARGETS:
         return best_by_bisection(points, total, target)
-    return best_by_ranking(points, total, target)
+    return best_by_ranking(points.whole, total, target)
 
 
 def best_by_ranking(
@@ -163,7 +170,7 @@ MONOTONE_TARGETS = ("fpr", "tpr", "threshold")
 
 
 def best_by_bisection(
-    points: CurvePoints, total: tuple[Number, Number], target: Target
+    points: Points, total: tuple[Number, Number], target: Target
 ) -> Candidate | None:
     """:func:`best_of_points` for a :data:`MONOTONE_TARGETS` target in O(log(points)).
 
@@ -176,56 +183,48 @@ def best_by_bisection(
     and the best of a suffix the first one, of its first point's ``fps``,
     with the largest ``tps``.
     """
-    tps, fps, thresholds = points.tps, points.fps, points.thresholds
+    point = points.point  # (tp, fp, threshold) of one point: a persisted ROC makes no other
     total_pos, total_neg = total
     kind, value = target.kind, target.value
-    n = len(tps)
+    n = len(points)
     with np.errstate(divide="ignore", invalid="ignore"):
         if kind == "fpr":
-            count = _count_while(n, lambda i: fps[i] / total_neg <= value)
+            count = count_while(n, lambda i: point(i)[1] / total_neg <= value)
         elif kind == "threshold":
-            count = _count_while(n, lambda i: thresholds[i] >= value)
+            count = count_while(n, lambda i: point(i)[2] >= value)
         else:  # tpr: the points that fail come first
-            start = _count_while(n, lambda i: ~(tps[i] / total_pos >= value))
+            start = count_while(n, lambda i: ~(point(i)[0] / total_pos >= value))
     if kind == "tpr":
         if start == n:
             return None
         # the lowest fps of the suffix, then the largest tps among the points holding it
-        last = int(np.searchsorted(fps, fps[start], "right")) - 1
-        i = max(start, int(np.searchsorted(tps, tps[last], "left")))
-        keys = (-fps[i], tps[i])
+        fp_start = point(start)[1]
+        tp_last = point(count_while(n, lambda i: point(i)[1] <= fp_start) - 1)[0]
+        i = max(start, count_while(n, lambda i: point(i)[0] < tp_last))
+        tp, fp, _ = point(i)
+        keys = (-fp, tp)
     else:
         if count == 0:
             return None
-        last = count - 1
-        i = int(np.searchsorted(tps, tps[last], "left"))
+        tp_last, fp_last, _ = point(count - 1)
+        i = count_while(n, lambda i: point(i)[0] < tp_last)
         if kind == "threshold":  # both keys: the first point equal to the last on tps and fps
-            i = max(i, int(np.searchsorted(fps, fps[last], "left")))
-            keys = (tps[i], fps[i])
+            i = max(i, count_while(n, lambda i: point(i)[1] < fp_last))
+            tp, fp, _ = point(i)
+            keys = (tp, fp)
         else:
-            keys = (tps[i], -fps[i])
+            tp, fp, _ = point(i)
+            keys = (tp, -fp)
     best = with_remainders(points.take(np.array([i])), total)  # integer counts: from the totals
     assert best.fns is not None and best.tns is not None
     return Candidate(
         (keys[0].item(), keys[1].item()),
-        tps[i].item(),
-        fps[i].item(),
-        thresholds[i].item(),
+        best.tps[0].item(),
+        best.fps[0].item(),
+        best.thresholds[0].item(),
         best.fns[0].item(),
         best.tns[0].item(),
     )
-
-
-def _count_while(n: int, holds: Any) -> int:
-    """How many of the first points ``holds`` (True on a prefix of ``range(n)``), by bisection."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if bool(holds(mid)):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 def bucket_operating_point(

@@ -19,7 +19,7 @@ from ..sort.buckets import Bucket
 from .average_precision import bucket_precision_sum
 from .corners import as_indices
 from .curve_context import CurveContext
-from .curve_points import bucket_points, integer_counts
+from .curve_points import bucket_points, integer_counts, kept_points
 from .curves import ROC
 from .ks import bucket_ks
 
@@ -58,11 +58,17 @@ class KeptAnswers(SizedByArrays):
 
 def with_answers(bucket: Bucket, context: CurveContext) -> Bucket:
     """The bucket (with placed points) carrying its :class:`KeptAnswers`."""
-    points = bucket_points(bucket, context)
+    points = bucket_points(bucket, context).whole
     corners = as_indices(ROC.corner_mask(bucket, points, context)) if len(points) else None
     answers = KeptAnswers(
         bucket_precision_sum(bucket, context),
         bucket_ks(bucket, context),
-        np.zeros(0, np.int64) if corners is None else corners,
+        np.zeros(0, np.int32) if corners is None else corners.astype(_index_type(len(points))),
     )
-    return replace(bucket, answers=answers)
+    kept = kept_points(bucket, points, context)
+    return replace(bucket, answers=answers, placed=bucket.placed if kept is None else kept)
+
+
+def _index_type(n: int) -> type:
+    """The narrowest index type for ``n`` points: a persisted bucket keeps its corners in it."""
+    return np.int32 if n <= np.iinfo(np.int32).max else np.int64

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..core.summary import Number
-from .curve_points import CurvePoints
+from .curve_points import Points, first_reaching
 
 
 def grid_step(max_points: int) -> float:
@@ -45,7 +45,7 @@ def grid_cells(tps: np.ndarray, fps: np.ndarray, total: tuple[Number, Number], s
 
 
 def thin_on_grid(
-    points: CurvePoints,
+    points: Points,
     total: tuple[Number, Number],
     step: float,
     subset: np.ndarray | None = None,
@@ -67,6 +67,7 @@ def thin_on_grid(
 
     Examples
     --------
+    >>> from dask_auc._kernels.binary.curve_points import CurvePoints
     >>> points = CurvePoints(np.arange(1, 7), np.zeros(6, int), np.zeros(6))
     >>> thin_on_grid(points, (6, 0), 0.5)  # cells 0 0 1 1 1 2
     array([0, 1, 2, 4, 5])
@@ -78,8 +79,7 @@ def thin_on_grid(
         return np.zeros(0, np.int64)
 
     def cells_at(i: np.ndarray) -> np.ndarray:
-        at = i if subset is None else subset[i]
-        return grid_cells(points.tps[at], points.fps[at], total, step)
+        return grid_cells(*points.counts(i if subset is None else subset[i]), total, step)
 
     ends = np.array([0, n - 1])
     low, high = cells_at(ends)
@@ -89,10 +89,5 @@ def thin_on_grid(
         keep = np.concatenate(([True], change)) | np.concatenate((change, [True]))
         return np.flatnonzero(keep)
     # the first point of each cell after the first: where a run of equal cells starts
-    wanted = np.arange(low + 1, high + 1)
-    lo, hi = np.zeros(len(wanted), np.int64), np.full(len(wanted), n - 1, np.int64)
-    while np.any(lo < hi):
-        mid = (lo + hi) // 2
-        below = cells_at(mid) < wanted
-        lo, hi = np.where(below, mid + 1, lo), np.where(below, hi, mid)
-    return np.unique(np.concatenate((ends, lo, lo - 1)))
+    starts = first_reaching(n, cells_at, np.arange(low + 1, high + 1))
+    return np.unique(np.concatenate((ends, starts, starts - 1)))
