@@ -6,8 +6,9 @@ Run it as a script::
 
 Every setting of ``--numba`` runs in a fresh Python process (``--in-process``:
 each in the script's own, a smoke run), which generates
-the same data (binary labels, continuous float64 scores: NumPy arrays wrapped
-in dask arrays of ``--chunks`` chunks), warms up once, then times
+the same data (binary labels of ``--labels``' dtype, int8 by default,
+continuous float64 scores: NumPy arrays wrapped in dask arrays of
+``--chunks`` chunks), warms up once, then times
 ``--repeats`` runs of each row and reports the median and the peak RSS above
 the process's baseline (``_memory.py``), and the ratio to one
 ``roc_auc_score`` measured in the same process.
@@ -51,12 +52,12 @@ if str(HERE) not in sys.path:
 import _process  # noqa: E402
 
 
-def _data(rows: int, chunks: int, seed: int = 0):
+def _data(rows: int, chunks: int, seed: int = 0, labels: str = "int8"):
     import dask.array as da
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    y = (rng.random(rows) < 0.3).astype(np.int8)
+    y = (rng.random(rows) < 0.3).astype(labels)
     s = rng.normal(size=rows) + y
     size = -(-rows // chunks)
     return y, s, da.from_array(y, chunks=size), da.from_array(s, chunks=size)
@@ -76,7 +77,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         from dask_auc._kernels.sort.compiled import compile_now
 
         compile_now()  # loaded, and this CPU's two choices timed, before any timing
-    y_np, s_np, y, s = _data(args.rows, args.chunks)
+    y_np, s_np, y, s = _data(args.rows, args.chunks, labels=args.labels)
     out: dict[str, Any] = {}
 
     def run(name: str, func, repeats: int = args.repeats, scale: float = 1.0) -> Any:
@@ -220,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=lambda t: int(float(t)), default=int(1e7))
     parser.add_argument("--chunks", type=int, default=16)
+    parser.add_argument(
+        "--labels", default="int8", help="the labels' dtype: int8, or int64 as pandas makes them"
+    )
     parser.add_argument("--replicates", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--peer-replicates", type=int, default=3)

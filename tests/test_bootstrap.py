@@ -332,6 +332,48 @@ def test_roc_auc_ci_bootstrap_and_a_persisted_roc_sort_once() -> None:
     assert lazy.compute().estimate == dask_auc.ks_statistic(Y, S).statistic
 
 
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([3, 7]),  # int64, not 0/1
+        np.array([False, True]),
+        np.array([-1.0, 1.0]),
+        np.array(["no", "yes"]),
+        np.array([0, 1], dtype=object),  # kept as given
+    ],
+)
+def test_a_persisted_roc_keeps_its_rows_labels_as_class_codes(labels) -> None:
+    """The persisted rows hold each label as its class's index: the same replicates as lazily."""
+    rng = np.random.default_rng(3)
+    picked = rng.integers(0, 2, 3000)
+    y, s = labels[picked], np.round(picked + rng.normal(size=3000), 1)
+    Y, S = da.from_array(y, chunks=700), da.from_array(s, chunks=700)
+    pos_label, options = labels[1], dict(n_bootstraps=40, random_state=5)
+    lazy = dask_auc.roc(Y, S, pos_label=pos_label).ci(method="bootstrap", **options)
+    curve = dask_auc.roc(Y, S, pos_label=pos_label).persist()
+    blocks = dask.compute(*curve._sort.replicates.kept)  # the kept rows, before any bootstrap
+    coded = y.dtype.kind != "O"
+    assert all(b.coded is coded for b in blocks)
+    assert all((b.labels.dtype == np.uint8) is coded for b in blocks)
+    persisted = curve.ci(method="bootstrap", **options)
+    np.testing.assert_array_equal(persisted.replicates, lazy.replicates)
+    assert persisted.estimate == lazy.estimate == curve.auc()
+
+
+def test_class_codes_are_indices_among_the_sorted_classes() -> None:
+    from dask_auc._kernels.replicates.traced import class_codes
+
+    np.testing.assert_array_equal(class_codes(np.array([5, 5]), (5,)), [0, 0])
+    np.testing.assert_array_equal(class_codes(np.array([-0.0, 0.0, 1.0]), (0.0, 1.0)), [0, 0, 1])
+    np.testing.assert_array_equal(
+        class_codes(np.array(["c", "a", "b"]), ("a", "b", "c")), [2, 0, 1]
+    )
+    many = np.arange(300)
+    assert class_codes(many, tuple(range(300))) is many
+    mixed = np.array([1, "a"], dtype=object)
+    assert class_codes(mixed, (1, "a")) is mixed
+
+
 def test_weighted_replicates_weigh_counts_by_the_weights() -> None:
     rng = np.random.default_rng(9)
     n = 300

@@ -337,11 +337,11 @@ class ROC:
         threaded scheduler, in this process.  Every query after it reads
         them: O(buckets) small tasks that look up the points they need by
         bisection, no sort and no scan of the points.  The input's validated
-        rows are kept too, from the same read (the score and the label as
-        given: 9 bytes a row for int8 labels, 16 for int64; 8 more weighted),
-        for the bootstrap, whose replicates need each row's position
-        (:meth:`ci`): every answer of a persisted ROC describes the rows it
-        read then, whatever its source holds later.
+        rows are kept too, from the same read (the score, and the label as its
+        class's index in one byte: 9 bytes a row, 17 weighted), for the
+        bootstrap, whose replicates need each row's position (:meth:`ci`):
+        every answer of a persisted ROC describes the rows it read then,
+        whatever its source holds later.
 
         Examples
         --------

@@ -93,7 +93,8 @@ class RocReplicates:
     A ROC's buckets hold distinct scores, not rows, and a row's replicate
     counts depend on its position: the bootstrap sorts the rows once more,
     with their positions.  :meth:`persist_with` keeps the input's validated
-    rows (16 bytes a row, 24 weighted), read in the one pass that also makes
+    rows (9 bytes a row, 17 weighted: each label kept as its class's index in
+    one byte), read in the one pass that also makes
     the ROC's buckets, so every answer of a persisted ROC describes the same
     rows, whatever its source holds later.  The first bootstrap query sorts
     those rows and keeps that sort in their place.

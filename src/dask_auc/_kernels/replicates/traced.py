@@ -49,9 +49,36 @@ def traced_plan(plan: SortPlan, metas: Sequence[Any], by_group: bool) -> TracedP
 
 @dataclass(frozen=True)
 class RowsBlock(LabelledBlock):
-    """One validated block: its rows as given, with their group keys' hashes if any."""
+    """One validated block: its rows, with their group keys' hashes if any.
+
+    ``labels`` are each row's class as its index in ``classes`` where ``coded``
+    (:func:`class_codes`: uint8, for at most 256 classes of numbers or
+    strings), else the labels as given: a persisted ROC keeps these blocks
+    for its bootstrap, at 9 bytes a row (unweighted) whatever the labels' type.
+    """
 
     keys: np.ndarray | None  # r_g of each row's group
+    coded: bool = False  # labels are class_codes' indices
+
+
+def class_codes(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
+    """Each label's index in ``classes`` (sorted, holding every label) as uint8, if it fits.
+
+    Labels of more than 256 classes, or whose classes do not sort as an array
+    (mixed objects), are returned as they are.
+
+    Examples
+    --------
+    >>> class_codes(np.array([7, 3, 7]), (3, 7))
+    array([1, 0, 1], dtype=uint8)
+    >>> class_codes(np.array(["b", "a"]), ("a", "b"))
+    array([1, 0], dtype=uint8)
+    """
+    if len(classes) > 256 or labels.dtype.kind not in "biufU":
+        return labels
+    if len(classes) == 2 and labels.dtype.kind in "biuf":
+        return (labels == classes[1]).view(np.uint8)  # one pass: index 1 is the larger
+    return np.searchsorted(np.asarray(classes), labels).astype(np.uint8)
 
 
 def prepare_rows(
@@ -77,7 +104,8 @@ def prepare_rows(
             )
         # hashed as given: to_numpy makes nullable integers floats, beyond 2**53 inexact
         keys = group_keys(given_keys)
-    return RowsBlock(lengths, classes, label, score, weights, keys)
+    codes = class_codes(label, classes)
+    return RowsBlock(lengths, classes, codes, score, weights, keys, codes is not label)
 
 
 def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
@@ -96,7 +124,10 @@ def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
     if weights is not None and not weights.all():
         keep = weights != 0
         labels, scores, weights, ids = labels[keep], scores[keep], weights[keep], ids[keep]
-    by_label = traced_by_label(block.classes, labels, scores, ids, weights, narrow)
+    classes = tuple(range(len(block.classes))) if block.coded else block.classes
+    by_label = traced_by_label(classes, labels, scores, ids, weights, narrow)
+    if block.coded:
+        by_label = {block.classes[code]: part for code, part in by_label.items()}
     return PreparedBlock(block.lengths, block.classes, by_label)
 
 
