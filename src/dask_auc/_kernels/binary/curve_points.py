@@ -109,11 +109,7 @@ def kept_points(bucket: Bucket, points: CurvePoints, context: CurveContext) -> K
         rows = np.empty(m, np.int32)
         np.subtract(points.fps, above_neg, out=rows, casting="unsafe")
         rows += positives
-    return KeptPoints(
-        positives,
-        rows,
-        (above_pos, above_neg),
-    )
+    return KeptPoints(positives, rows, (above_pos, above_neg))
 
 
 class KeptView:

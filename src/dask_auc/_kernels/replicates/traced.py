@@ -27,7 +27,7 @@ from ..core.validation import (
 )
 from ..sort.plan import SortPlan
 from ..sort.prepare import PreparedBlock
-from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_label
+from ..sort.rows import ID_BITS, SortedScores, block_row_ids, traced_by_code, traced_by_label
 from .counts import group_keys, keys_of_positions
 
 
@@ -124,10 +124,10 @@ def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
     if weights is not None and not weights.all():
         keep = weights != 0
         labels, scores, weights, ids = labels[keep], scores[keep], weights[keep], ids[keep]
-    classes = tuple(range(len(block.classes))) if block.coded else block.classes
-    by_label = traced_by_label(classes, labels, scores, ids, weights, narrow)
     if block.coded:
-        by_label = {block.classes[code]: part for code, part in by_label.items()}
+        by_label = traced_by_code(block.classes, labels, scores, ids, weights, narrow)
+    else:
+        by_label = traced_by_label(block.classes, labels, scores, ids, weights, narrow)
     return PreparedBlock(block.lengths, block.classes, by_label)
 
 

@@ -42,7 +42,7 @@ from .rows import (
     merged_parts,
     score_runs,
     sort_owned,
-    traced_by_label,
+    traced_by_code,
 )
 
 
@@ -136,8 +136,7 @@ def _split_unsplit(block: PreparedBlock, rows: UnsplitRows, plan: SortPlan) -> l
     found = _compiled.grouped_rows(scores, rows.codes, n_codes, plan.splitters, rows.ids)
     if found is None:  # this worker cannot run the compiled loops: sort as NumPy does
         if rows.ids is not None:  # the codes stand for the labels: the numeric fast path
-            by_code = traced_by_label(tuple(range(n_codes)), rows.codes, scores, rows.ids)
-            by_label = {rows.keys[code]: part for code, part in by_code.items()}
+            by_label = traced_by_code(rows.keys, rows.codes, scores, rows.ids)
         else:
             by_label = {
                 key: sort_owned(np.compress(rows.codes == code, scores), None)

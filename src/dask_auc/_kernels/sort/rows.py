@@ -107,6 +107,27 @@ def traced_by_label(
     return by_label
 
 
+def traced_by_code(
+    keys: tuple[Any, ...],
+    codes: np.ndarray,
+    scores: np.ndarray,
+    ids: np.ndarray,
+    weights: np.ndarray | None = None,
+    block: int | None = None,
+) -> dict[Any, SortedScores]:
+    """:func:`traced_by_label` of rows whose labels are codes (uint8), keyed by ``keys[code]``.
+
+    Examples
+    --------
+    >>> parts = traced_by_code(("no", "yes"), np.array([1, 0, 1], np.uint8),
+    ...                        np.array([0.5, 0.1, 0.2]), np.arange(3))
+    >>> parts["yes"].scores, parts["yes"].ids
+    (array([0.2, 0.5]), array([2, 0]))
+    """
+    by_code = traced_by_label(tuple(range(len(keys))), codes, scores, ids, weights, block)
+    return {keys[code]: part for code, part in by_code.items()}
+
+
 @dataclass(frozen=True)
 class SortedScores(SizedByArrays):
     """The rows of one class, sorted by ascending score, with their payloads.
