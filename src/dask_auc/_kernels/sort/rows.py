@@ -107,15 +107,10 @@ def traced_by_label(
     return by_label
 
 
-def traced_by_code(
-    keys: tuple[Any, ...],
-    codes: np.ndarray,
-    scores: np.ndarray,
-    ids: np.ndarray,
-    weights: np.ndarray | None = None,
-    block: int | None = None,
-) -> dict[Any, SortedScores]:
+def traced_by_code(keys: tuple[Any, ...], codes: np.ndarray, *rows: Any) -> dict[Any, SortedScores]:
     """:func:`traced_by_label` of rows whose labels are codes (uint8), keyed by ``keys[code]``.
+
+    ``rows``: :func:`traced_by_label`'s arguments after the labels (scores, ids, ...).
 
     Examples
     --------
@@ -124,7 +119,7 @@ def traced_by_code(
     >>> parts["yes"].scores, parts["yes"].ids
     (array([0.2, 0.5]), array([2, 0]))
     """
-    by_code = traced_by_label(tuple(range(len(keys))), codes, scores, ids, weights, block)
+    by_code = traced_by_label(tuple(range(len(keys))), codes, *rows)
     return {keys[code]: part for code, part in by_code.items()}
 
 
