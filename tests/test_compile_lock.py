@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dask_auc._kernels.sort import compiled
+from dask_auc._kernels.sort import loading
 
 
 def _lock_path(name: str) -> str:
@@ -54,7 +54,7 @@ def test_a_second_compiler_waits_for_the_first(family_name) -> None:
     inside, leave, order = threading.Event(), threading.Event(), []
 
     def first() -> None:
-        with compiled._one_compiler(family_name):
+        with loading._one_compiler(family_name):
             order.append("first in")
             inside.set()
             leave.wait(10)
@@ -69,24 +69,24 @@ def test_a_second_compiler_waits_for_the_first(family_name) -> None:
     thread.join(10)
     assert order == ["first in", "first out"]
     assert _free(path)
-    assert family_name not in compiled._compilers
+    assert family_name not in loading._compilers
 
 
 def test_a_loop_from_the_cache_lets_the_lock_go_at_once(family_name) -> None:
-    family = compiled._Family(family_name, ("sort",), lambda f: None, 20.0, 2.0, 0.0)
+    family = loading._Family(family_name, ("sort",), lambda f: None, 20.0, 2.0, 0.0)
     from_cache = SimpleNamespace(stats=SimpleNamespace(cache_hits={("float64",): 1}))
     compiled_now = SimpleNamespace(stats=SimpleNamespace(cache_hits={}))
-    warm_before = compiled._cache_warm.is_set()  # loaded() sets it: this process's state
-    with compiled._one_compiler(family_name):
+    warm_before = loading._cache_warm.is_set()  # loaded() sets it: this process's state
+    with loading._one_compiler(family_name):
         family.holding = family_name
         path = _lock_path(family_name)
         family.loaded(compiled_now)  # compiled, not loaded: the cache was empty, keep it
         assert not _free(path)
         family.loaded(from_cache)
         assert _free(path)
-    assert family_name not in compiled._compilers
+    assert family_name not in loading._compilers
     if not warm_before:
-        compiled._cache_warm.clear()
+        loading._cache_warm.clear()
 
 
 def test_a_stage_another_process_compiles_is_left_for_last(family_name, monkeypatch) -> None:
@@ -96,14 +96,15 @@ def test_a_stage_another_process_compiles_is_left_for_last(family_name, monkeypa
         stage: SimpleNamespace(warm_up=lambda loaded, stage=stage: order.append(stage))
         for stage in ("sort", "binary", "groups")
     }
-    monkeypatch.setattr(compiled, "_module", modules.get)
-    family = compiled._Family(family_name, tuple(modules), compiled._compile, 20.0, 2.0, 0.0)
+    monkeypatch.setattr(loading, "_module", modules.get)
+    monkeypatch.setattr(loading, "_cache_warm", threading.Event())  # an empty cache
+    family = loading._Family(family_name, tuple(modules), loading._compile, 20.0, 2.0, 0.0)
     # "another process": its own open file description holding the binary stage's lock
-    with compiled._one_compiler(f"{family_name}-binary"):
-        other = compiled._compilers.pop(f"{family_name}-binary")
+    with loading._one_compiler(f"{family_name}-binary"):
+        other = loading._compilers.pop(f"{family_name}-binary")
     try:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        thread = threading.Thread(target=compiled._compile, args=(family,))
+        thread = threading.Thread(target=loading._compile, args=(family,))
         thread.start()
         thread.join(0.5)
         assert order == ["sort", "groups"]  # the free stages, not waiting for binary
@@ -114,6 +115,39 @@ def test_a_stage_another_process_compiles_is_left_for_last(family_name, monkeypa
         with contextlib.suppress(OSError):
             os.close(other)
     assert order == ["sort", "groups", "binary"]
-    assert family.holding is None and not any(
-        n.startswith(family_name) for n in compiled._compilers
-    )
+    assert family.holding is None and not any(n.startswith(family_name) for n in loading._compilers)
+
+
+def test_once_the_cache_held_a_stage_the_others_load_on_first_use(family_name, monkeypatch) -> None:
+    """A first stage loaded from the disk cache: the family's later stages serve unwarmed."""
+    warmed = []
+
+    def warm_up(loaded, stage):
+        warmed.append(stage)
+        loaded(SimpleNamespace(stats=SimpleNamespace(cache_hits={("float64",): 1})))
+
+    modules = {
+        stage: SimpleNamespace(warm_up=lambda loaded, stage=stage: warm_up(loaded, stage))
+        for stage in ("sort", "binary", "groups")
+    }
+    monkeypatch.setattr(loading, "_module", modules.get)
+    monkeypatch.setattr(loading, "_cache_warm", threading.Event())
+    family = loading._Family(family_name, tuple(modules), loading._compile, 20.0, 2.0, 0.0)
+    loading._compile(family)
+    assert warmed == ["sort"]  # the cache held it: binary and groups load when called
+    assert family.stages_ready == {"sort", "binary", "groups"}
+    assert all(family.serves(stage) for stage in modules)
+    loading._warm_every_stage(family)  # what compile_now adds: every loop run once
+    assert warmed == ["sort", "binary", "groups"] and family.warmed == set(modules)
+
+    # an empty cache (the first loop compiled, not loaded): every stage is warmed up
+    warmed.clear()
+    monkeypatch.setattr(loading, "_cache_warm", threading.Event())
+    modules = {
+        stage: SimpleNamespace(warm_up=lambda loaded, stage=stage: warmed.append(stage))
+        for stage in ("sort", "binary", "groups")
+    }
+    monkeypatch.setattr(loading, "_module", modules.get)
+    family = loading._Family(family_name, tuple(modules), loading._compile, 20.0, 2.0, 0.0)
+    loading._compile(family)
+    assert warmed == ["sort", "binary", "groups"]

@@ -25,7 +25,7 @@ pytest.importorskip("numba")
 
 import dask_auc  # noqa: E402
 from dask_auc._kernels.replicates import compiled as walks  # noqa: E402
-from dask_auc._kernels.sort import compiled, preferences  # noqa: E402
+from dask_auc._kernels.sort import compiled, loading, preferences  # noqa: E402
 from dask_auc._kernels.sort.buckets import (  # noqa: E402
     Bucket,
     assemble_bucket,
@@ -313,24 +313,24 @@ def test_a_first_call_takes_the_numpy_path_while_the_loops_compile():
 
     child = r"""
 import threading, numpy as np, dask.array as da, dask_auc
-from dask_auc._kernels.sort import compiled
+from dask_auc._kernels.sort import compiled, loading
 first_call_back = threading.Event()
-compile_loops = compiled._MAIN.compile_all
+compile_loops = loading._MAIN.compile_all
 
 def held(family):
     first_call_back.wait(120)
     compile_loops(family)
 
-compiled._MAIN.compile_all = held
+loading._MAIN.compile_all = held
 rng = np.random.default_rng(0)
 n = 1 << 18
 y = da.from_array((rng.random(n) < 0.3).astype(np.int8), chunks=n // 2)
 s = da.from_array(rng.random(n), chunks=n // 2)
 first = dask_auc.roc_auc_score(y, s)
-during = compiled._MAIN.ready.is_set()
-started = compiled._MAIN.thread is not None
+during = loading._MAIN.ready.is_set()
+started = loading._MAIN.thread is not None
 first_call_back.set()
-compiled._MAIN.thread.join(300)
+loading._MAIN.thread.join(300)
 after = dask_auc.roc_auc_score(y, s)
 print(first == after, started, during, compiled.loops() is not None)
 """
@@ -493,7 +493,7 @@ def _replicate_inputs(rows: int = 8, replicates: int = 3):
 def test_the_compile_left_is_the_estimate_then_as_long_again_once_overdue(
     elapsed: float, due: float, remaining: float
 ) -> None:
-    assert compiled.remaining_compile(elapsed, due) == remaining
+    assert loading.remaining_compile(elapsed, due) == remaining
 
 
 @pytest.mark.parametrize(
@@ -509,19 +509,19 @@ def test_a_task_waits_for_the_compile_when_it_saves_more_than_the_compile_has_le
     cells: int, remaining: float, waits: bool
 ) -> None:
     """The decision alone: estimated work against the compile's time left (no clock read)."""
-    assert compiled.waits_for_compile(cells, remaining, saved_per_unit=1.5e-7) is waits
+    assert loading.waits_for_compile(cells, remaining, saved_per_unit=1.5e-7) is waits
 
 
-def _family_compiled_once_waited_on(cold: float) -> compiled._Family:
+def _family_compiled_once_waited_on(cold: float) -> loading._Family:
     """A replicate family whose compile ends as soon as a task waits for it (or after 60 s)."""
 
-    def compile_all(family: compiled._Family) -> None:
+    def compile_all(family: loading._Family) -> None:
         for _ in range(60_000):  # the loops are compiled already (conftest): only the wait is faked
             if family.waited:
                 return
             threading.Event().wait(1e-3)
 
-    return compiled._Family(
+    return loading._Family(
         "test-replicates", ("replicates",), compile_all, cold=cold, warm=cold, saved=1.5e-7
     )
 
@@ -529,8 +529,8 @@ def _family_compiled_once_waited_on(cold: float) -> compiled._Family:
 def test_a_long_task_started_while_the_loops_compile_runs_compiled(monkeypatch) -> None:
     """Its NumPy work outweighs the compile left: it waits, then takes the compiled walk."""
     family = _family_compiled_once_waited_on(cold=0.0)
-    monkeypatch.setattr(compiled, "_REPLICATES", family)
-    monkeypatch.setattr(compiled, "_clock", lambda: 0.0)  # the compile is due now, forever
+    monkeypatch.setattr(loading, "_REPLICATES", family)
+    monkeypatch.setattr(loading, "_clock", lambda: 0.0)  # the compile is due now, forever
     assert walks.replicate_summary(*_replicate_inputs()) is not None  # None: the NumPy path
     assert family.waited == 1 and family.ready.is_set()
 
@@ -538,8 +538,8 @@ def test_a_long_task_started_while_the_loops_compile_runs_compiled(monkeypatch) 
 def test_a_short_task_takes_the_numpy_path_while_the_loops_compile(monkeypatch) -> None:
     """Less work than the compile has left: no wait; the setting off: no compile at all."""
     family = _family_compiled_once_waited_on(cold=1e6)
-    monkeypatch.setattr(compiled, "_REPLICATES", family)
-    monkeypatch.setattr(compiled, "_clock", lambda: 0.0)
+    monkeypatch.setattr(loading, "_REPLICATES", family)
+    monkeypatch.setattr(loading, "_clock", lambda: 0.0)
     inputs = _replicate_inputs()
     assert walks.replicate_summary(*inputs, compiled=False) is None
     assert family.thread is None  # dask-auc.numba False: nothing starts
@@ -651,23 +651,23 @@ def test_a_stage_loaded_before_its_family_is_used_at_once(monkeypatch) -> None:
         family.stages_ready.add("sort")  # as _compile does after each stage's warm-up
         release.wait(60)  # "binary" still loading
 
-    family = compiled._Family("test-main", ("sort", "binary"), compile_all, 0.0, 0.0, 0.0)
-    monkeypatch.setattr(compiled, "_MAIN", family)
+    family = loading._Family("test-main", ("sort", "binary"), compile_all, 0.0, 0.0, 0.0)
+    monkeypatch.setattr(loading, "_MAIN", family)
     assert compiled.loops("binary") is None  # starts the family; nothing loaded yet, no wait
     for _ in range(6000):
         if "sort" in family.stages_ready:
             break
         threading.Event().wait(1e-2)
     assert compiled.loaded("sort") and not compiled.loaded("binary")
-    assert compiled.loops("sort") is compiled._module("sort")
+    assert loading.loops("sort") is loading._module("sort")
     assert compiled.loops("binary") is None
     release.set()
     family.thread.join(60)
-    assert family.ready.is_set() and compiled.loops("binary") is compiled._module("binary")
+    assert family.ready.is_set() and loading.loops("binary") is loading._module("binary")
 
 
 def test_the_states_loops_are_a_family_of_their_own() -> None:
     """A process's first metric does not share its cores with the states' loops."""
-    assert compiled._family_of("states") is compiled._STATES
-    assert "states" not in compiled._MAIN.stages
-    assert compiled._family_of("binary") is compiled._MAIN
+    assert loading._family_of("states") is loading._STATES
+    assert "states" not in loading._MAIN.stages
+    assert loading._family_of("binary") is loading._MAIN

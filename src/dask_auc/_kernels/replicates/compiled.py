@@ -5,7 +5,7 @@ compiled, in their own background family) by the sort's
 :func:`~dask_auc._kernels.sort.compiled.usable`; a ``None`` sends the caller
 to its NumPy path, which gives the same numbers.  A task waits for the
 compile when its rows times replicates would take longer on the NumPy path
-than the compile has left (:func:`~dask_auc._kernels.sort.compiled.waits_for_compile`).
+than the compile has left (:func:`~dask_auc._kernels.sort.loading.waits_for_compile`).
 
 Nothing here imports dask.
 """

@@ -3,7 +3,7 @@
 Both choices give the same numbers; only the time differs, and it differs by
 machine (vector width, caches), not by data.  :func:`calibrate` times each
 pair once, in the background compile's thread
-(:func:`~dask_auc._kernels.sort.compiled.compile_now`), and sets the two
+(:func:`~dask_auc._kernels.sort.loading.compile_now`), and sets the two
 flags read by the sort's doors; tests set them with :func:`prefer_hash` and
 :func:`prefer_counting`.
 
