@@ -24,7 +24,20 @@ from . import loading
 from .loading import _available, _warming, compile_now, loaded, loops
 from .preferences import calibrate, counting_pays, hash_pays
 
-__all__ = ["compile_now", "loaded", "loops"]  # (re-exported: their callers' door is here)
+__all__ = [  # the doors; compile_now, loaded and loops are .loading's, re-exported
+    "aggregate",
+    "compile_now",
+    "grouped_rows",
+    "hashes",
+    "loaded",
+    "loops",
+    "pair_counts",
+    "partitioned",
+    "ranks",
+    "score_bits",
+    "supports",
+    "usable",
+]
 
 #: score dtypes the compiled loops are built for (others take the NumPy path)
 _SCORE_KINDS = frozenset("fiu")
