@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sort.compiled import usable
-
-#: the unsigned integer of each width: the counting sort's loop moves bytes, whatever their dtype
-_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+from ..sort.compiled import UNSIGNED_OF_WIDTH, usable
 
 
 def bucketed_columns(
@@ -39,10 +36,12 @@ def bucketed_columns(
     True
     """  # fmt: skip
     columns = (label, score.reshape(len(score), score.shape[1] if score.ndim == 2 else 1), key)
-    if any(c.dtype.kind not in "biuf" or c.dtype.itemsize not in _UNSIGNED for c in columns):
+    if any(
+        c.dtype.kind not in "biuf" or c.dtype.itemsize not in UNSIGNED_OF_WIDTH for c in columns
+    ):
         return None
     label_bits, stack_bits, key_bits = (
-        np.ascontiguousarray(c).view(_UNSIGNED[c.dtype.itemsize]) for c in columns
+        np.ascontiguousarray(c).view(UNSIGNED_OF_WIDTH[c.dtype.itemsize]) for c in columns
     )
     kernel = usable(True, "groups", label_bits, stack_bits, key_bits)
     if kernel is None:

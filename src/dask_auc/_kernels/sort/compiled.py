@@ -36,17 +36,19 @@ __all__ = [  # the doors; compile_now, loaded and loops are .loading's, re-expor
     "ranks",
     "score_bits",
     "supports",
+    "UNSIGNED_OF_WIDTH",
     "usable",
 ]
 
 #: score dtypes the compiled loops are built for (others take the NumPy path)
 _SCORE_KINDS = frozenset("fiu")
-_UNSIGNED = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}
+#: the unsigned integer of each width: loops that move or hash values take their bits as these
+UNSIGNED_OF_WIDTH = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}
 
 
 def supports(dtype: np.dtype) -> bool:
     """Whether the compiled loops take scores of this dtype (and numba is installed)."""
-    return dtype.kind in _SCORE_KINDS and dtype.itemsize in _UNSIGNED and _available()
+    return dtype.kind in _SCORE_KINDS and dtype.itemsize in UNSIGNED_OF_WIDTH and _available()
 
 
 def usable(compiled: bool, stage: str, *arrays: np.ndarray, work: float = 0) -> ModuleType | None:
@@ -173,7 +175,7 @@ def score_bits(scores: np.ndarray) -> tuple[np.ndarray, np.uint64]:
     >>> bits.tolist(), hex(negative_zero)
     ([0, 9223372036854775808], '0x8000000000000000')
     """
-    bits = scores.view(_UNSIGNED[scores.dtype.itemsize])
+    bits = scores.view(UNSIGNED_OF_WIDTH[scores.dtype.itemsize])
     negative_zero = (
         int(np.array(-0.0, scores.dtype).view(bits.dtype)) if scores.dtype.kind == "f" else 0
     )
