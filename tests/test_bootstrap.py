@@ -361,7 +361,7 @@ def test_a_persisted_roc_keeps_its_rows_labels_as_class_codes(labels) -> None:
 
 
 def test_class_codes_are_indices_among_the_sorted_classes() -> None:
-    from dask_auc._kernels.replicates.traced import class_codes
+    from dask_auc._kernels.core.label_codes import class_codes
 
     np.testing.assert_array_equal(class_codes(np.array([5, 5]), (5,)), [0, 0])
     np.testing.assert_array_equal(class_codes(np.array([-0.0, 0.0, 1.0]), (0.0, 1.0)), [0, 0, 1])

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.label_codes import class_codes
 from ..core.validation import (
     LabelledBlock,
     RowCounts,
@@ -52,33 +53,14 @@ class RowsBlock(LabelledBlock):
     """One validated block: its rows, with their group keys' hashes if any.
 
     ``labels`` are each row's class as its index in ``classes`` where ``coded``
-    (:func:`class_codes`: uint8, for at most 256 classes of numbers or
-    strings), else the labels as given: a persisted ROC keeps these blocks
-    for its bootstrap, at 9 bytes a row (unweighted) whatever the labels' type.
+    (:func:`~dask_auc._kernels.core.label_codes.class_codes`: uint8, for at
+    most 256 classes of numbers or strings), else the labels as given: a
+    persisted ROC keeps these blocks for its bootstrap, at 9 bytes a row
+    (unweighted) whatever the labels' type.
     """
 
     keys: np.ndarray | None  # r_g of each row's group
     coded: bool = False  # labels are class_codes' indices
-
-
-def class_codes(labels: np.ndarray, classes: tuple[Any, ...]) -> np.ndarray:
-    """Each label's index in ``classes`` (sorted, holding every label) as uint8, if it fits.
-
-    Labels of more than 256 classes, or whose classes do not sort as an array
-    (mixed objects), are returned as they are.
-
-    Examples
-    --------
-    >>> class_codes(np.array([7, 3, 7]), (3, 7))
-    array([1, 0, 1], dtype=uint8)
-    >>> class_codes(np.array(["b", "a"]), ("a", "b"))
-    array([1, 0], dtype=uint8)
-    """
-    if len(classes) > 256 or labels.dtype.kind not in "biufU":
-        return labels
-    if len(classes) == 2 and labels.dtype.kind in "biuf":
-        return (labels == classes[1]).view(np.uint8)  # one pass: index 1 is the larger
-    return np.searchsorted(np.asarray(classes), labels).astype(np.uint8)
 
 
 def prepare_rows(
