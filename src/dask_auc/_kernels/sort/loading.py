@@ -194,11 +194,7 @@ def _warm_every_stage(family: _Family) -> None:
     """
     for stage in family.stages:
         if stage not in family.warmed:
-            with _one_compiler(f"{family.name}-{stage}"):
-                module = _module(stage)
-                assert module is not None  # family.importable() was checked
-                module.warm_up(family.loaded)
-            family.warmed.add(stage)
+            _warm_stage(family, stage)
 
 
 def _run(family: _Family) -> None:
@@ -295,21 +291,29 @@ def _compile(family: _Family) -> None:
             if taken and _cache_warm.is_set():  # the cache holds them: loaded on first use
                 taken.append(stage)
                 family.stages_ready.add(stage)
-                continue
-            lock = f"{family.name}-{stage}"
-            with _one_compiler(lock, wait=wait) as held:
-                if not held:
-                    continue
-                module = _module(stage)
-                assert module is not None  # family.importable() was checked
-                family.holding = lock
-                try:
-                    module.warm_up(family.loaded)
-                finally:
-                    family.holding = None
+            elif _warm_stage(family, stage, wait=wait):
                 taken.append(stage)
-                family.warmed.add(stage)
-                family.stages_ready.add(stage)
+
+
+def _warm_stage(family: _Family, stage: str, *, wait: bool = True) -> bool:
+    """Run one stage's loops once, behind its lock; False (at once) if another process holds it.
+
+    ``wait``: wait for that process instead, then load the loops it wrote to the cache.
+    """
+    lock = f"{family.name}-{stage}"
+    with _one_compiler(lock, wait=wait) as held:
+        if not held:
+            return False
+        module = _module(stage)
+        assert module is not None  # family.importable() was checked
+        family.holding = lock
+        try:
+            module.warm_up(family.loaded)
+        finally:
+            family.holding = None
+    family.warmed.add(stage)
+    family.stages_ready.add(stage)
+    return True
 
 
 #: what runs once the main family's loops are in: :mod:`.compiled` adds this CPU's timed
