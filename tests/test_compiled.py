@@ -162,11 +162,12 @@ def _unique_counts(scores: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, n
     return values, counts.T
 
 
-def test_hash_keys_that_all_share_one_home_slot_wrap_and_grow_mid_run() -> None:
+def test_hash_keys_that_all_share_one_home_slot_wrap_and_grow_mid_block() -> None:
     """600 keys hashed to the table's last slot at every size, and the key 0 (slot 0).
 
-    Their probes wrap past the end onto slot 0's key; the table doubles at a row
-    in the middle of a hashed run (past its room), in shuffled and sorted order.
+    Their probes wrap past the end onto slot 0's key (whose slot's pattern, 0, is
+    also an empty slot's); the table doubles at a row in the middle of the block
+    (past its room), in shuffled and sorted order.
     """
     from dask_auc._kernels.sort import _numba
 

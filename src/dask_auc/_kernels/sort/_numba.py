@@ -222,10 +222,6 @@ def sorted_ranks(values, queries, below, through):  # pragma: no cover - compile
 #: binary queries' lookup by score) home slot of a key is its product's top bits
 GOLDEN_64 = 0x9E3779B97F4A7C15
 
-#: rows hashed a run at a time: first every row's pattern and home slot (a vector
-#: multiply), then the probes; the probe loop no longer waits on the hash
-_HASH_RUN = 256
-
 #: a slot's two row counts share one uint64 (code 1 in the high half): a block of
 #: more rows than this could carry a count into the other's half
 _MAX_HASHED_ROWS = 2**32 - 1
@@ -250,35 +246,36 @@ def _insert_rows(bits, codes, start, negative_zero, table, shift, used, room):
     (its rows of code 0 plus 2**32 times its rows of code 1): one cache line a
     row.  A slot is empty while its counts are 0 (any pattern, 0 too, is a key).
     Returns at the first row of a new key past ``room``, not yet counted.
+
+    A probe compares the pattern first and reads the counts only on a miss or
+    to tell an empty slot of pattern 0 from key 0's: the branch a row takes
+    then waits on no count another row has just written (deciding it on both
+    at once, with the homes hashed a run of rows ahead, cost ~3.1 ns a row
+    against ~1.9 on 995 distinct scores, and ~1.3 ns more up to 1e5 of them).
     """
     mask = len(table) // 2 - 1
-    patterns = np.empty(_HASH_RUN, np.uint64)
-    homes = np.empty(_HASH_RUN, np.int64)
     golden = np.uint64(GOLDEN_64)
     zero = np.uint64(0)
-    for first in range(start, len(bits), _HASH_RUN):
-        n = min(_HASH_RUN, len(bits) - first)
-        for i in range(n):
-            pattern = np.uint64(bits[first + i])
-            pattern = zero if pattern == negative_zero else pattern  # -0.0 is the key 0.0
-            patterns[i] = pattern
-            homes[i] = np.int64((pattern * golden) >> shift)
-        for i in range(n):
-            pattern = patterns[i]
-            slot = homes[i]
-            while True:
-                found = table[2 * slot]
-                counts = table[2 * slot + 1]
-                if (found == pattern) & (counts != 0):
-                    break
-                if counts == 0:
+    one = np.uint64(1)
+    for i in range(start, len(bits)):
+        pattern = np.uint64(bits[i])
+        pattern = zero if pattern == negative_zero else pattern  # -0.0 is the key 0.0
+        slot = np.int64((pattern * golden) >> shift)
+        while True:
+            if table[2 * slot] == pattern:
+                if table[2 * slot + 1] == 0:  # empty, of pattern 0: key 0's new slot
                     if used == room:
-                        return first + i, used
-                    table[2 * slot] = pattern
+                        return i, used
                     used += 1
-                    break
-                slot = (slot + 1) & mask
-            table[2 * slot + 1] += np.uint64(1) << (np.uint64(32) * np.uint64(codes[first + i]))
+                break
+            if table[2 * slot + 1] == 0:  # empty: the key's new slot
+                if used == room:
+                    return i, used
+                table[2 * slot] = pattern
+                used += 1
+                break
+            slot = (slot + 1) & mask
+        table[2 * slot + 1] += one << (np.uint64(32) * np.uint64(codes[i]))
     return len(bits), used
 
 
