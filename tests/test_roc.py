@@ -19,9 +19,12 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
+from dask.highlevelgraph import HighLevelGraph
 from sklearn import metrics as skm
 
 import dask_auc
+from dask_auc._engine.fusion import kind_of
+from dask_auc._engine.lazy import LazyScore
 from metric_registry import PERSISTED_SUFFIX, REGISTRY, dask_inputs
 
 RNG = np.random.default_rng(21)
@@ -319,6 +322,51 @@ def test_ten_metrics_computed_together_sort_once():
         assert len(_tasks(lazies, layer)) == 1, layer
     results = dask_auc.compute(*lazies)
     assert results[0] == dask_auc.roc_auc_score(y, s)
+
+
+def _readers(lazies) -> dict:
+    """Each placed-points key of the lazies' optimized merged graph, and the tasks reading it."""
+    parts = [lazy.parts() for lazy in lazies]
+    merged = HighLevelGraph.merge(*(part.__dask_graph__() for part in parts))
+    graph = dict(LazyScore.__dask_optimize__(merged, [part.__dask_keys__() for part in parts]))
+    readers: dict = {}
+    for key in graph:
+        for dependency in dask.core.get_dependencies(graph, key):
+            if kind_of(dependency[0]) == "curve-placed-points":
+                readers.setdefault(dependency, []).append(key)
+    return readers
+
+
+def test_queries_computed_together_read_each_buckets_points_in_one_task():
+    """Several queries of one ROC in one compute: a bucket's points have one reader task.
+
+    Otherwise ``dask.order`` runs the queries one after the other over every
+    bucket, and all the buckets' points (24 bytes a distinct score) stay in
+    memory until the last query has read them.  The answers are those of
+    each query computed alone, whichever order the queries are asked in.
+    """
+    frame = _frame(False)
+    with dask.config.set({"dask-auc.buckets": 4}):
+        curve = dask_auc.roc(frame.y, frame.s)
+
+    def asked():
+        return [
+            curve.average_precision(compute=False),
+            curve.ks(compute=False),
+            curve.roc_curve(max_points=50, compute=False),
+            curve.operating_point(fpr=0.1, compute=False),
+        ]
+
+    readers = _readers(asked())
+    assert len(readers) > 1  # buckets
+    assert all(len(tasks) == 1 for tasks in readers.values()), readers
+    assert readers == _readers(asked()[::-1])  # the same fused task, named alike
+    together = dask_auc.compute(*asked())
+    alone = [lazy.compute() for lazy in asked()]
+    assert repr(list(together)) == repr(alone)
+    # a query alone keeps its own reader tasks (nothing to fuse)
+    alone_readers = list(_readers([curve.ks(compute=False)]).values())
+    assert alone_readers and {kind_of(r[0]) for (r,) in alone_readers} == {"bucket-ks"}
 
 
 @pytest.mark.cluster

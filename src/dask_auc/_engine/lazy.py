@@ -18,6 +18,7 @@ from dask.base import DaskMethodsMixin
 from dask.highlevelgraph import HighLevelGraph
 
 from .collector import frozen_heap
+from .fusion import optimized
 
 
 class LazyScore(DaskMethodsMixin):
@@ -83,8 +84,8 @@ class LazyScore(DaskMethodsMixin):
 
     @staticmethod
     def __dask_optimize__(dsk: Any, keys: Any, **kwargs: Any) -> Any:
-        flat = set(dask.core.flatten(keys))
-        return dsk.cull(flat) if isinstance(dsk, HighLevelGraph) else dsk
+        # dask hands every lazy result of one compute to this in one merged graph
+        return optimized(dsk, keys)
 
     def __dask_postcompute__(self) -> tuple[Callable, tuple]:
         return _apply_finalize, (self._finalize,)

@@ -49,6 +49,7 @@ from .._kernels.sort.prepare import block_meta
 from .blocks import sizes_of
 from .config import compiled_kernels
 from .exchange import exchange
+from .fusion import share
 from .lazy import LazyScore, _as_tuple
 from .sizing import bucket_layout
 from .tasks import GraphOperations, TaskLayer
@@ -107,6 +108,7 @@ class SortedGraph(GraphOperations):
         *args: Any,
         each: Hashable | None = None,
         on: Sequence[Hashable] | None = None,
+        shared: bool = False,
     ) -> list[tuple]:
         """One task per bucket, ``func(bucket, [each[b]], *args)``; keys in score order.
 
@@ -114,7 +116,11 @@ class SortedGraph(GraphOperations):
         result): bucket ``b`` gets its own entry, taken out by a small task.
         ``on`` are keys of one result per bucket to use instead of the sorted
         buckets (another view of them, made by an earlier ``per_bucket``).
+        ``shared``: several queries read these results (``on=``); computed
+        together, a bucket's readers run as one task (:mod:`.fusion`).
         """
+        if shared:
+            share(kind)
         buckets = self.bucket_keys if on is None else list(on)
         name = self.layer.name(kind, func, args, each, buckets)
         picks = self.layer.name(f"{kind}-of", each, self.n_buckets)

@@ -72,7 +72,13 @@ class CurveSort(BinarySort):
         self.replicates = replicates
         self.weighted = replicates.weighted
         self.contexts = self.graph.task("curve-contexts", curve_contexts, self.summaries)
-        self.placed = self.per_bucket("curve-placed-points", with_placed_points, each=self.contexts)
+        self.placed = self.graph.per_bucket(
+            "curve-placed-points",
+            with_placed_points,
+            each=self.contexts,
+            on=self.buckets,
+            shared=True,
+        )
         self.persisted = False
 
     def per_bucket(
