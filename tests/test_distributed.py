@@ -48,6 +48,33 @@ def test_lazy_scores_compute_together_on_the_cluster(client):
     assert got[1] == pytest.approx(sklearn_auc(y, s, max_fpr=0.2), abs=1e-12)
 
 
+def test_curve_queries_computed_together_on_the_cluster_read_shared_points_in_one_task(client):
+    """AP, KS and a curve of one ROC in one compute: each bucket's points are read by one
+    task (the fused readers, :mod:`dask_auc._engine.fusion`) on the workers; the answers
+    are the threaded scheduler's, each query computed alone."""
+    y, s, _ = _data(seed=3)
+    cuts = [0, 7_000, 7_000, 25_000, 40_000]
+
+    def asked():
+        with dask.config.set({"dask-auc.buckets": 3}):
+            curve = dask_auc.roc(dask_array(y, cuts), dask_array(s, cuts))
+        return [
+            curve.average_precision(compute=False),
+            curve.ks(compute=False),
+            curve.roc_curve(max_points=40, compute=False),
+        ]
+
+    from distributed import get_task_stream
+
+    with get_task_stream(client) as stream:
+        on_cluster = dask_auc.compute(*asked())
+    ran = [str(task["key"]) for task in stream.data]
+    assert any("curve-placed-points-readers-" in key for key in ran), ran
+    with dask.config.set(scheduler="threads"):
+        alone = [lazy.compute() for lazy in asked()]
+    assert repr(list(on_cluster)) == repr(alone)
+
+
 def test_one_class_warning_reaches_the_calling_process(client):
     y = np.zeros(1000, dtype=np.int8)
     s = np.random.default_rng(2).random(1000)

@@ -322,6 +322,8 @@ def test_ten_metrics_computed_together_sort_once():
         assert len(_tasks(lazies, layer)) == 1, layer
     results = dask_auc.compute(*lazies)
     assert results[0] == dask_auc.roc_auc_score(y, s)
+    # their readers of the shared points fused (:mod:`dask_auc._engine.fusion`): each alone's
+    assert repr(list(results)) == repr([lazy.compute() for lazy in lazies])
 
 
 def _readers(lazies) -> dict:
