@@ -19,7 +19,7 @@ from dask_auc._kernels.groups.pair_sums import (
     radix_order,
 )
 from dask_auc._kernels.groups.plan import GroupBlockInfo, GroupPlan, GroupSpec, plan_groups
-from dask_auc._kernels.groups.split import split_group_block
+from dask_auc._kernels.groups.split import _stacked, split_group_block
 from dask_auc._kernels.groups.tables import bucket_table, concat_group_tables
 from dask_auc._kernels.sort import compiled
 from references import pairwise_auc
@@ -480,3 +480,25 @@ def test_the_compiled_counting_sort_cuts_a_block_into_the_numpy_paths_pieces(
             np.testing.assert_array_equal(piece.codes, expected.codes)
     # one bucket: the block is its piece, no sort; strings or two key columns: the NumPy path
     assert len(calls) == (n_buckets > 1 and not two and key.dtype != object)
+
+
+def test_score_columns_of_one_block_stack_as_a_view_and_others_as_a_copy() -> None:
+    """Several score columns as rows x columns: a view where they are one buffer's rows in
+    order (pandas' block of one dtype, as read from Parquet), else a copy; the same values."""
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({name: rng.random(500) for name in ("a", "b", "c")})
+    columns = [frame[name].to_numpy() for name in ("a", "b", "c")]
+    np.testing.assert_array_equal(_stacked(columns, ("a", "b", "c")), np.column_stack(columns))
+    buffer = rng.random((3, 400))
+    expected = buffer.T.copy()
+    view = _stacked(list(buffer), ("a", "b", "c"))
+    assert np.shares_memory(view, buffer) and not view.flags.writeable
+    del buffer  # the view keeps its block alive
+    np.testing.assert_array_equal(view, expected)
+    rows = list(view.T)
+    for apart in ([rows[1], rows[0], rows[2]], [rows[0], rows[1].copy(), rows[2]]):
+        copied = _stacked(apart, ("a", "b", "c"))
+        assert not np.shares_memory(copied, view) and copied.flags.writeable
+        np.testing.assert_array_equal(copied, np.column_stack(apart))
+    mixed = _stacked([rows[0], rows[1].astype(np.float32)], ("a", "b"))
+    assert mixed.dtype == np.float64 and not np.shares_memory(mixed, view)

@@ -170,8 +170,9 @@ def bucketed_rows(
     """The rows of ``buckets`` below ``n_buckets`` (others left out), stably by bucket.
 
     A counting sort: one pass counts, one scatters each row's label, scores
-    (2-D: rows x columns, each row's values in one cache line) and key into
-    its bucket's run of ``out_*`` -- a write stream a bucket, where NumPy's
+    (``score``: columns x rows, each column contiguous, as the input's columns
+    come; ``out_score``: rows x columns, each row's values in one cache line)
+    and key into its bucket's run of ``out_*`` -- a write stream a bucket, where NumPy's
     stable ``argsort`` and a gather of each column read every column at
     random.  The outputs come from the caller: NumPy's allocation of a large
     array asks the kernel for huge pages, numba's does not, and the scatter
@@ -179,7 +180,7 @@ def bucketed_rows(
     rows into 8 buckets).  Returns ``cuts``: bucket ``b``'s rows are
     ``cuts[b]:cuts[b + 1]``, in input order.
     """
-    n, m = score.shape
+    m, n = score.shape
     cuts = np.zeros(n_buckets + 2, np.int64)
     for k in range(n):
         cuts[buckets[k] + 1] += 1
@@ -194,7 +195,7 @@ def bucketed_rows(
         cursor[b] = at + 1
         out_label[at], out_key[at] = label[k], key[k]
         for i in range(m):
-            out_score[at, i] = score[k, i]
+            out_score[at, i] = score[i, k]
     return cuts[: n_buckets + 1].copy()
 
 
@@ -219,7 +220,6 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
     buckets = np.arange(300, dtype=np.int64) % 5
     keys = buckets.view(np.uint64)
     outputs = (np.empty(300, np.uint8), np.empty((300, 2), np.uint64), np.empty(300, np.uint64))
-    bucketed_rows(
-        buckets.astype(np.uint16), 4, positive.view(np.uint8), stack.view(np.uint64), keys, *outputs
-    )
+    by_column = np.ascontiguousarray(stack.T).view(np.uint64)  # the split's columns x rows
+    bucketed_rows(buckets.astype(np.uint16), 4, positive.view(np.uint8), by_column, keys, *outputs)
     loaded(grouped_pair_counts)

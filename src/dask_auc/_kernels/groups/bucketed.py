@@ -35,7 +35,9 @@ def bucketed_columns(
     ...                                                  [0, 1, 3]]  # (None: no numba)
     True
     """  # fmt: skip
-    columns = (label, score.reshape(len(score), score.shape[1] if score.ndim == 2 else 1), key)
+    # each score column contiguous: a 2-D stack's transpose (columns x rows) is then a view
+    by_column = score.T if score.ndim == 2 else score.reshape(1, len(score))
+    columns = (label, by_column, key)
     if any(
         c.dtype.kind not in "biuf" or c.dtype.itemsize not in UNSIGNED_OF_WIDTH for c in columns
     ):
@@ -48,7 +50,7 @@ def bucketed_columns(
         return None
     kept = len(row_bucket) - int(np.count_nonzero(row_bucket >= n_buckets))
     out_label, out_key = np.empty(kept, label_bits.dtype), np.empty(kept, key_bits.dtype)
-    out_score = np.empty((kept, stack_bits.shape[1]), stack_bits.dtype)
+    out_score = np.empty((kept, stack_bits.shape[0]), stack_bits.dtype)
     # (the buckets as they come: uint16 below 65,536 buckets, no copy of 8 bytes a row)
     cuts = kernel.bucketed_rows(
         row_bucket, n_buckets, label_bits, stack_bits, key_bits, out_label, out_score, out_key
