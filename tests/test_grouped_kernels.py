@@ -19,7 +19,8 @@ from dask_auc._kernels.groups.pair_sums import (
     radix_order,
 )
 from dask_auc._kernels.groups.plan import GroupBlockInfo, GroupPlan, GroupSpec, plan_groups
-from dask_auc._kernels.groups.split import _stacked, split_group_block
+from dask_auc._kernels.groups.scores import stacked_scores
+from dask_auc._kernels.groups.split import split_group_block
 from dask_auc._kernels.groups.tables import bucket_table, concat_group_tables
 from dask_auc._kernels.sort import compiled
 from references import pairwise_auc
@@ -488,17 +489,19 @@ def test_score_columns_of_one_block_stack_as_a_view_and_others_as_a_copy() -> No
     rng = np.random.default_rng(4)
     frame = pd.DataFrame({name: rng.random(500) for name in ("a", "b", "c")})
     columns = [frame[name].to_numpy() for name in ("a", "b", "c")]
-    np.testing.assert_array_equal(_stacked(columns, ("a", "b", "c")), np.column_stack(columns))
+    np.testing.assert_array_equal(
+        stacked_scores(columns, ("a", "b", "c")), np.column_stack(columns)
+    )
     buffer = rng.random((3, 400))
     expected = buffer.T.copy()
-    view = _stacked(list(buffer), ("a", "b", "c"))
+    view = stacked_scores(list(buffer), ("a", "b", "c"))
     assert np.shares_memory(view, buffer) and not view.flags.writeable
     del buffer  # the view keeps its block alive
     np.testing.assert_array_equal(view, expected)
     rows = list(view.T)
     for apart in ([rows[1], rows[0], rows[2]], [rows[0], rows[1].copy(), rows[2]]):
-        copied = _stacked(apart, ("a", "b", "c"))
+        copied = stacked_scores(apart, ("a", "b", "c"))
         assert not np.shares_memory(copied, view) and copied.flags.writeable
         np.testing.assert_array_equal(copied, np.column_stack(apart))
-    mixed = _stacked([rows[0], rows[1].astype(np.float32)], ("a", "b"))
+    mixed = stacked_scores([rows[0], rows[1].astype(np.float32)], ("a", "b"))
     assert mixed.dtype == np.float64 and not np.shares_memory(mixed, view)

@@ -56,7 +56,7 @@ from .heavy_groups import (
     joined_pieces,
 )
 from .plan import GroupBlockInfo, GroupSpec, joined_ranges
-from .scores import HeavyPlans, heavy_score_pieces
+from .scores import HeavyPlans, heavy_score_pieces, stacked_scores
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def split_group_block(
     label = to_numpy(frame[spec.label])
     classes = distinct_labels(label)
     columns = [as_score_array(frame[name]) for name in spec.scores]
-    score = columns[0] if len(columns) == 1 else _stacked(columns, spec.scores)
+    score = columns[0] if len(columns) == 1 else stacked_scores(columns, spec.scores)
     dtypes = tuple(c.dtype for c in columns) if len(columns) > 1 else ()
     # an empty partition's dtype does not vote (often float64 beside float16 ones)
     clips = [clip_eps(frame[name].dtype) if len(frame) else np.inf for name in spec.scores]
@@ -284,69 +284,6 @@ def _rows(score: np.ndarray, taken: np.ndarray) -> np.ndarray:
     if taken.dtype == bool:
         return np.compress(taken, score, axis=0)
     return np.take(score, taken, axis=0)
-
-
-def _stacked(columns: list[np.ndarray], names: tuple[str, ...]) -> np.ndarray:
-    """Several score columns as one 2-D array, every value exact (a ValueError if it cannot be).
-
-    Rows x columns, each column contiguous (the transpose of ``np.stack``'s
-    columns x rows): the copy of each column is a memory copy, where
-    ``np.column_stack``'s interleaving took 2.5x as long (21 against ~8 ms for
-    five columns of 2.5e6 rows); the split's counting sort reads the columns
-    as they are (:func:`~.bucketed.bucketed_columns`) and writes each row's
-    values together.
-
-    Examples
-    --------
-    >>> stacked = _stacked([np.array([1, 2]), np.array([0.5, 0.25], np.float32)], ("a", "b"))
-    >>> stacked.dtype, stacked.tolist()
-    (dtype('float64'), [[1.0, 0.5], [2.0, 0.25]])
-    """
-    stacked = _one_block(columns)
-    if stacked is None:
-        stacked = np.stack(columns).T
-    for column, name in zip(columns, names, strict=True):
-        if column.dtype.kind in "iu" and stacked.dtype.kind == "f" and len(column):
-            if int(np.abs(column).max()) > 2**53:  # a float64 would round it
-                raise ValueError(
-                    f"score column {name!r} holds integers beyond 2**53, which other score "
-                    "columns' floats cannot hold exactly: pass it in a call of its own"
-                )
-    return stacked
-
-
-def _one_block(columns: list[np.ndarray]) -> np.ndarray | None:
-    """The columns as rows x columns without a copy, where they lie end to end in one array.
-
-    pandas keeps a frame's columns of one dtype as the rows of one 2-D block
-    (as it reads Parquet), so each column's array is a view of that block and
-    they follow one another in memory: the stack is then a view of the block.
-    None otherwise (the caller copies them).
-    """
-    first = columns[0]
-    root = _root(first)
-    size = first.nbytes
-    start = first.__array_interface__["data"][0]
-    for i, column in enumerate(columns):
-        if (
-            column.dtype != first.dtype
-            or column.shape != first.shape
-            or not column.flags.c_contiguous
-            or column.__array_interface__["data"][0] != start + i * size
-            or _root(column) is not root
-        ):
-            return None
-    # a view of ``first``'s block (its base keeps the block, and so every column, alive)
-    shape, strides = (len(columns), len(first)), (size, first.itemsize)
-    by_column = np.lib.stride_tricks.as_strided(first, shape, strides, writeable=False)
-    return by_column.T
-
-
-def _root(array: np.ndarray) -> object:
-    """The object that owns ``array``'s memory: the end of its chain of bases."""
-    while isinstance(array, np.ndarray) and array.base is not None:
-        array = array.base
-    return array
 
 
 def bucket_of(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
