@@ -48,15 +48,19 @@ def test_lazy_scores_compute_together_on_the_cluster(client):
     assert got[1] == pytest.approx(sklearn_auc(y, s, max_fpr=0.2), abs=1e-12)
 
 
-def test_curve_queries_computed_together_on_the_cluster_read_shared_points_in_one_task(client):
+@pytest.mark.parametrize("exchange", ["tasks", "p2p"])
+def test_curve_queries_computed_together_on_the_cluster_read_shared_points_in_one_task(
+    client, exchange
+):
     """AP, KS and a curve of one ROC in one compute: each bucket's points are read by one
-    task (the fused readers, :mod:`dask_auc._engine.fusion`) on the workers; the answers
-    are the threaded scheduler's, each query computed alone."""
+    task (the fused readers, :mod:`dask_auc._engine.fusion`) on the workers, behind either
+    exchange (P2P's tasks are specs the fusion leaves as they are); the answers are the
+    threaded scheduler's, each query computed alone."""
     y, s, _ = _data(seed=3)
     cuts = [0, 7_000, 7_000, 25_000, 40_000]
 
-    def asked():
-        with dask.config.set({"dask-auc.buckets": 3}):
+    def asked(exchange):
+        with dask.config.set({"dask-auc.buckets": 3, "dask-auc.exchange": exchange}):
             curve = dask_auc.roc(dask_array(y, cuts), dask_array(s, cuts))
         return [
             curve.average_precision(compute=False),
@@ -67,11 +71,11 @@ def test_curve_queries_computed_together_on_the_cluster_read_shared_points_in_on
     from distributed import get_task_stream
 
     with get_task_stream(client) as stream:
-        on_cluster = dask_auc.compute(*asked())
+        on_cluster = dask_auc.compute(*asked(exchange))
     ran = [str(task["key"]) for task in stream.data]
     assert any("curve-placed-points-readers-" in key for key in ran), ran
-    with dask.config.set(scheduler="threads"):
-        alone = [lazy.compute() for lazy in asked()]
+    with dask.config.set(scheduler="threads"):  # (P2P runs on a cluster only)
+        alone = [lazy.compute() for lazy in asked("tasks")]
     assert repr(list(on_cluster)) == repr(alone)
 
 
