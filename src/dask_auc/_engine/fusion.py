@@ -11,8 +11,9 @@ graph of every lazy result of one ``compute``, gives each shared result's
 readers one task instead (:func:`fused_readers`): it runs them one after the
 other on the same points and returns their results as a tuple, each former
 reader becoming a pick of its own.  The points then leave memory as soon as
-the bucket's queries are done: the command line's report of 2e7 rows peaked
-at half the traced memory (611 -> 306 MiB) and ran no slower.
+the bucket's queries are done: the command line's report of 2e7 rows peaked at
+990-998 MiB against 1,295-1,299 and ran 1.15-1.17x one AUC's time against
+1.32-1.33x (``benchmarks/results/2026-11-28-fused-readers.md``).
 
 The results are the same calls on the same inputs; only the tasks' grouping
 changes.  Nothing else is fused: siblings of a result that is not shared may
