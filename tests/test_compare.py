@@ -228,6 +228,25 @@ def test_the_labels_are_read_once_for_every_model_and_test():
         assert table.loc[m, "roc_auc"] == pytest.approx(sklearn_auc(frame["y"], frame[m]))
 
 
+def test_a_read_partition_is_joined_without_copying_its_columns():
+    """The joined frame holds each input's own buffer: no copy into one block of floats."""
+    from dask_auc._compare import _joined_partition
+
+    rng = np.random.default_rng(5)
+    parts = [pd.Series(rng.integers(0, 2, 50), index=np.arange(50) + 7)]
+    parts += [pd.Series(rng.random(50)) for _ in range(3)]
+    parts.append(pd.Series(pd.Categorical(rng.choice(["x", "y"], 50))))
+    columns = [f"input_{i}" for i in range(len(parts))]
+    joined = _joined_partition(*parts, columns=columns, names=tuple(columns))
+    assert list(joined.columns) == columns
+    assert isinstance(joined.index, pd.RangeIndex) and len(joined) == 50
+    for column, part in zip(columns, parts, strict=True):
+        assert joined[column].dtype == part.dtype
+        if isinstance(part.dtype, np.dtype):
+            assert np.shares_memory(joined[column].to_numpy(), part.to_numpy()), column
+        assert joined[column].tolist() == part.tolist()
+
+
 def test_separate_calls_read_the_frame_once_per_model():
     """What compare avoids: a model's own call reads every partition again."""
     calls: list[int] = []

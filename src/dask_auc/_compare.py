@@ -299,8 +299,11 @@ def _joined_partition(*parts: Any, columns: list[str], names: list[str]) -> pd.D
             f"compare: a partition's inputs differ in length ({described} rows); rows pair by "
             "position: pass columns of one DataFrame"
         )
-    # the partitions' own dtypes kept (categorical or nullable labels, float32 scores)
-    return pd.DataFrame({c: p.reset_index(drop=True) for c, p in zip(columns, parts, strict=True)})
+    # the partitions' own dtypes kept (categorical or nullable labels, float32 scores); put
+    # side by side, not built from a dict, which would copy the float columns into one
+    # block: as long as reading them
+    renamed = [p.reset_index(drop=True).rename(c) for c, p in zip(columns, parts, strict=True)]
+    return pd.concat(renamed, axis=1)
 
 
 class _Table:
