@@ -10,9 +10,11 @@ Every score kind (``--kinds``) is measured in a fresh Python process
 generates ``_data.py``'s rows (labels and a logistic model's probabilities,
 ``tied``: rounded to 3 decimals; NumPy arrays wrapped in dask arrays of
 ``--chunks`` chunks, threaded scheduler), compiles the numba loops on a few
-rows, then times ``--repeats`` runs of each row and reports their median,
-the peak RSS above the process's baseline (``_memory.py``) and the ratio to
-``roc_auc_score`` measured in the same process.
+rows, runs each row once metering its peak RSS above the process's baseline
+(``_memory.py``), then times ``--repeats`` rounds of one run of each
+dask-auc row in turn (so that no row is the process's cold first), then
+each peer's ``--repeats`` runs, and reports each row's median and its
+ratio to ``roc_auc_score``.
 
 Rows:
 
@@ -42,6 +44,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -105,33 +108,55 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     label, proba = generate(args.rows, args.measure)
     size = -(-args.rows // args.chunks)
     y, p = da.from_array(label, chunks=size), da.from_array(proba, chunks=size)
-    # compile the numba loops on a few rows and import the peers: not what the rows measure
+    # compile the numba loops on a few rows and import the peers: not what the rows measure;
+    # compile_now waits for this CPU's timed choices too, which would otherwise run in the
+    # background during the first row's timings (its roc_auc_score took ~1.4x as long)
+    from dask_auc._kernels.sort.compiled import compile_now
+
+    compile_now()
     dask_auc.compute(*_both(dask_auc.roc(label[:10_000], proba[:10_000])))
     peers = ["sklearn.isotonic", "model_diagnostics.scoring"]
     for module in [m for m in peers if importlib.util.find_spec(m.partition(".")[0])]:
         importlib.import_module(module)
     out: dict[str, Any] = {}
 
-    def run(name: str, func) -> None:
-        _memory.start()
-        seconds, answer = timed(func, args.repeats)
-        out[name] = {"seconds": seconds, "memory": _memory.stop()["peak"], **answer}
-
     def brier(diagram: Any) -> dict[str, float]:
         return {"brier": dict(zip(PARTS, map(float, diagram.brier), strict=True))}
-
-    run(ROWS[0], lambda: {"auc": dask_auc.roc_auc_score(y, p)})
-    run(ROWS[1], lambda: brier(dask_auc.reliability_diagram(y, p)))
 
     def together() -> dict[str, Any]:
         auc, diagram = dask_auc.compute(*_both(dask_auc.roc(y, p)))
         return {"auc": auc, **brier(diagram)}
 
-    run(ROWS[2], lambda: {"auc": dask_auc.compute(dask_auc.roc(y, p).auc(compute=False))[0]})
-    run(ROWS[3], together)
-    run(ROWS[4], lambda: {"brier": isotonic_floor(label, proba)})
+    rows = {
+        ROWS[0]: lambda: {"auc": dask_auc.roc_auc_score(y, p)},
+        ROWS[1]: lambda: brier(dask_auc.reliability_diagram(y, p)),
+        ROWS[2]: lambda: {"auc": dask_auc.compute(dask_auc.roc(y, p).auc(compute=False))[0]},
+        ROWS[3]: together,
+        ROWS[4]: lambda: {"brier": isotonic_floor(label, proba)},
+    }
     if importlib.util.find_spec("model_diagnostics") is not None:
-        run(ROWS[5], lambda: {"brier": model_diagnostics_decompose(label, proba)})
+        rows[ROWS[5]] = lambda: {"brier": model_diagnostics_decompose(label, proba)}
+    # Each row's peak memory from a metered first run, then its times from rounds of one run
+    # of every row each: a row timed in a block of its own runs, first in the process, was
+    # up to 1.4x slower than warm (the heap's page faults), and its ratios with it.
+    answers: dict[str, Any] = {}
+    for name, func in rows.items():
+        _memory.start()
+        answers[name] = func()
+        out[name] = {"memory": _memory.stop()["peak"]}
+    # the peers' gigabytes of temporaries would unsettle the heap of the row after them:
+    # dask-auc's rows in rounds, then each peer's runs together
+    ours = [name for name in rows if name in ROWS[:4]]
+    times: dict[str, list[float]] = {name: [] for name in rows}
+    for _ in range(args.repeats):
+        for name in ours:
+            seconds, answers[name] = timed(rows[name], 1)
+            times[name].append(seconds)
+    for name in rows:
+        if name not in ours:
+            seconds, answers[name] = timed(rows[name], args.repeats)
+            times[name].append(seconds)
+        out[name].update(seconds=statistics.median(times[name]), **answers[name])
     return out
 
 
