@@ -137,6 +137,11 @@ def distinct_totals(scores, weights, kind, out):  # pragma: no cover - compiled
     return m
 
 
+#: cuts :func:`_lone_run` finds before it pools the stretches between them: its buffer of cuts
+#: stays in the L1 cache, and a bucket of any size costs no more memory
+_CUTS = 1024
+
+
 @_compile
 def _lone_run(
     pos, neg, pos_logs, neg_log1ps, i, j, top, low, high, out_pos, out_neg, bins
@@ -144,14 +149,18 @@ def _lone_run(
     """:func:`bucket_pav`'s loop for counted rows where no class repeats a score.
 
     From ``pos[i]``, ``neg[j]`` (``top + 1`` blocks) while each class keeps a row
-    past the score: a score is one row, or one of each class (a cross tie).  A
-    branch-free merge, the PAV's top block in registers; the terms summed after it
-    by class (:func:`row_sums`), the cross ties' group terms by a second walk of the
-    merge up to its last tie (none: no walk).  Indexed by unsigned integers (:data:`_U`):
-    numba then adds no wraparound of negative indices to each load and store, and the
-    loop holds no call (``tie_terms``'s arguments kept registers on the stack): ~2 ns
-    a row of ~10; each class's row after the next is loaded a step ahead, so that the
-    merge's next compare waits on a select, not a load: ~0.6 ns more.  Returns
+    past the score: a score is one row, or one of each class (a cross tie).  PAV
+    pools a run of scores whose means do not increase whole, so only where the
+    mean rises -- a positive (or a cross tie) after negatives, a positive after a
+    cross tie -- can a block end: the walk, positive by positive with a loop over
+    the negatives below it (as the AUC's pair counts walk), writes every row's
+    place and moves on a cut only where one may end (no branch on the data), and
+    the PAV pools the stretches between cuts, about one in seven rows
+    (:func:`_pooled_stretches`): the same blocks as pooling every score (the PAV's
+    blocks do not depend on the order of its pooling), at ~4 ns a row against
+    ~5.3 for a branch-free merge pooling each score.  The terms are summed after
+    it by class (:func:`row_sums`), the cross ties' group terms by a second walk of
+    the merge up to its last tie (none: no walk).  Returns
     ``(i, j, top, groups, infinite, outside)``.
     """
     bins_high, bins_low = bins
@@ -174,31 +183,38 @@ def _lone_run(
         below = 0
     first_pos, first_neg = i, j
     ties = 0
-    x, y = pos[_U(i)], neg[_U(j)]  # each class's next row, and the one after it: the merge
-    x1, y1 = pos[_U(min(i + 1, n_pos - 1))], neg[_U(min(j + 1, n_neg - 1))]  # waits on no load
+    # cuts[2 * c], cuts[2 * c + 1]: the rows of each class before cut c; cut 0 where the
+    # walk starts (the top block may go on past it: pooling tells)
+    cuts = np.empty(2 * _CUTS + 2, np.int64)
+    cuts[0], cuts[1] = i, j
+    k = 1
+    tied = False  # the last score was a cross tie
     while i + 1 < n_pos and j + 1 < n_neg:
-        taken_pos, taken_neg = x <= y, y <= x
-        s = np.float64(x if taken_pos else y) + 0.0
-        p, q = np.int64(taken_pos), np.int64(taken_neg)
-        ties += p & q  # a tie across the classes: rare; its terms after the loop
-        i, j = i + p, j + q
-        x = x1 if taken_pos else x
-        y = y1 if taken_neg else y
-        x1, y1 = pos[_U(min(i + 1, n_pos - 1))], neg[_U(min(j + 1, n_neg - 1))]
-        push = block_pos * q < p * block_neg  # the top's mean is below the score's
-        at = _U(below)  # branch-free: stored, kept if pushed
-        low[at], high[at], out_pos[at], out_neg[at] = block_low, block_high, block_pos, block_neg
-        below += np.int64(push)
-        block_pos, block_neg = p + (0 if push else block_pos), q + (0 if push else block_neg)
-        block_low = s if push else block_low
-        while below > 0 and (
-            out_pos[_U(below - 1)] * block_neg >= block_pos * out_neg[_U(below - 1)]
-        ):
-            below -= 1
-            block_pos += out_pos[_U(below)]
-            block_neg += out_neg[_U(below)]
-            block_low = low[_U(below)]
-        block_high = s
+        x = pos[_U(i)]
+        run = j
+        while j + 1 < n_neg and neg[_U(j)] < x:  # the negatives below the positive
+            j += 1
+        if j + 1 == n_neg:  # the last negative is the caller's
+            break
+        tie = neg[_U(j)] == x
+        cuts[_U(2 * k)], cuts[_U(2 * k + 1)] = i, j  # kept if a block may end here
+        k += np.int64(j > run) | (np.int64(tied) & np.int64(not tie))
+        tied = tie
+        ties += np.int64(tie)
+        i += 1
+        j += np.int64(tie)
+        if k == _CUTS:  # pool the stretches up to the last cut; it opens the next
+            block_pos, block_neg, block_low, block_high, below = _pooled_stretches(
+                pos, neg, cuts, k - 1, block_pos, block_neg, block_low, block_high, below,
+                low, high, out_pos, out_neg,
+            )  # fmt: skip
+            cuts[0], cuts[1] = cuts[2 * k - 2], cuts[2 * k - 1]
+            k = 1
+    cuts[2 * k], cuts[2 * k + 1] = i, j
+    block_pos, block_neg, block_low, block_high, below = _pooled_stretches(
+        pos, neg, cuts, k, block_pos, block_neg, block_low, block_high, below,
+        low, high, out_pos, out_neg,
+    )  # fmt: skip
     low[below], high[below] = block_low, block_high
     out_pos[below], out_neg[below] = block_pos, block_neg
     groups += (i - first_pos) + (j - first_neg) - ties
@@ -213,6 +229,50 @@ def _lone_run(
     infinite, outside = row_sums(pos, pos_logs, True, start_pos, i, bins_high, bins_low)
     infinite_neg, outside_neg = row_sums(neg, neg_log1ps, False, start_neg, j, bins_high, bins_low)
     return i, j, below, groups, infinite or infinite_neg, outside or outside_neg
+
+
+@_inlined
+def _pooled_stretches(
+    pos, neg, cuts, stretches, block_pos, block_neg, block_low, block_high, below,
+    low, high, out_pos, out_neg,
+):  # pragma: no cover - compiled  # fmt: skip
+    """PAV over the stretches of rows between :func:`_lone_run`'s cuts ``0..stretches``.
+
+    Each stretch is pushed on the stack as one block, or added to the top block
+    (in registers: ``block_*``, ``below`` blocks under it) where its mean is no
+    higher, and the top pooled with the blocks below while their means do not
+    increase.  Returns the top block and ``below``.
+    """
+    for c in range(stretches):
+        a, b = cuts[2 * c], cuts[2 * c + 1]
+        e, f = cuts[2 * c + 2], cuts[2 * c + 3]
+        p, q = e - a, f - b
+        if p + q == 0:  # the walk ended where it began
+            continue
+        # its lowest score and its highest: each the first (last) of a class's rows in it
+        if a < e and (b == f or pos[a] <= neg[b]):
+            first = np.float64(pos[a]) + 0.0
+        else:
+            first = np.float64(neg[b]) + 0.0
+        if e > a and (f == b or pos[e - 1] >= neg[f - 1]):
+            last = np.float64(pos[e - 1]) + 0.0
+        else:
+            last = np.float64(neg[f - 1]) + 0.0
+        if block_pos * q < p * block_neg:  # the top's mean is below the stretch's
+            low[below], high[below] = block_low, block_high
+            out_pos[below], out_neg[below] = block_pos, block_neg
+            below += 1
+            block_pos, block_neg, block_low = p, q, first
+        else:
+            block_pos += p
+            block_neg += q
+        while below > 0 and out_pos[below - 1] * block_neg >= block_pos * out_neg[below - 1]:
+            below -= 1
+            block_pos += out_pos[below]
+            block_neg += out_neg[below]
+            block_low = low[below]
+        block_high = last
+    return block_pos, block_neg, block_low, block_high, below
 
 
 @_compile

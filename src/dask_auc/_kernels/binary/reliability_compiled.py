@@ -10,8 +10,9 @@ one merge of the two classes that pools each tie, sums the Brier, log and
 probability terms exactly (binned by exponent in integers: the integers
 ``exact_total`` makes) and runs the PAV on a stack as it goes (counts; weights
 are pooled after it by NumPy's rounds, whose float sums keep their order); rows
-of which no class repeats a score take a branch-free merge, the PAV's top block
-in registers and each class's terms summed after it, a run of one exponent at a
+of which no class repeats a score take a walk that finds where a block may end (a
+rise of the mean: a positive after negatives) and pools only the stretches between,
+each class's terms summed after it, a run of one exponent at a
 time (``_pav_numba._lone_run``): the same bits at about half the cost.  The
 logarithms stay NumPy's, taken before the merge of each class's distinct scores
 (``np.log`` is not libm's ``log`` on every CPU; of every row, tied scores cost the
