@@ -10,9 +10,11 @@ import random
 import warnings
 from fractions import Fraction
 
+import dask
 import dask.array as da
 import numpy as np
 import pytest
+from dask.core import get_dependencies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
@@ -123,6 +125,35 @@ def test_refinement_stops_at_the_width_asked():
     assert refined.width <= 1e-2
     assert Fraction(refined.lower) <= exact <= Fraction(refined.upper) or refined.exact
     assert one_pass.lower <= refined.lower and refined.upper <= one_pass.upper
+
+
+@pytest.mark.parametrize(
+    ("resolution", "budget", "fan_in"), [(2**18, None, 8), (2**21, None, 2), (2**12, "2MiB", 12)]
+)
+def test_the_merge_tree_takes_fewer_states_at_once_where_they_are_large(resolution, budget, fan_in):
+    """A merge holds its states whole: no more of ``resolution`` bins than fit the bucket
+    budget (8 states of 2**25 bins killed 6 GiB workers on 1e9 rows), at least 2, at most
+    ``dask-auc.split-every``; the same state whatever the fan-in."""
+    rng = np.random.default_rng(4)
+    y, s = rng.integers(0, 2, 3200), rng.normal(size=3200)
+    options = {"dask-auc.split-every": 12} if budget else {}
+    if budget:
+        options["dask-auc.bucket-bytes"] = budget
+    with dask.config.set(options):
+        lazy = dask_auc.roc_state(
+            da.from_array(y, chunks=100), da.from_array(s, chunks=100),
+            resolution=resolution, compute=False,
+        )  # fmt: skip
+        graph = dict(lazy.__dask_graph__())
+    merges = [key for key in graph if str(key[0] if isinstance(key, tuple) else key)
+              .startswith("merge_states")]  # fmt: skip
+    assert max(len(get_dependencies(graph, key)) for key in merges) == fan_in
+    expected, level = 0, 32  # the blocks
+    while level > 1:
+        level = -(-level // fan_in)
+        expected += level
+    assert len(merges) == expected
+    assert lazy.compute(scheduler="sync").auc() == dask_auc.roc_state(y, s).auc()
 
 
 def test_quantised_scores_are_exact_in_one_pass():

@@ -8,7 +8,7 @@ from .arrays import MIN_ROWS_PER_BLOCK
 from .blocks import Blocks, sizes_of
 from .blockwise import gather, lazy_of, map_blocks, map_indexed_blocks, merge_tree, zip_blocks
 from .collector import frozen_heap
-from .config import compiled_kernels, split_every_default
+from .config import bucket_bytes, compiled_kernels, split_every_default
 from .frames import hashed_blocks, map_frame
 from .hashed import HashedGraph
 from .inputs import only_column, prepared_blocks
@@ -17,12 +17,13 @@ from .matrices import score_column_count, side_by_side
 from .sample_sort import SortedGraph
 
 __all__ = [
-    "MIN_ROWS_PER_BLOCK",
     "Blocks",
     "FinishEach",
     "HashedGraph",
     "LazyScore",
+    "MIN_ROWS_PER_BLOCK",
     "SortedGraph",
+    "bucket_bytes",
     "compiled_kernels",
     "compute",
     "frozen_heap",
