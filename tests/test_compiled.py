@@ -79,7 +79,7 @@ def _reference_groups(scores, codes, n_codes, splitters) -> np.ndarray:
 @settings(max_examples=examples(150), deadline=None)
 @given(
     rows=scored_rows(),
-    n_splitters=st.sampled_from([0, 1, 3, 7, 40, 200]),
+    n_splitters=st.sampled_from([0, 1, 3, 7, 16, 17, 40, 200, 1000]),
     two=st.booleans(),
     counting=st.booleans(),
 )
@@ -102,6 +102,29 @@ def test_grouped_rows_equal_a_row_by_row_reference(rows, n_splitters, two, count
     np.testing.assert_array_equal(rows_by_group, scores[order])
     counts = np.bincount(groups, minlength=(n_splitters + 1) * n_codes)
     np.testing.assert_array_equal(np.diff(starts), counts)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint64])
+def test_splitters_crowded_in_a_few_cells_are_bisected_to_the_same_buckets(dtype) -> None:
+    """Many splitters between a few close values and one far away share a cell of the
+    split's table (more than it scans one by one): bisected, the same groups as the
+    reference, for scores in, between, below and above them."""
+    rng = np.random.default_rng(7)
+    if np.dtype(dtype).kind == "f":
+        close = 0.5 + rng.integers(0, 40, 300) * np.finfo(dtype).eps
+        far = np.finfo(dtype).max
+    else:
+        close = 1000 + rng.integers(0, 40, 300)
+        far = np.iinfo(dtype).max
+    close, ends = close.astype(dtype), np.array([0, far, 3], dtype)
+    splitters = np.sort(np.concatenate([close, ends[1:2]]))
+    above = close + close.dtype.type(1 if np.dtype(dtype).kind in "iu" else 0)
+    scores = rng.permutation(np.concatenate([close, ends, above]))
+    codes = (rng.random(len(scores)) < 0.4).astype(np.uint8)
+    rows_by_group, starts, _ = compiled.grouped_rows(scores, codes, 2, splitters)
+    groups = _reference_groups(scores, codes, 2, splitters)
+    np.testing.assert_array_equal(rows_by_group, scores[np.argsort(groups, kind="stable")])
+    np.testing.assert_array_equal(np.diff(starts), np.bincount(groups, minlength=2 * 302))
 
 
 def test_a_heavy_tie_is_dealt_evenly_over_its_buckets() -> None:
