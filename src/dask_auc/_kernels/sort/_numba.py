@@ -178,12 +178,7 @@ def _cell_groups(scores, codes, n_codes, splitters, groups):  # pragma: no cover
                 for j in range(bucket, stop):
                     bucket += splitters[j] < value
             else:  # many splitters in one cell (scores crowded in a few cells): bisect them
-                while bucket < stop:
-                    middle = (bucket + stop) >> 1
-                    if splitters[middle] < value:
-                        bucket = middle + 1
-                    else:
-                        stop = middle
+                bucket = first_not_below(splitters, bucket, stop, value)
         groups[k] = bucket * n_codes + codes[k]
 
 
