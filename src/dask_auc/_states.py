@@ -417,7 +417,7 @@ def _state_key(y_true: Any, y_score: Any, sample_weight: Any, checked: dict[str,
     """The key of the merged state: one state per block, then a tree of merges."""
     prepare = partial(block_state, max_bins=checked["resolution"], pos_label=checked["pos_label"])
     level = list(prepared_blocks(y_true, y_score, sample_weight, prepare=prepare, names=_NAMES))
-    fan_in = checked["split_every"] or merge_fan_in(checked["resolution"])
+    fan_in = checked["split_every"] or _merge_fan_in(checked["resolution"])
     while True:
         runs = [level[i : i + fan_in] for i in range(0, max(len(level), 1), fan_in)]
         level = [gather(merge_states, run) for run in runs]
@@ -429,7 +429,7 @@ def _state_key(y_true: Any, y_score: Any, sample_weight: Any, checked: dict[str,
 _BIN_BYTES = 40
 
 
-def merge_fan_in(resolution: int) -> int:
+def _merge_fan_in(resolution: int) -> int:
     """The merge tree's default fan-in: ``dask-auc.split-every``, fewer for large states.
 
     A merge holds its states whole, up to ``resolution`` bins each: as many as
@@ -439,7 +439,7 @@ def merge_fan_in(resolution: int) -> int:
 
     Examples
     --------
-    >>> merge_fan_in(2**18), merge_fan_in(2**25)
+    >>> _merge_fan_in(2**18), _merge_fan_in(2**25)
     (8, 2)
     """
     fitting = bucket_bytes() // (_BIN_BYTES * resolution)

@@ -153,12 +153,13 @@ def _lone_run(
     pools a run of scores whose means do not increase whole, so only where the
     mean rises -- a positive (or a cross tie) after negatives, a positive after a
     cross tie -- can a block end: the walk, positive by positive with a loop over
-    the negatives below it (as the AUC's pair counts walk), writes every row's
-    place and moves on a cut only where one may end (no branch on the data), and
-    the PAV pools the stretches between cuts, about one in seven rows
-    (:func:`_pooled_stretches`): the same blocks as pooling every score (the PAV's
-    blocks do not depend on the order of its pooling), at ~4 ns a row against
-    ~5.3 for a branch-free merge pooling each score.  The terms are summed after
+    the negatives below it (as the AUC's pair counts walk), writes each positive's
+    place and moves on a cut only where a block may end (no branch on the data),
+    and the PAV pools the stretches between cuts, about one in seven rows on
+    continuous scores (:func:`_pooled_stretches`): the same blocks as pooling every
+    score (the PAV's blocks do not depend on the order of its pooling), the walk and
+    the PAV at ~4 ns a row against ~5.3 for a branch-free merge pooling each score
+    (one bucket of 1.25e6 rows).  The terms are summed after
     it by class (:func:`row_sums`), the cross ties' group terms by a second walk of
     the merge up to its last tie (none: no walk).  Returns
     ``(i, j, top, groups, infinite, outside)``.
