@@ -130,11 +130,25 @@ def _searched_groups(scores, codes, n_codes, splitters, groups):  # pragma: no c
         groups[k] = bucket * n_codes + codes[k]
 
 
+_SIGN = np.uint64(1 << 63)
+
+
+@_compile
+def order_key(bits):  # pragma: no cover - compiled
+    """A float64's bits to its order-preserving key (-0.0 as 0.0): ``states.bins.score_keys``.
+
+    The split's cells (:func:`_cell_groups`) and the states' bins
+    (:mod:`dask_auc._kernels.states._tables`) key scores so.  No branch on the
+    sign (a select for -0.0): loops over the rows vectorise.
+    """
+    flip = np.uint64(np.int64(bits) >> np.int64(63)) | _SIGN  # all bits if negative, else the sign
+    return _SIGN if bits == _SIGN else bits ^ flip
+
+
 @njit(inline="always", cache=True)
-def _cell_key(value):  # pragma: no cover - compiled
-    """An order-keeping uint64 of a score (as float64; -0.0 as 0.0): never decreasing in it."""
-    bits = np.float64(np.float64(value) + 0.0).view(np.uint64)
-    return bits ^ (np.uint64(np.int64(bits) >> np.int64(63)) | np.uint64(1 << 63))
+def _float_key(value):  # pragma: no cover - compiled
+    """:func:`order_key` of a score as float64: never decreasing in the score, of any dtype."""
+    return order_key(np.float64(value).view(np.uint64))
 
 
 @_compile
@@ -150,7 +164,7 @@ def _cell_groups(scores, codes, n_codes, splitters, groups):  # pragma: no cover
     score below the lowest splitter (above the highest) is in cell 0 (the last).
     """
     n_splitters = len(splitters)
-    low, high = _cell_key(splitters[0]), _cell_key(splitters[n_splitters - 1])
+    low, high = _float_key(splitters[0]), _float_key(splitters[n_splitters - 1])
     span = high - low
     cell_bits = min(max(7 + int(np.log2(n_splitters)), 12), 16)
     shift = np.uint64(0)
@@ -159,14 +173,14 @@ def _cell_groups(scores, codes, n_codes, splitters, groups):  # pragma: no cover
     n_cells = np.int64(span >> shift) + 1
     first = np.zeros(n_cells + 1, np.int64)
     for j in range(n_splitters):
-        first[np.int64((_cell_key(splitters[j]) - low) >> shift) + 1] += 1
+        first[np.int64((_float_key(splitters[j]) - low) >> shift) + 1] += 1
     most = 0
     for c in range(n_cells):
         most = max(most, first[c + 1])
         first[c + 1] += first[c]
     for k in range(len(scores)):
         value = scores[k]
-        key = _cell_key(value)
+        key = _float_key(value)
         if key < low:
             bucket = 0
         elif key > high:

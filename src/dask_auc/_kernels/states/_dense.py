@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._tables import ONE_NEG, direct_bins, empty_direct, entry, order_key, shifted_key
+from ..sort._numba import order_key
+from ._tables import ONE_NEG, direct_bins, empty_direct, entry, shifted_key
 
 #: the most prefix values a dense table spans (24 bytes each, 16 more weighted): ~24 MiB
 DENSE_MOST = 1 << 20

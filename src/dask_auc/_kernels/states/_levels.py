@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._tables import MAX, ZERO, bit_length, compiled, entry, order_key
+from ..sort._numba import order_key
+from ._tables import MAX, ZERO, bit_length, compiled, entry
 
 #: the bitmap of prefixes is this many bits finer than the cells (16 bits below the prefix)
 _FINER = 8

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ..sort._numba import first_not_below
+from ..sort._numba import first_not_below, order_key
 from ._dense import dense_bins, dense_span
 from ._levels import block_level
 from ._merged import merged_bins as merged_bins  # (bins.merge_states)
@@ -66,7 +66,6 @@ from ._tables import (
     hash_filled,
     hash_rows,
     new_bin,
-    order_key,
     score_bits,
     shifted_key,
     slot_of,

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._tables import MAX, entry, order_key, score_bits
+from ..sort._numba import order_key
+from ._tables import MAX, entry, score_bits
 
 
 @entry

@@ -42,16 +42,6 @@ PREFIX, COUNTS, LOW, HIGH = 0, 1, 2, 3
 
 
 @compiled
-def order_key(bits):  # pragma: no cover - compiled
-    """A float64's bits to its order-preserving key (-0.0 as 0.0): ``bins.score_keys``.
-
-    No branch on the sign (a select for -0.0): loops over the rows vectorise.
-    """
-    flip = np.uint64(np.int64(bits) >> np.int64(63)) | SIGN  # all bits if negative, else the sign
-    return SIGN if bits == SIGN else bits ^ flip
-
-
-@compiled
 def score_bits(key):  # pragma: no cover - compiled
     """A key's float64 bits (:func:`order_key` inverted; -0.0's key gives 0.0's bits)."""
     return key ^ SIGN if key & SIGN else ~key
