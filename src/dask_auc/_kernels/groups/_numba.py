@@ -21,6 +21,9 @@ from ..sort._numba import first_not_below
 
 #: nogil: the threaded scheduler runs the loops on all cores at once
 _compile = njit(nogil=True, cache=True, boundscheck=False)
+#: the same, inlined by numba into the callers: a call with arrays costs ~20-50 ns (their
+#: reference counts), as much as a group's pairs
+_inlined = njit(nogil=True, cache=True, boundscheck=False, inline="always")
 
 
 #: a class of a group of up to this many rows is sorted by insertion (no call, no recursion)
@@ -80,7 +83,7 @@ _ALL_PAIRS = 128
 
 @_compile
 def grouped_pair_counts(
-    codes, n_groups, scores, positive, pos, neg, twice, largest
+    codes, n_groups, scores, positive, pos, neg, twice, largest, values
 ):  # pragma: no cover - compiled
     """Every group's class counts and twice its ROC area (unweighted), for every score column.
 
@@ -95,8 +98,12 @@ def grouped_pair_counts(
     sorted.  Twice the area is ``2 * (pairs pos > neg) + (pairs pos == neg)``,
     a tie counting one half.  Exact int64 counts, the NumPy path's numbers.
     Writes ``pos``, ``neg`` and ``twice[i]`` for column ``i``, but not the
-    ``twice`` of a group of more than ``largest`` rows: returns the sorted
-    ``(values, starts)`` (group ``g``'s negatives are rows ``starts[2 * g]`` to
+    ``twice`` of a group of more than ``largest`` rows: the rows sorted are left
+    in ``values`` (``scores``' shape, from the caller: NumPy's allocation of a
+    large array asks the kernel for huge pages, numba's does not, and the
+    scattered writes then cost twice as much in TLB misses: 32 against 14 ns a
+    row of five columns, 2.5e6 rows in 125,000 groups) and ``starts`` is
+    returned (group ``g``'s negatives are rows ``starts[2 * g]`` to
     ``starts[2 * g + 1]``, its positives the rows up to ``starts[2 * g + 2]``)
     for the caller to count those with NumPy's sort, which is several times
     faster there than a binary search a row (heavy users' clicks: 42 against
@@ -113,7 +120,6 @@ def grouped_pair_counts(
         widest = max(widest, starts[2 * g + 2] - starts[2 * g])
     cursor = starts[:-1].copy()
     # rows kept whole (one cache line each) through the sort: one scattered write a row
-    values = np.empty((n, m), scores.dtype)
     for k in range(n):
         part = 2 * codes[k] + positive[k]
         at = cursor[part]
@@ -121,8 +127,7 @@ def grouped_pair_counts(
             values[at, i] = scores[k, i]
         cursor[part] = at + 1
     column = np.empty(widest, scores.dtype)  # one group's column, contiguous
-    above = np.zeros(m, np.int64)
-    tied = np.zeros(m, np.int64)
+    block = np.empty((m, widest), scores.dtype)  # one group's columns, each contiguous
     for g in range(n_groups):
         first, middle, stop = starts[2 * g], starts[2 * g + 1], starts[2 * g + 2]
         n_neg, n_pos = middle - first, stop - middle
@@ -131,9 +136,7 @@ def grouped_pair_counts(
         if n_neg == 0 or n_pos == 0 or n_neg + n_pos > largest:
             continue
         if n_neg * n_pos <= _ALL_PAIRS:
-            _all_pairs(values, first, middle, stop, above, tied)
-            for i in range(m):
-                twice[i, g] = 2 * above[i] + tied[i]
+            _all_pairs(values, first, middle, stop, block, twice, g)
             continue
         for i in range(m):
             for k in range(first, stop):
@@ -147,20 +150,32 @@ def grouped_pair_counts(
                 _sorted_in_place(column, 0, n_neg)
                 below, ties = _pairs_against_sorted(column, n_neg, n_neg + n_pos, 0, n_neg)
                 twice[i, g] = 2 * below + ties
-    return values, starts
+    return starts
 
 
-@_compile
-def _all_pairs(values, first, middle, stop, above, tied):  # pragma: no cover - compiled
-    """Per column of ``values``: pairs of a positive (rows ``[middle, stop)``) above a
-    negative (rows ``[first, middle)``) into ``above``, pairs tied into ``tied``."""
-    above[:] = 0
-    tied[:] = 0
-    for p in range(middle, stop):
-        for q in range(first, middle):
-            for i in range(values.shape[1]):
-                above[i] += values[p, i] > values[q, i]
-                tied[i] += values[p, i] == values[q, i]
+@_inlined
+def _all_pairs(values, first, middle, stop, block, twice, g):  # pragma: no cover - compiled
+    """``twice[i, g]`` of column ``i`` from every pair of a positive (rows ``[middle, stop)`` of
+    ``values``) and a negative (rows ``[first, middle)``), each column alone.
+
+    The group's rows are laid out column by column in ``block`` first, so that each
+    positive is compared with a contiguous run of negatives, counted in registers
+    (vectorized): measured 2.3x faster on five columns than every pair's columns at once
+    with the counts in arrays (20 rows a group).
+    """
+    n_neg = middle - first
+    for k in range(first, stop):
+        for i in range(values.shape[1]):
+            block[i, k - first] = values[k, i]
+    for i in range(values.shape[1]):
+        above = 0
+        tied = 0
+        for p in range(n_neg, stop - first):
+            x = block[i, p]
+            for q in range(n_neg):
+                above += x > block[i, q]
+                tied += x == block[i, q]
+        twice[i, g] = 2 * above + tied
 
 
 @_compile

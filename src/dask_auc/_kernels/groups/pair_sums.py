@@ -207,15 +207,18 @@ def grouped_pair_counts_many(
         return None
     pos, neg = np.zeros(n_groups, np.int64), np.zeros(n_groups, np.int64)
     twice = np.zeros((scores.shape[1], n_groups), np.int64)
-    values, starts = kernel.grouped_pair_counts(
+    scores = np.ascontiguousarray(scores)
+    values = np.empty_like(scores)  # NumPy's: huge pages for the loop's scattered writes
+    starts = kernel.grouped_pair_counts(
         codes.astype(np.int64, copy=False),
         n_groups,
-        np.ascontiguousarray(scores),
+        scores,
         positive.view(np.uint8),
         pos,
         neg,
         twice,
         LARGE_GROUP_ROWS,
+        values,
     )
     large = np.flatnonzero((pos > 0) & (neg > 0) & (pos + neg > LARGE_GROUP_ROWS))
     for g in large.tolist():  # the heavy users the loop left: by NumPy's sort
