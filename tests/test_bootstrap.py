@@ -301,6 +301,40 @@ def test_the_paired_test_uses_the_same_counts_for_both_models() -> None:
     assert same.difference == 0 and math.isnan(same.z) and math.isnan(same.p_value)
 
 
+@pytest.mark.parametrize("chunks", [1, 2, 5])
+def test_weighted_models_that_rank_alike_have_no_z_from_rounding(chunks: int) -> None:
+    """Two perfect models, float weights: their replicate AUCs differ only by rounding.
+
+    Model ``a`` ties its negatives, ``b`` does not, so their weighted sums are
+    added in different orders: replicate differences of ~1e-16 whose spread
+    gave z = 2.54 (p = 0.011) on one partitioning (found by the invariance
+    test).  Within the rounding bound, z and p are NaN with a warning, on any
+    partitioning; a real difference keeps its z.
+    """
+    y = np.array([0, 0, 1, 0, 1])
+    a = np.array([0.0, 0.0, 0.3, 0.0, 0.3])
+    b = np.array([0.1, 0.2, 0.4, -0.3, 0.5])
+    w = np.array([0.91275558, 1.0, 3.0, 0.91275558, 3.0])
+    inputs = [da.from_array(x, chunks=chunks) for x in (y, a, b, w)]
+    with pytest.warns(dask_auc.UndefinedMetricWarning, match="rounding of their weighted sums"):
+        test = dask_auc.bootstrap_test(
+            *inputs[:3], sample_weight=inputs[3], n_bootstraps=9, random_state=6
+        )
+    assert test.estimate_a == test.estimate_b == 1.0
+    assert abs(test.difference) < 1e-15 and math.isnan(test.z) and math.isnan(test.p_value)
+    rng = np.random.default_rng(3)
+    n = 400
+    y = rng.integers(0, 2, n)
+    w = rng.random(n) * 3
+    worse = y + 2 * rng.normal(size=n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dask_auc.UndefinedMetricWarning)
+        real = dask_auc.bootstrap_test(
+            y, y + rng.normal(size=n), worse, sample_weight=w, n_bootstraps=50, random_state=1
+        )
+    assert real.z > 2 and 0 < real.p_value < 0.05
+
+
 @pytest.mark.parametrize("value", [0.3, 1 / 3, 0.7, 0.1])
 @pytest.mark.parametrize("replicates", [7, 200])
 def test_replicates_that_do_not_vary_have_a_standard_error_of_exactly_zero(

@@ -227,7 +227,10 @@ confidence_level, random_state, interval, compute, **params
     BootstrapTest or LazyScore
         ``(estimate_a, estimate_b, difference, low, high, std_error, z,
         p_value, confidence_level, n_bootstraps, replicates)``; ``z`` and
-        ``p_value`` are NaN when the replicate differences do not vary.
+        ``p_value`` are NaN when the replicate differences do not vary, and,
+        with float weights, when every one of them is within the rounding of
+        the weighted sums (two models that rank every pair alike: an
+        :class:`~dask_auc.UndefinedMetricWarning` says so).
 
     Examples
     --------

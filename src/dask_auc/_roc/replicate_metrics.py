@@ -152,6 +152,15 @@ class BootstrapTestFinish(BootstrapIntervalFinish):
         )
         nan = float("nan")
         z = float(difference[0]) / std_error if std_error > 0 else nan
+        if z == z and _rounding_only(difference, parts[0], parts[1], self.metric):
+            warnings.warn(
+                f"{self.name}: the two models' values differ by no more than the "
+                "rounding of their weighted sums, in every replicate: they cannot be told "
+                "apart, and z and p_value are NaN",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+            z = nan
         p_value = math.erfc(abs(z) / math.sqrt(2)) if z == z else nan
         return BootstrapTest(
             float(a[0]),
@@ -166,6 +175,42 @@ class BootstrapTestFinish(BootstrapIntervalFinish):
             self.n_bootstraps,
             difference[1:],
         )
+
+
+#: float64's unit roundoff
+_UNIT_ROUNDOFF = 2.0**-53
+
+
+def _rounding_only(
+    difference: np.ndarray, choice: LabelChoice, scan: ReplicateScan, metric: Any
+) -> bool:
+    """Whether float weights' rounding alone can explain every replicate's difference.
+
+    Unweighted (or with integer weights) the replicates' totals are exact, each
+    metric correctly rounded, so two models that rank every pair alike give
+    the same bits and a standard error of 0.  Float weights are summed in
+    float64, in an order that depends on each model's ties: each value is
+    then off by at most about ``4 n`` unit roundoffs of its unit scale (a
+    running sum of ``n`` weights, products, a sum of them, their ratio), so
+    differences all within twice that (and McClish's magnification) are no
+    evidence of a difference, and their spread is no standard error: a z from
+    it is noise (two perfect models gave z = 2.5 on five rows).
+    """
+    if np.asarray(scan.pos).dtype.kind != "f":
+        return False
+    bound = 8 * (choice.n_rows + 2) * _UNIT_ROUNDOFF * _magnification(metric)
+    defined = difference[~np.isnan(difference)]
+    return bool(np.all(np.abs(defined) <= bound))
+
+
+def _magnification(metric: Any) -> float:
+    """How much a metric's finish magnifies an error of its total on the unit scale: McClish's
+    standardisation divides by the width of its range, ``0.5 / (max - min)``; others 1."""
+    if isinstance(metric, partial) and metric.func is _partial and metric.keywords["standardized"]:
+        low, high = metric.keywords["bounds"]
+        width = (high - low) - (high**2 - low**2) / 2  # the largest partial area less the least
+        return 0.5 / width if width > 0 else math.inf
+    return 1.0
 
 
 def _values(
