@@ -11,6 +11,15 @@
 # Usage: bash .ci/compile_numba.sh [PYTHON]   (default python3: the environment with the `test` extra)
 set -euo pipefail
 python=${1:-python3}
+# numba keys a cached loop on its own file only: a loop that inlines a helper of another
+# file (sort/_numba.py's walks, inlined into binary/_numba.py's merges) keeps its old
+# machine code after that file changes.  So every cache file older than the newest kernel
+# source is dropped first (a fresh checkout has none): an edit recompiles them all.
+kernels=$("$python" -c 'import dask_auc, os; print(os.path.join(os.path.dirname(dask_auc.__file__), "_kernels"))')
+newest=$(find "$kernels" -name '*.py' -printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+caches=("$kernels")
+if [ -n "${NUMBA_CACHE_DIR:-}" ] && [ -d "$NUMBA_CACHE_DIR" ]; then caches+=("$NUMBA_CACHE_DIR"); fi
+find "${caches[@]}" \( -name '*.nbi' -o -name '*.nbc' \) ! -newer "$newest" -delete
 compile='from dask_auc._kernels.sort import compiled
 import importlib.util
 import sys

@@ -154,6 +154,26 @@ def test_merged_pair_counts_equal_binary_searches(rows, other) -> None:
     assert compiled.pair_counts(pos, neg) == expected
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint64])
+def test_merged_pair_counts_walk_eight_entries_at_a_time_exactly(dtype) -> None:
+    """The merge compares eight negatives at once: runs of 0-40 negatives between positives,
+    ties of up to 20 rows of each class across the eight-entry steps, a tail shorter than a
+    step, and the dtype's extremes, all equal to two binary searches."""
+    rng = np.random.default_rng(np.dtype(dtype).num)
+    info = np.finfo(dtype) if np.dtype(dtype).kind == "f" else np.iinfo(dtype)
+    for layout in range(40):
+        values = np.unique(rng.integers(0, 400, 120)).astype(dtype)
+        ends = np.array([info.min, info.max], dtype)
+        values = np.concatenate([ends[:1], values, ends[1:]])
+        neg = np.repeat(values, rng.integers(0, 41 if layout % 2 else 9, len(values)))
+        pos = np.repeat(values, rng.integers(0, 3 if layout % 3 else 21, len(values)))
+        pos, neg = np.sort(pos[: len(pos) - layout % 5]), np.sort(neg[: len(neg) - layout % 11])
+        below = np.searchsorted(neg, pos, "left")
+        through = np.searchsorted(neg, pos, "right")
+        expected = (int(below.sum()), int((through - below).sum()))
+        assert compiled.pair_counts(pos, neg) == expected, layout
+
+
 @settings(max_examples=examples(150), deadline=None)
 @given(rows=scored_rows(max_rows=3000), labelled=st.booleans())
 @pytest.mark.float_order

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from ..core.summary import EXPONENTS, MIN_EXPONENT, SPLITTER
-from ..sort._numba import GOLDEN_64, ranks_from
+from ..sort._numba import GOLDEN_64, walked_below, walked_through
 
 # the reliability loops, offered with these (the door takes them from this module)
 from ._pav_numba import (  # noqa: F401
@@ -53,12 +53,19 @@ def merged_pair_counts(pos, neg):  # pragma: no cover - compiled
 
     The caller makes sure ``len(pos) * len(neg)`` fits in int64.
     """
+    n = len(neg)
     below = 0  # negatives strictly below the current positive
     through = 0  # negatives at or below it
     strict = 0
     tied = 0
     for k in range(len(pos)):
-        below, through = ranks_from(neg, below, through, pos[k])
+        x = pos[k]
+        if k == 0 or x != pos[k - 1]:  # a positive tied with the last has its counts
+            below = walked_below(neg, below, n, x)
+            if through < below:
+                through = below
+            if through < n and neg[through] <= x:  # negatives tied with it (rare): walked once
+                through = walked_through(neg, through, n, x)
         strict += below
         tied += through - below
     return strict, tied

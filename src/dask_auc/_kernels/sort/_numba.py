@@ -11,7 +11,8 @@ primitive for and would otherwise cost a sort or several passes:
   (score, class) keys, with their row counts;
 * :func:`sorted_ranks`: both binary searches of every entry of one sorted
   array in another (``searchsorted`` left and right) by one walk of the two
-  (its step, :func:`ranks_from`, is the binary queries' pair counts' too).
+  (its step, :func:`ranks_from`); :func:`walked_below` and :func:`walked_through`,
+  the binary queries' pair counts' walk, eight entries at a time.
 
 The families' loops live beside their kernels (``binary/_numba.py``,
 ``replicates/_numba.py``, ``groups/_numba.py``).  Every function is ``nogil``
@@ -29,6 +30,8 @@ from numba import njit
 
 #: nogil: the threaded scheduler runs the loops on all cores at once
 _compile = njit(nogil=True, cache=True, boundscheck=False)
+#: the same, inlined by numba into its callers (the walks' steps, called once a query)
+_inlined = njit(nogil=True, cache=True, boundscheck=False, inline="always")
 
 
 #: up to this many splitters a row's bucket may be a count of the splitters
@@ -250,11 +253,53 @@ def first_not_below(values, first, stop, value):  # pragma: no cover - compiled
     return first
 
 
+#: entries a walk step compares at once (one vector compare, no branch between them)
+_STRIDE = 8
+
+
+@_inlined
+def walked_below(values, low, n, query):  # pragma: no cover - compiled
+    """The first index from ``low`` of ascending ``values[:n]`` not below ``query``.
+
+    ``_STRIDE`` entries are counted at a time (they ascend: those below are a
+    prefix), so that the few entries between two queries of a merge cost one
+    vector compare, not a branch each whose exit the CPU cannot predict: the
+    pair counts' merge of a bucket's two classes (``merged_pair_counts``) takes
+    1.7 against 2.5 ns a row so (6.25e6 continuous rows, 30% positives).
+    """
+    while low + _STRIDE <= n:
+        below = 0
+        for t in range(_STRIDE):
+            below += values[low + t] < query
+        low += below
+        if below < _STRIDE:
+            return low
+    while low < n and values[low] < query:
+        low += 1
+    return low
+
+
+@_inlined
+def walked_through(values, high, n, query):  # pragma: no cover - compiled
+    """:func:`walked_below` for the entries at or below ``query``."""
+    while high + _STRIDE <= n:
+        through = 0
+        for t in range(_STRIDE):
+            through += values[high + t] <= query
+        high += through
+        if through < _STRIDE:
+            return high
+    while high < n and values[high] <= query:
+        high += 1
+    return high
+
+
 @_compile
 def ranks_from(values, low, high, query):  # pragma: no cover - compiled
     """``(below, through)``: the entries of ascending ``values`` strictly below ``query`` and at
-    or below it, walked on from ``(low, high)``, those of a query no greater (the one walk of
-    :func:`sorted_ranks` and of the binary queries' ``merged_pair_counts``)."""
+    or below it, walked on from ``(low, high)``, those of a query no greater (the walk of
+    :func:`sorted_ranks`; the binary queries' ``merged_pair_counts`` walks by
+    :func:`walked_below`)."""
     n = len(values)
     while low < n and values[low] < query:
         low += 1
