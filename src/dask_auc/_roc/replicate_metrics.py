@@ -190,15 +190,17 @@ def _rounding_only(
     metric correctly rounded, so two models that rank every pair alike give
     the same bits and a standard error of 0.  Float weights are summed in
     float64, in an order that depends on each model's ties: each value is
-    then off by at most about ``4 n`` unit roundoffs of its unit scale (a
-    running sum of ``n`` weights, products, a sum of them, their ratio), so
-    differences all within twice that (and McClish's magnification) are no
-    evidence of a difference, and their spread is no standard error: a z from
-    it is noise (two perfect models gave z = 2.5 on five rows).
+    then off by at most about ``4 n + 6`` unit roundoffs of its unit scale (a
+    running sum of ``n`` weights times counts, products of such sums, their
+    sum, a ratio), so differences all within ``16 (n + 2)`` (twice that with a
+    margin, times McClish's magnification) are no evidence of a difference,
+    and their spread is no standard error: a z from it is noise (two perfect
+    models gave z = 2.5 on five rows).  A larger bound only calls a difference
+    of ~1e-15 a row "not told apart"; a smaller one lets noise through.
     """
     if np.asarray(scan.pos).dtype.kind != "f":
         return False
-    bound = 8 * (choice.n_rows + 2) * _UNIT_ROUNDOFF * _magnification(metric)
+    bound = 16 * (choice.n_rows + 2) * _UNIT_ROUNDOFF * _magnification(metric)
     defined = difference[~np.isnan(difference)]
     return bool(np.all(np.abs(defined) <= bound))
 
