@@ -25,6 +25,13 @@ and each one's AUC, counted in exact integers, must equal dask-auc's.
 ``USERS``), whose AUC is counted exactly too: a heavy user the grouped AUC
 must cut over several buckets rather than hold in one worker's memory.
 
+With ``--reliability`` step 2 also computes ``dask_auc.reliability_diagram`` of the
+same rows after the AUC, on the same cluster with its workers restarted (so that each
+run's peak RSS is its own), and checks its Brier decomposition against scikit-learn's
+``IsotonicRegression`` fitted to the generator's per-grid-value class counts (saved
+beside the files, ``_histograms.npz``): the CORP fit of every row, out of core, with the
+memory of the AUC.
+
 With ``--states`` step 2 first times, on the same cluster, the read floor
 (read both columns and sum each: the least any one pass costs) and
 ``dask_auc.roc_state`` (one read, no exchange), alternating, twice each, and
@@ -73,6 +80,7 @@ GRID = 1 << GRID_BITS
 GIB = 1 << 30
 MIB = 1 << 20
 _DONE = "_dataset.json"  # a leading underscore: Parquet readers skip it
+_HISTOGRAMS = "_histograms.npz"
 
 
 # -- step 1: the data set and its exact answer ---------------------------------------------
@@ -179,6 +187,9 @@ def generate_dataset(
         if index % 10 == 0:
             print(f"  wrote {stop:,} rows ({time.perf_counter() - started:.0f} s)", flush=True)
     twice_area, pos, neg = exact_counts(pos_hist, neg_hist)
+    # each grid value's class counts, for --reliability's reference (a leading underscore:
+    # Parquet readers skip the file)
+    np.savez(path / _HISTOGRAMS, pos=pos_hist, neg=neg_hist)
     record = dict(
         shape,
         files=len(bounds) - 1,
@@ -208,6 +219,37 @@ def _exact_user_auc(neg: list, pos: list) -> float | None:
         np.bincount(np.asarray(pos), minlength=top), np.bincount(np.asarray(neg), minlength=top)
     )
     return float(Fraction(twice, 2 * p * n))
+
+
+def reference_brier(path: Path) -> dict[str, float] | None:
+    """The Brier decomposition from the generator's class counts per grid value, or None.
+
+    scikit-learn's ``IsotonicRegression`` fitted to each occupied grid value's share of
+    positives, weighted by its rows (the CORP fit of the pooled ties), then ``S``,
+    ``S_rc`` and ``UNC`` as sums over the grid values: an independent reference for
+    :func:`dask_auc.reliability_diagram` of the whole data set.
+    """
+    if not (path / _HISTOGRAMS).exists():
+        return None
+    from sklearn.isotonic import IsotonicRegression
+
+    saved = np.load(path / _HISTOGRAMS)
+    pos, neg = saved["pos"].astype(np.float64), saved["neg"].astype(np.float64)
+    occupied = np.flatnonzero(pos + neg)
+    pos, neg = pos[occupied], neg[occupied]
+    weight = pos + neg
+    score = occupied / GRID  # every grid value is exact in float32 and float64
+    fit = IsotonicRegression().fit(score, pos / weight, sample_weight=weight).predict(score)
+    total, rate = weight.sum(), pos.sum() / weight.sum()
+    brier = float((pos * (1 - score) ** 2 + neg * score**2).sum() / total)
+    recalibrated = float((pos * (1 - fit) ** 2 + neg * fit**2).sum() / total)
+    uncertainty = rate * (1 - rate)
+    return {
+        "score": brier,
+        "miscalibration": brier - recalibrated,
+        "discrimination": uncertainty - recalibrated,
+        "uncertainty": uncertainty,
+    }
 
 
 def exact_auc(record: dict) -> float:
@@ -334,6 +376,7 @@ def run_on_cluster(
     by: bool = False,
     states: bool = False,
     exact: bool = True,
+    reliability: bool = False,
 ) -> dict:
     """Compute the AUC of the Parquet files in ``path``; return the measurements.
 
@@ -391,9 +434,26 @@ def run_on_cluster(
                 "peak_rss": [_status_bytes(pid, "VmHWM") for pid in watch.pids.values()],
             }
         pids_after = client.run(os.getpid)
+        replaced = sorted(set(watch.pids.values()) - set(pids_after.values()))
         spill = client.run(_spill_totals)
         partitions = frame.npartitions
-    replaced = sorted(set(watch.pids.values()) - set(pids_after.values()))
+        calibration = None
+        if reliability:  # fresh workers: their peak RSS is this run's alone
+            counted = len(lost.messages)
+            client.restart()
+            del lost.messages[counted:]  # the restart asked for is no worker lost
+            with WorkerWatch(client) as watch_diagram:
+                started = time.perf_counter()
+                diagram = dask_auc.reliability_diagram(frame["label"], frame["score"])
+                calibration = {
+                    "seconds": time.perf_counter() - started,
+                    "brier": diagram.brier._asdict(),
+                    "steps": len(diagram.low),
+                }
+            calibration["peak_rss"] = list(watch_diagram.peak_rss.values())
+            calibration["peak_spilled"] = list(watch_diagram.peak_spilled.values())
+            after = client.run(os.getpid)  # workers lost during the diagram's run
+            replaced += sorted(set(watch_diagram.pids.values()) - set(after.values()))
     return {
         "auc": auc,
         "seconds": seconds,
@@ -407,6 +467,7 @@ def run_on_cluster(
         "lost_messages": lost.messages,
         "grouped": grouped,
         "one_pass": one_pass,
+        "calibration": calibration,
     }
 
 
@@ -482,6 +543,34 @@ def report(args: argparse.Namespace, record: dict, result: dict, load: tuple[str
             ),
             ("exact AUC inside the bounds", "yes" if inside else "NO"),
         ]
+    calibration = result.get("calibration")
+    if calibration is not None:
+        reference = calibration.get("reference")
+        got = calibration["brier"]
+        rows += [
+            ("reliability_diagram time", f"{calibration['seconds']:.1f} s"),
+            (
+                "reliability_diagram / AUC time",
+                f"{calibration['seconds'] / result['seconds']:.2f}x",
+            ),
+            ("its peak RSS per worker (VmHWM)", f"{_gib(calibration['peak_rss'])} GiB"),
+            ("its peak bytes on disk per worker", f"{_gib(calibration['peak_spilled'])} GiB"),
+            ("PAV steps", f"{calibration['steps']:,}"),
+            (
+                "Brier score, MCB, DSC, UNC",
+                ", ".join(
+                    f"{got[k]!r}"
+                    for k in ("score", "miscalibration", "discrimination", "uncertainty")
+                ),
+            ),
+        ]
+        if reference is not None:
+            rows.append(
+                (
+                    "largest relative difference from IsotonicRegression's",
+                    f"{calibration['difference']:.2g}",
+                )
+            )
     grouped = result.get("grouped")
     if grouped is not None:
         checked = record["checked_users"]
@@ -573,6 +662,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-exact", action="store_true", help="skip the exact AUC (with --states)"
     )
+    parser.add_argument(
+        "--reliability",
+        action="store_true",
+        help="also the reliability diagram, after the AUC, checked against IsotonicRegression",
+    )
     parser.add_argument("--output", type=Path, help="also append the report to this file")
     args = parser.parse_args(argv)
     name = f"{args.rows:.0e}-{args.dtype}" + (f"-by-{args.by:.0e}" if args.by else "")
@@ -600,7 +694,17 @@ def main(argv: list[str] | None = None) -> int:
         bool(args.by),
         states=args.states,
         exact=not args.no_exact,
+        reliability=args.reliability,
     )
+    calibration_ok = True
+    if result["calibration"] is not None:
+        reference = reference_brier(path)
+        result["calibration"]["reference"] = reference
+        if reference is not None:
+            got = result["calibration"]["brier"]
+            difference = max(abs(got[k] - v) / max(abs(v), 1e-300) for k, v in reference.items())
+            result["calibration"]["difference"] = difference
+            calibration_ok = difference <= 1e-12
     text = report(args, record, result, (before, _machine_load()))
     print(text)
     if args.output:
@@ -612,7 +716,7 @@ def main(argv: list[str] | None = None) -> int:
     bounds_ok = one_pass is None or (
         one_pass["bounds"].lower <= exact_auc(record) <= one_pass["bounds"].upper
     )
-    return 0 if exact_ok and grouped_ok and bounds_ok else 1
+    return 0 if exact_ok and grouped_ok and bounds_ok and calibration_ok else 1
 
 
 if __name__ == "__main__":
