@@ -45,6 +45,8 @@ from ._pav_numba import (  # noqa: F401
 
 #: nogil: the threaded scheduler runs the loops on all cores at once
 _compile = njit(nogil=True, cache=True, boundscheck=False)
+#: the same, inlined by numba into its callers
+_inlined = njit(nogil=True, cache=True, boundscheck=False, inline="always")
 
 
 @_compile
@@ -243,17 +245,34 @@ def roc_corners(tps, fps, before, after, edges, kept):  # pragma: no cover - com
     curve, whose end points always stay.  Integer counts: exact.
     """
     n = len(tps)
-    m = 0
-    for i in range(n):
-        first, last = i == 0, i == n - 1
-        keep = (first and not edges & 1) or (last and not edges & 2)  # an end of the curve
-        if not keep:
-            p_tp, p_fp = (before[0], before[1]) if first else (tps[i - 1], fps[i - 1])
-            f_tp, f_fp = (after[0], after[1]) if last else (tps[i + 1], fps[i + 1])
-            keep = (f_fp - fps[i]) - (fps[i] - p_fp) != 0 or (f_tp - tps[i]) - (tps[i] - p_tp) != 0
-        if keep:
-            kept[m] = i
-            m += 1
+    m = _kept_end(tps, fps, 0, before, after, edges, kept, 0)  # the run's ends: neighbours
+    for i in range(1, n - 1):  # the points between, branch-free (a corner at ~40% of them)
+        bends = ((fps[i + 1] - fps[i]) != (fps[i] - fps[i - 1])) | (
+            (tps[i + 1] - tps[i]) != (tps[i] - tps[i - 1])
+        )
+        kept[m] = i
+        m += bends
+    if n > 1:
+        m = _kept_end(tps, fps, n - 1, before, after, edges, kept, m)
+    return m
+
+
+@_inlined
+def _kept_end(tps, fps, i, before, after, edges, kept, m):  # pragma: no cover - compiled
+    """:func:`roc_corners` of a run's end point ``i`` (if the run has one): kept at an end
+    of the curve, or where it bends against the run's neighbour; the new count."""
+    n = len(tps)
+    if i >= n:
+        return m
+    first, last = i == 0, i == n - 1
+    keep = (first and not edges & 1) or (last and not edges & 2)  # an end of the curve
+    if not keep:
+        p_tp, p_fp = (before[0], before[1]) if first else (tps[i - 1], fps[i - 1])
+        f_tp, f_fp = (after[0], after[1]) if last else (tps[i + 1], fps[i + 1])
+        keep = (f_fp - fps[i]) - (fps[i] - p_fp) != 0 or (f_tp - tps[i]) - (tps[i] - p_tp) != 0
+    if keep:
+        kept[m] = i
+        m += 1
     return m
 
 
