@@ -183,6 +183,10 @@ def _add_exact(value, bits, words, high, low):  # pragma: no cover - compiled
     low[index] += integer & 67108863  # 2**26 - 1
 
 
+#: points :func:`precision_sum` lists before it sums their terms (a buffer in the L1 cache)
+_GAINED = 2048
+
+
 @_compile
 def precision_sum(asked, other, before, high, low):  # pragma: no cover - compiled
     """Average precision's terms of a bucket's points, added exactly to ``high``/``low``.
@@ -196,39 +200,49 @@ def precision_sum(asked, other, before, high, low):  # pragma: no cover - compil
     mantissas of exponent ``e + MIN_EXPONENT`` (int64: exact).  The leading
     floats (the precisions, mostly of one exponent in a row) are summed in
     registers while their exponent repeats: a chain through memory for each
-    would cost 2-3x the loop.
+    would cost 2-3x the loop.  The points that gain rows of the class are
+    listed first, :data:`_GAINED` at a time, branch-free: on continuous scores
+    a point gains a positive or a negative at random, and a branch on it cost
+    ~15% of the loop.
     """
     bits = np.empty(1, np.float64)
     words = bits.view(np.int64)
+    gained = np.empty(_GAINED, np.int64)  # (in the L1 cache)
     previous = before
     last = -1  # the exponent whose leading floats are being summed, and their two halves
     last_high = 0
     last_low = 0
-    for k in range(len(asked)):
-        a = asked[k]
-        b = a + other[k]
-        g = a - previous
-        previous = a
-        if g == 0 or b <= 0:
-            continue
-        fa, fb, fg = float(a), float(b), float(g)
-        ratio = fa / fb
-        product, error = _two_product(ratio, fb)
-        remainder = (fa - product) - error  # a - ratio * b, exactly
-        head, tail = _two_product(fg, ratio)
-        index, integer = _split(head, bits, words)
-        if index != last:
-            if last >= 0:
-                high[last] += last_high
-                low[last] += last_low
-            last, last_high, last_low = index, 0, 0
-        last_high += integer >> 26  # < 2**27 a point: no overflow below 2**36 points
-        last_low += integer & 67108863
-        if tail != 0.0:
-            _add_exact(tail, bits, words, high, low)
-        third = fg * remainder / fb
-        if third != 0.0:
-            _add_exact(third, bits, words, high, low)
+    n = len(asked)
+    for start in range(0, n, _GAINED):
+        count = 0
+        for k in range(start, min(n, start + _GAINED)):
+            a = asked[k]
+            gained[count] = k
+            count += (a != previous) & (a + other[k] > 0)
+            previous = a
+        for t in range(count):
+            k = gained[t]
+            a = asked[k]
+            b = a + other[k]
+            g = a - (asked[k - 1] if k > 0 else before)
+            fa, fb, fg = float(a), float(b), float(g)
+            ratio = fa / fb
+            product, error = _two_product(ratio, fb)
+            remainder = (fa - product) - error  # a - ratio * b, exactly
+            head, tail = _two_product(fg, ratio)
+            index, integer = _split(head, bits, words)
+            if index != last:
+                if last >= 0:
+                    high[last] += last_high
+                    low[last] += last_low
+                last, last_high, last_low = index, 0, 0
+            last_high += integer >> 26  # < 2**27 a point: no overflow below 2**36 points
+            last_low += integer & 67108863
+            if tail != 0.0:
+                _add_exact(tail, bits, words, high, low)
+            third = fg * remainder / fb
+            if third != 0.0:
+                _add_exact(third, bits, words, high, low)
     if last >= 0:
         high[last] += last_high
         low[last] += last_low
