@@ -302,6 +302,7 @@ def test_the_paired_test_uses_the_same_counts_for_both_models() -> None:
 
 
 @pytest.mark.parametrize("chunks", [1, 2, 5])
+@pytest.mark.float_order
 def test_weighted_models_that_rank_alike_have_no_z_from_rounding(chunks: int) -> None:
     """Two perfect models, float weights: their replicate AUCs differ only by rounding.
 
