@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import warnings
 from fractions import Fraction
+from types import SimpleNamespace
 
 import dask
 import dask.array as da
@@ -506,10 +507,21 @@ def test_compiled_bins_equal_the_numpy_bins_on_any_rows(data, max_bins, part_row
         np.testing.assert_array_equal(a, b)
 
 
-@settings(max_examples=25, deadline=None)
-@given(data=st.data(), max_bins=st.integers(1, 12))
-def test_the_compiled_merge_equals_the_numpy_merge(data, max_bins):
+def compiled_merges():
+    """The compiled loops twice: as they are (a dense table wherever the bins span few
+    prefix values), and with the dense merge declined, so that the merge of runs' heads
+    and the sorted union's are checked too."""
     compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    return [
+        compiled,
+        SimpleNamespace(dense_merged=lambda *a: None, merged_bins=compiled.merged_bins),
+    ]
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), max_bins=st.integers(1, 12), dense=st.booleans())
+def test_the_compiled_merge_equals_the_numpy_merge(data, max_bins, dense):
+    compiled = compiled_merges()[0 if dense else 1]
     y, s = data.draw(rows())
     cuts = cuts_of(data.draw, len(y))
     parts = [
@@ -530,7 +542,7 @@ def test_many_states_of_every_key_merge_to_the_numpy_merge(kind):
     ``max_bins``: the compiled merge finds the union's bits from a sort of the bins and adds
     each state's counts to its prefixes there -- the NumPy merge's state (ties across states,
     -0.0 and 0.0, one state alone)."""
-    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    merges = compiled_merges()
     rng = np.random.default_rng(len(kind) + 11)
     s = adversarial_scores(kind, 1600, rng)
     s = np.where(np.isinf(s), np.copysign(1e308, s), s)  # (scores are finite)
@@ -541,8 +553,41 @@ def test_many_states_of_every_key_merge_to_the_numpy_merge(kind):
             block_state(y[a:b], s[a:b], max_bins=max_bins, compiled=False)
             for a, b in zip(cuts[:-1], cuts[1:], strict=True)
         ]
-        numpy, merged = merge_states(parts, loops=None), merge_states(parts, loops=compiled)
-        assert merged.bits == numpy.bits, (max_bins, blocks)
+        numpy = merge_states(parts, loops=None)
+        for compiled in merges:
+            merged = merge_states(parts, loops=compiled)
+            assert merged.bits == numpy.bits, (max_bins, blocks)
+            for name in ("bins", "pos", "neg", "low", "high"):
+                assert getattr(merged, name).dtype == getattr(numpy, name).dtype
+                np.testing.assert_array_equal(getattr(merged, name), getattr(numpy, name))
+
+
+@pytest.mark.parametrize("days", [2, 28])
+def test_daily_states_merge_densely_to_the_numpy_merge(days):
+    """States of a day each (more than ``MERGED_RUNS`` of them, at different bits: days of
+    different sizes) merge through one dense table, shortened on the way in: the NumPy
+    merge's state, bit for bit; checked to have taken that path."""
+    compiled = pytest.importorskip("dask_auc._kernels.states._numba")
+    rng = np.random.default_rng(days)
+    sizes = rng.integers(300, 3000, days)
+    sizes[0] = 100  # (a day of fewer rows than bins keeps every score: 64 bits)
+    states = []
+    for size in sizes:
+        s = 1 / (1 + np.exp(-rng.normal(0, rng.uniform(0.5, 4), size)))
+        y = (rng.random(size) < s).astype(int)
+        states.append(block_state(y, s, max_bins=256, compiled=False))
+    assert len({s.bits for s in states}) > 1
+    dense = []
+
+    def recorded(*args):
+        dense.append(compiled.dense_merged(*args))
+        return dense[-1]
+
+    spy = SimpleNamespace(dense_merged=recorded, merged_bins=compiled.merged_bins)
+    numpy = merge_states(states, loops=None)
+    for merged in (merge_states(states, loops=spy), merge_states(states)):
+        assert merged.bits == numpy.bits
         for name in ("bins", "pos", "neg", "low", "high"):
             assert getattr(merged, name).dtype == getattr(numpy, name).dtype
             np.testing.assert_array_equal(getattr(merged, name), getattr(numpy, name))
+    assert dense and dense[0] is not None

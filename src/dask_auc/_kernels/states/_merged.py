@@ -9,13 +9,66 @@ run's head at each bin cost most of a one-pass state: NumPy's SIMD sort of
 the bins alone, whose neighbours' xor lengths give the union's bits
 (``fitting_level``) and whose prefixes there its bins; then each run walks
 those once, adding its counts to its prefixes' -- no comparison of heads.
+
+First, :func:`dense_merged`: where the states' bins, at the fewest bits
+among them, span few prefix values (states of the same scores' blocks or
+days: their bins interleave densely), one table with an entry per prefix
+value takes every run's bins in one ascending sweep each, shortened on the
+way (no coarsening first, no sort, any number of states), and is read out
+ascending. Measured on eight states of 2**18 bins (5e7 continuous rows), and
+28 daily ones, where the sort of all the bins or the NumPy merge cost most
+of a window's time.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._tables import ZERO, entry, fitting_level, shifted_key
+from ._tables import ZERO, compiled, entry, fitting_level, shifted_key
+
+#: the most prefix values a dense merge spans (32 bytes each: 64 MiB); also at most four
+#: times ``max_bins`` and twice the bins merged (and 4,096), so that its table costs no more
+#: to clear and read than the bins to merge
+DENSE_MERGE_MOST = 1 << 21
+
+
+def dense_merged(
+    bins: np.ndarray,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    starts: np.ndarray,
+    drops: np.ndarray,
+    bits: int,
+    max_bins: int,
+) -> tuple | None:
+    """:func:`merged_bins`'s result for runs of different bits, or None where their prefixes
+    at ``bits`` span too many values for one table.
+
+    Run ``r`` (``bins[starts[r]:starts[r + 1]]``, ascending) holds ``bits +
+    drops[r]``-bit prefixes; they are shortened to ``bits`` on the way in.
+
+    Examples
+    --------
+    >>> bits, b, p, n, lo, hi = dense_merged(
+    ...     np.array([4, 5, 9, 2], np.uint64), np.array([1, 0, 2, 1]), np.array([0, 1, 0, 1]),
+    ...     np.array([.1, .2, .5, .1]), np.array([.1, .3, .5, .2]),
+    ...     np.array([0, 3, 4]), np.array([1, 0]), 3, 8)
+    >>> bits, b.tolist(), p.tolist(), n.tolist(), lo.tolist(), hi.tolist()
+    (3, [2, 4], [2, 2], [2, 0], [0.1, 0.5], [0.3, 0.5])
+    """  # fmt: skip
+    runs = np.flatnonzero(starts[1:] > starts[:-1])
+    if len(runs) == 0:
+        return None
+    firsts = bins[starts[runs]] >> drops[runs].astype(np.uint64)
+    lasts = bins[starts[runs + 1] - 1] >> drops[runs].astype(np.uint64)
+    origin, span = int(firsts.min()), int(lasts.max()) - int(firsts.min()) + 1
+    if span > min(DENSE_MERGE_MOST, 4 * max_bins, 2 * len(bins) + 4096):
+        return None
+    return _dense_into(
+        bins, pos, neg, low, high, starts, drops, np.uint64(origin), span, bits, max_bins
+    )
 
 
 def merged_bins(
@@ -108,6 +161,56 @@ def _heads_merged(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma:
                 out_high[n] = max(out_high[n], high[h])
                 heads[r] = h + 1
         n += 1
+    return _fitted(out_bins, out_pos, out_neg, out_low, out_high, n, bits, max_bins)
+
+
+@entry
+def _dense_into(
+    bins, pos, neg, low, high, starts, drops, origin, span, bits, max_bins
+):  # pragma: no cover - compiled
+    """:func:`dense_merged`'s table: every run swept once into it, in run order (so each
+    bin's lowest and highest score are taken in the order the other merges take them)."""
+    seen = np.zeros(span, np.uint8)
+    counts = np.zeros((span, 2), np.int64)
+    scores = np.empty((span, 2), np.float64)
+    for r in range(len(starts) - 1):
+        for e in range(starts[r], starts[r + 1]):
+            k = np.int64(shifted_key(bins[e], drops[r]) - origin)
+            if seen[k]:
+                counts[k, 0] += pos[e]
+                counts[k, 1] += neg[e]
+                scores[k, 0] = min(scores[k, 0], low[e])
+                scores[k, 1] = max(scores[k, 1], high[e])
+            else:
+                seen[k] = 1
+                counts[k, 0], counts[k, 1] = pos[e], neg[e]
+                scores[k, 0] = min(np.inf, low[e])
+                scores[k, 1] = max(-np.inf, high[e])
+    n = 0
+    for k in range(span):
+        n += np.int64(seen[k])
+    out_bins, out_pos, out_neg = (
+        np.empty(n, np.uint64),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+    )
+    out_low, out_high = np.empty(n, np.float64), np.empty(n, np.float64)
+    j = 0
+    for k in range(span):
+        if seen[k]:
+            out_bins[j] = origin + np.uint64(k)
+            out_pos[j], out_neg[j] = counts[k, 0], counts[k, 1]
+            out_low[j], out_high[j] = scores[k, 0], scores[k, 1]
+            j += 1
+    return _fitted(out_bins, out_pos, out_neg, out_low, out_high, n, bits, max_bins)
+
+
+@compiled
+def _fitted(
+    out_bins, out_pos, out_neg, out_low, out_high, n, bits, max_bins
+):  # pragma: no cover - compiled
+    """The ``n`` merged bins (ascending, at ``bits``), joined to the most bits that fit
+    ``max_bins`` when they are more: ``(bits, bins, pos, neg, low, high)``."""
     if n > max_bins:
         new = fitting_level(out_bins[:n], out_bins[:0], bits, max_bins)
         k = -1

@@ -45,6 +45,7 @@ import numpy as np
 from ..sort._numba import first_not_below, order_key
 from ._dense import dense_bins, dense_span
 from ._levels import block_level
+from ._merged import dense_merged as dense_merged  # (bins.merge_states)
 from ._merged import merged_bins as merged_bins  # (bins.merge_states)
 from ._sorted import sorted_bins as sorted_bins  # (bins.py: a block of few rows)
 from ._tables import (

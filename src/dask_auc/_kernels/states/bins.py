@@ -198,17 +198,24 @@ def merge_states(states: Sequence[StateBins], loops: Any = True) -> StateBins:
         check_default_target(classes)
     weighted = any(s.weighted for s in states)
     bits = min(s.bits for s in states)
-    parts = [_coarsened(s, bits) for s in states]
-    size = sum(len(p.bins) for p in parts)
+    size = sum(len(s.bins) for s in states)
+    few = loops is not True or len(states) <= MERGED_RUNS  # (else: a head merge costs more)
     if loops is True:
-        loops = None if weighted or len(parts) > MERGED_RUNS else _loops(True, size)
+        loops = None if weighted else _loops(True, size)
     if loops is not None and not weighted and size:
-        joined = [np.concatenate([getattr(p, name) for p in parts]) for name in _COLUMNS]
-        starts = np.cumsum([0] + [len(p.bins) for p in parts])
-        bits, *columns = loops.merged_bins(*joined, starts, bits, first.max_bins)
-        return replace(
-            first, bits=bits, classes=classes, **dict(zip(_COLUMNS, columns, strict=True))
-        )
+        starts = np.cumsum([0] + [len(s.bins) for s in states])
+        drops = np.array([s.bits - bits for s in states], np.int64)
+        found = loops.dense_merged(*_joined(states), starts, drops, bits, first.max_bins)
+        if found is None and few:
+            parts = [_coarsened(s, bits) for s in states]
+            starts = np.cumsum([0] + [len(p.bins) for p in parts])
+            found = loops.merged_bins(*_joined(parts), starts, bits, first.max_bins)
+        if found is not None:
+            bits, *columns = found
+            return replace(
+                first, bits=bits, classes=classes, **dict(zip(_COLUMNS, columns, strict=True))
+            )
+    parts = [_coarsened(s, bits) for s in states]
     dtype = np.float64 if weighted else np.int64
     bins = np.concatenate([p.bins for p in parts])
     order = np.argsort(bins, kind="stable")
@@ -394,6 +401,11 @@ def _bit_lengths(values: np.ndarray) -> np.ndarray:
 def _loops(compiled: bool, rows: int) -> Any:
     """The compiled loops if ``compiled`` and ready (:func:`~..sort.compiled.usable`), or None."""
     return usable(compiled, "states", np.zeros(0, np.uint64), work=rows)
+
+
+def _joined(states: Sequence[StateBins]) -> list[np.ndarray]:
+    """The states' columns end to end (:data:`_COLUMNS`), for the compiled merges."""
+    return [np.concatenate([getattr(s, name) for s in states]) for name in _COLUMNS]
 
 
 def _coarsened(state: StateBins, bits: int) -> StateBins:
