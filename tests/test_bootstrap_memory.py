@@ -149,3 +149,30 @@ def test_bytes_a_row_of_the_sort_and_the_keys() -> None:
         tracemalloc.stop()
     assert keys_peak <= 8 * len(part) + 3 * 8 * (1 << 16)  # the keys, and one run's temporaries
     assert estimate_peak <= 16 * n  # the pair counts' searches (the layout's took ~64)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([1, 0, 1, 1, 0, 0, 1] * 40),  # two numeric classes: one sort of both
+        np.array(["b", "a", "c", "a", "b", "c", "c"] * 40),  # several, by class
+        np.array([7] * 280),  # one class
+    ],
+)
+def test_positions_made_from_the_order_are_the_narrow_ids(labels) -> None:
+    """``traced_by_label`` with ``ids=None`` (the rows' positions, made from the sort's order:
+    no array of every position to gather from) gives the parts that the explicit positions
+    (``block_row_ids``) give, dtype and all, ties across classes included."""
+    from dask_auc._kernels.sort.rows import block_row_ids, traced_by_label
+
+    rng = np.random.default_rng(len(set(labels.tolist())))
+    scores = rng.integers(0, 9, len(labels)) / 4.0
+    classes = tuple(np.unique(labels).tolist())
+    given = traced_by_label(classes, labels, scores, block_row_ids(len(labels)), None, 3)
+    made = traced_by_label(classes, labels, scores, None, None, 3)
+    assert given.keys() == made.keys()
+    for key, part in given.items():
+        assert made[key].block == part.block == 3
+        assert made[key].ids.dtype == part.ids.dtype == np.uint32
+        np.testing.assert_array_equal(made[key].ids, part.ids)
+        np.testing.assert_array_equal(made[key].scores, part.scores)

@@ -306,6 +306,8 @@ def _adversarial_scores():
     yield np.array([np.nan, 1.0, -np.nan, 0.5] * 50)  # no keys: NumPy's stable sort
     yield np.concatenate([np.sort(np.round(rng.random(700), 1)) for _ in range(5)])  # runs
     yield from (np.arange(k, dtype=float)[::-1] for k in (0, 1, 2))
+    # more rows than one run of positions (order._OR_ROWS), shared keys and groups across runs
+    yield np.concatenate([[1e300, -1e300], 1 + rng.integers(0, 40, 140_000) * eps])
 
 
 def test_the_traced_sort_is_numpys_stable_argsort_on_adversarial_scores():

@@ -21,6 +21,8 @@ Nothing here imports dask.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 #: a row's position is packed in 64 bits with its run (or key) below this many rows (more:
@@ -111,17 +113,18 @@ def stable_order(
         bits = np.uint64((n - 1).bit_length())
         low, high = keys.min(), keys.max()
         room = 64 - int(bits) - (groups is not None)
+        cut = np.uint64(max(0, int(high - low).bit_length() - room))
         keys -= low
-        keys >>= np.uint64(max(0, int(high - low).bit_length() - room))
+        keys >>= cut
         keys <<= bits
-        if groups is not None:
-            keys |= groups.view(np.uint8).astype(np.uint64) << np.uint64(63)
-        keys |= np.arange(n, dtype=np.uint64)
+        _or_rows(keys, groups)
         keys.sort()
-        order = (keys & ((np.uint64(1) << bits) - np.uint64(1))).view(np.int64)
+        keys &= (np.uint64(1) << bits) - np.uint64(1)  # in place: no second 8 bytes a row
+        order = keys.view(np.int64)
         ranked = scores[order]
         ordered = ranked[1:] >= ranked[:-1]
-        if groups is not None and 0 < (first := n - int(np.count_nonzero(groups))) < n:
+        first = n if groups is None else n - int(np.count_nonzero(groups))
+        if 0 < first < n:
             ordered[first - 1] = True  # the groups' boundary
         unordered = np.flatnonzero(~ordered)
         if not len(unordered):
@@ -129,7 +132,13 @@ def stable_order(
         if scores.dtype.kind != "f" or not (
             np.isnan(ranked[unordered]).any() or np.isnan(ranked[unordered + 1]).any()
         ):
-            _reorder_shared(keys >> bits, unordered, order, ranked)
+            # the sorted keys' high bits, made again from the ranked scores (rare: two
+            # scores that share the kept bits): the group's bit above them
+            shared = cast(np.ndarray, _order_keys(ranked))
+            shared -= low
+            shared >>= cut
+            shared[first:] |= np.uint64(1) << (np.uint64(63) - bits)
+            _reorder_shared(shared, unordered, order, ranked)
             return order, ranked
     if groups is not None:  # each group's stable order, the first group's rows first
         rows = [np.flatnonzero(~groups), np.flatnonzero(groups)]
@@ -139,6 +148,23 @@ def stable_order(
         order = np.argsort(scores, kind="stable")
         return order, scores[order]
     return stable_sort(scores)
+
+
+#: rows whose position (and group) bits are set at a time: no temporary of 8 bytes a row
+_OR_ROWS = 1 << 16
+
+
+def _or_rows(keys: np.ndarray, groups: np.ndarray | None) -> None:
+    """Each key's row position into its low bits, and its group (if any) into its top bit,
+    a run of rows at a time."""
+    top = np.uint64(63)
+    for first in range(0, len(keys), _OR_ROWS):
+        run = keys[first : first + _OR_ROWS]
+        run |= np.arange(first, first + len(run), dtype=np.uint64)
+        if groups is not None:
+            flags = groups[first : first + _OR_ROWS].view(np.uint8).astype(np.uint64)
+            flags <<= top
+            run |= flags
 
 
 def _reorder_shared(

@@ -98,13 +98,16 @@ def traced_rows(block: RowsBlock, index: int) -> PreparedBlock:
     the whole input), or the hashes of their group keys.  Rows of weight zero
     are dropped, as every metric does; the others keep their positions.
     """
+    ids: np.ndarray | None = None  # (None: the rows' positions, made by the sort's order)
     if block.keys is not None:
         ids, narrow = block.keys.view(np.int64), None
     else:
-        ids, narrow = block_row_ids(len(block.scores)), index
+        narrow = index
     labels, scores, weights = block.labels, block.scores, block.weights
     if weights is not None and not weights.all():
         keep = weights != 0
+        if ids is None:
+            ids = block_row_ids(len(block.scores))
         labels, scores, weights, ids = labels[keep], scores[keep], weights[keep], ids[keep]
     if block.coded:
         by_label = traced_by_code(block.classes, labels, scores, ids, weights, narrow)
