@@ -22,6 +22,8 @@ of a window's time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ._tables import ZERO, compiled, entry, fitting_level, shifted_key
@@ -33,31 +35,25 @@ DENSE_MERGE_MOST = 1 << 21
 
 
 def dense_merged(
-    bins: np.ndarray,
-    pos: np.ndarray,
-    neg: np.ndarray,
-    low: np.ndarray,
-    high: np.ndarray,
-    starts: np.ndarray,
-    drops: np.ndarray,
-    bits: int,
-    max_bins: int,
+    columns: Sequence[np.ndarray], starts: np.ndarray, drops: np.ndarray, bits: int, max_bins: int
 ) -> tuple | None:
     """:func:`merged_bins`'s result for runs of different bits, or None where their prefixes
     at ``bits`` span too many values for one table.
 
-    Run ``r`` (``bins[starts[r]:starts[r + 1]]``, ascending) holds ``bits +
-    drops[r]``-bit prefixes; they are shortened to ``bits`` on the way in.
+    ``columns``: ``(bins, pos, neg, low, high)`` as :func:`merged_bins` takes
+    them, but run ``r`` (``bins[starts[r]:starts[r + 1]]``, ascending) holds
+    ``bits + drops[r]``-bit prefixes; they are shortened to ``bits`` on the way in.
 
     Examples
     --------
     >>> bits, b, p, n, lo, hi = dense_merged(
-    ...     np.array([4, 5, 9, 2], np.uint64), np.array([1, 0, 2, 1]), np.array([0, 1, 0, 1]),
-    ...     np.array([.1, .2, .5, .1]), np.array([.1, .3, .5, .2]),
+    ...     (np.array([4, 5, 9, 2], np.uint64), np.array([1, 0, 2, 1]), np.array([0, 1, 0, 1]),
+    ...      np.array([.1, .2, .5, .1]), np.array([.1, .3, .5, .2])),
     ...     np.array([0, 3, 4]), np.array([1, 0]), 3, 8)
     >>> bits, b.tolist(), p.tolist(), n.tolist(), lo.tolist(), hi.tolist()
     (3, [2, 4], [2, 2], [2, 0], [0.1, 0.5], [0.3, 0.5])
     """  # fmt: skip
+    bins = columns[0]
     runs = np.flatnonzero(starts[1:] > starts[:-1])
     if len(runs) == 0:
         return None
@@ -66,9 +62,7 @@ def dense_merged(
     origin, span = int(firsts.min()), int(lasts.max()) - int(firsts.min()) + 1
     if span > min(DENSE_MERGE_MOST, 4 * max_bins, 2 * len(bins) + 4096):
         return None
-    return _dense_into(
-        bins, pos, neg, low, high, starts, drops, np.uint64(origin), span, bits, max_bins
-    )
+    return _dense_into(*columns, starts, drops, np.uint64(origin), span, bits, max_bins)
 
 
 def merged_bins(
@@ -136,13 +130,7 @@ def _heads_merged(bins, pos, neg, low, high, starts, bits, max_bins):  # pragma:
     """:func:`merged_bins` by a merge of the runs' heads (each bin compares every run's head),
     then coarsened to the most bits that fit ``max_bins``."""
     heads = starts[:-1].copy()
-    size = len(bins)
-    out_bins, out_pos, out_neg = (
-        np.empty(size, np.uint64),
-        np.zeros(size, np.int64),
-        np.zeros(size, np.int64),
-    )
-    out_low, out_high = np.empty(size, np.float64), np.empty(size, np.float64)
+    out_bins, out_pos, out_neg, out_low, out_high = _columns(len(bins))
     n = 0
     while True:
         least, any_left = ZERO, False
@@ -189,12 +177,7 @@ def _dense_into(
     n = 0
     for k in range(span):
         n += np.int64(seen[k])
-    out_bins, out_pos, out_neg = (
-        np.empty(n, np.uint64),
-        np.empty(n, np.int64),
-        np.empty(n, np.int64),
-    )
-    out_low, out_high = np.empty(n, np.float64), np.empty(n, np.float64)
+    out_bins, out_pos, out_neg, out_low, out_high = _columns(n)
     j = 0
     for k in range(span):
         if seen[k]:
@@ -203,6 +186,19 @@ def _dense_into(
             out_low[j], out_high[j] = scores[k, 0], scores[k, 1]
             j += 1
     return _fitted(out_bins, out_pos, out_neg, out_low, out_high, n, bits, max_bins)
+
+
+@compiled
+def _columns(size):  # pragma: no cover - compiled
+    """A merge's five columns of ``size`` bins: prefixes, the classes' counts (zero), lowest
+    and highest scores."""
+    return (
+        np.empty(size, np.uint64),
+        np.zeros(size, np.int64),
+        np.zeros(size, np.int64),
+        np.empty(size, np.float64),
+        np.empty(size, np.float64),
+    )
 
 
 @compiled

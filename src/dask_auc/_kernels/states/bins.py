@@ -205,7 +205,7 @@ def merge_states(states: Sequence[StateBins], loops: Any = True) -> StateBins:
     if loops is not None and not weighted and size:
         starts = np.cumsum([0] + [len(s.bins) for s in states])
         drops = np.array([s.bits - bits for s in states], np.int64)
-        found = loops.dense_merged(*_joined(states), starts, drops, bits, first.max_bins)
+        found = loops.dense_merged(_joined(states), starts, drops, bits, first.max_bins)
         if found is None and few:
             parts = [_coarsened(s, bits) for s in states]
             starts = np.cumsum([0] + [len(p.bins) for p in parts])
