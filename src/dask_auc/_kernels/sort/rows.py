@@ -56,12 +56,17 @@ def block_row_ids(rows: int) -> np.ndarray:
     Half the bytes of ``block << ID_BITS | position``; the block's index is
     kept once per part (:attr:`SortedScores.block`).
     """
+    check_narrow_ids(rows)
+    return np.arange(rows, dtype=np.uint32)
+
+
+def check_narrow_ids(rows: int) -> None:
+    """A block's positions must fit narrow ids (uint32): else a ``ValueError`` says so."""
     if rows > 1 << ID_BITS:
         raise ValueError(
             f"a block of {rows:,} rows: row ids hold positions below 2**{ID_BITS} in a block; "
             "split the input into smaller partitions"
         )
-    return np.arange(rows, dtype=np.uint32)
 
 
 def traced_by_label(
@@ -78,8 +83,8 @@ def traced_by_label(
     row order, whatever the CPU), from one ``np.sort`` of keys carrying the
     rows' positions (:func:`stable_order`).  ``block``: the block of every
     row, when ``ids`` are narrow (:func:`block_row_ids`); ``ids`` None: they
-    are the rows' positions, :func:`block_row_ids`' (the sort's order, cast,
-    instead of a gather from 4 more bytes a row).
+    are the rows' positions, :func:`block_row_ids`' (two numeric classes: the
+    sort's order cast, instead of a gather from 4 more bytes a row).
 
     Examples
     --------
@@ -87,14 +92,11 @@ def traced_by_label(
     >>> parts[1].scores.tolist(), parts[1].ids.tolist(), parts[1].ids.dtype.name
     ([0.2, 0.5], [2, 0], 'uint32')
     """
+    both = len(classes) == 2 and labels.dtype.kind in "biuf"
     if ids is None:
-        if len(scores) > 1 << ID_BITS:
-            block_row_ids(len(scores))  # (its error: positions must fit the narrow ids)
-        positions: Any = _Positions()
-    else:
-        positions = ids
+        check_narrow_ids(len(scores))
     by_label: dict[Any, SortedScores] = {}
-    if len(classes) == 2 and labels.dtype.kind in "biuf":
+    if both:
         # both classes by one sort, the class as the keys' top bit (numeric labels:
         # every row's label equals exactly one of the block's two)
         second = labels == classes[1]
@@ -102,37 +104,26 @@ def traced_by_label(
         first = len(scores) - int(np.count_nonzero(second))
         for value, part in ((classes[0], slice(0, first)), (classes[1], slice(first, None))):
             own = order[part]
+            own_ids = own.astype(np.uint32) if ids is None else ids[own]
             by_label[value] = SortedScores(
-                ranked[part], None if weights is None else weights[own], positions[own], block
+                ranked[part], None if weights is None else weights[own], own_ids, block
             )
         return by_label
+    # (only the one sort of both classes casts the positions from its order)
+    row_ids = block_row_ids(len(scores)) if ids is None else ids
     for value in classes:
         if len(classes) > 1:
             # np.compress copies the selected rows about 1.7x faster than a boolean index
             rows = labels == value
-            own = np.compress(rows, scores)
-            own_ids = positions.compress(rows) if ids is None else np.compress(rows, ids)
+            own, own_ids = np.compress(rows, scores), np.compress(rows, row_ids)
             own_weights = None if weights is None else np.compress(rows, weights)
         else:
-            own, own_weights = scores, weights
-            own_ids = block_row_ids(len(scores)) if ids is None else ids
+            own, own_ids, own_weights = scores, row_ids, weights
         order, ranked = stable_order(own)
         by_label[value] = SortedScores(
             ranked, None if own_weights is None else own_weights[order], own_ids[order], block
         )
     return by_label
-
-
-class _Positions:
-    """The rows' positions as narrow ids, made only where taken: ``[order]`` casts the
-    order (no array of every position to gather from), ``compress(rows)`` those of
-    ``rows``."""
-
-    def __getitem__(self, order: np.ndarray) -> np.ndarray:
-        return order.astype(np.uint32)
-
-    def compress(self, rows: np.ndarray) -> np.ndarray:
-        return np.flatnonzero(rows).astype(np.uint32)
 
 
 def traced_by_code(keys: tuple[Any, ...], codes: np.ndarray, *rows: Any) -> dict[Any, SortedScores]:

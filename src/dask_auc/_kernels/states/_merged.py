@@ -161,19 +161,15 @@ def _dense_into(
     seen = np.zeros(span, np.uint8)
     counts = np.zeros((span, 2), np.int64)
     scores = np.empty((span, 2), np.float64)
+    scores[:, 0], scores[:, 1] = np.inf, -np.inf  # (as the head merge starts each bin)
     for r in range(len(starts) - 1):
         for e in range(starts[r], starts[r + 1]):
             k = np.int64(shifted_key(bins[e], drops[r]) - origin)
-            if seen[k]:
-                counts[k, 0] += pos[e]
-                counts[k, 1] += neg[e]
-                scores[k, 0] = min(scores[k, 0], low[e])
-                scores[k, 1] = max(scores[k, 1], high[e])
-            else:
-                seen[k] = 1
-                counts[k, 0], counts[k, 1] = pos[e], neg[e]
-                scores[k, 0] = min(np.inf, low[e])
-                scores[k, 1] = max(-np.inf, high[e])
+            seen[k] = 1
+            counts[k, 0] += pos[e]
+            counts[k, 1] += neg[e]
+            scores[k, 0] = min(scores[k, 0], low[e])
+            scores[k, 1] = max(scores[k, 1], high[e])
     n = 0
     for k in range(span):
         n += np.int64(seen[k])
