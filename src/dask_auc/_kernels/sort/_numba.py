@@ -469,6 +469,8 @@ def warm_up(loaded: Callable[[Any], None]) -> None:
         compiled.pair_counts(ascending[::2].copy(), ascending[1::2].copy())
         compiled.aggregate(scores % 7, codes.view(bool), 100)
         compiled.ranks(ascending[::2].copy(), ascending[1::2].copy())
+    narrow = np.arange(300, dtype=np.float32)  # narrowed doubles (prepare.narrowed) split so
+    compiled.grouped_rows(narrow, codes, 2, narrow[::100].copy())
     # the route of DeLong's placements back to their blocks: int64 ids, float values
     blocks = (np.arange(300) % 5).astype(np.uint16)
     compiled.partitioned(blocks, 5, np.arange(300), np.linspace(0, 1, 300))

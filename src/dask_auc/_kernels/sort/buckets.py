@@ -131,10 +131,13 @@ def split_block(block: PreparedBlock, plan: SortPlan) -> list[Bucket]:
 
 
 def _split_unsplit(block: PreparedBlock, rows: UnsplitRows, plan: SortPlan) -> list[Bucket]:
-    scores = rows.scores.astype(plan.splitters.dtype, copy=False)
+    scores, splitters = rows.scores, _narrowed_splitters(rows, plan.splitters)
+    if splitters is None:  # the rows in the plan's dtype (widened, if they were narrowed)
+        scores, splitters = scores.astype(plan.splitters.dtype, copy=False), plan.splitters
     n_codes = len(rows.keys)
-    found = _compiled.grouped_rows(scores, rows.codes, n_codes, plan.splitters, rows.ids)
+    found = _compiled.grouped_rows(scores, rows.codes, n_codes, splitters, rows.ids)
     if found is None:  # this worker cannot run the compiled loops: sort as NumPy does
+        scores = scores.astype(plan.splitters.dtype, copy=False)
         if rows.ids is not None:  # the codes stand for the labels: the numeric fast path
             by_label = traced_by_code(rows.keys, rows.codes, scores, rows.ids)
         else:
@@ -149,7 +152,9 @@ def _split_unsplit(block: PreparedBlock, rows: UnsplitRows, plan: SortPlan) -> l
     def piece(a: int, b: int) -> SortedScores:
         # a piece is the one place a bucket holds unsorted rows: assemble_bucket sorts them
         piece_ids = None if ids is None else ids[a:b]
-        return cast(SortedScores, UnsortedScores(grouped[a:b], None, piece_ids))
+        return cast(SortedScores, UnsortedScores(grouped[a:b], None, piece_ids, given=given))
+
+    given = None if grouped.dtype == plan.splitters.dtype else plan.splitters.dtype
 
     none = piece(0, 0)
 
@@ -165,6 +170,21 @@ def _split_unsplit(block: PreparedBlock, rows: UnsplitRows, plan: SortPlan) -> l
         for j in range(plan.n_buckets)
     ]
     return pieces[::-1]
+
+
+def _narrowed_splitters(rows: UnsplitRows, splitters: np.ndarray) -> np.ndarray | None:
+    """The plan's splitters in the narrowed rows' dtype, when each converts exactly; else None.
+
+    Exact splitters cut narrowed rows where they cut the given ones: a row's
+    bucket counts the splitters below it, and both sides of every compare
+    are the same values.  (They are, when every block was narrowed: each
+    splitter is a sampled score.)
+    """
+    if rows.given is None or splitters.dtype != rows.given:
+        return None
+    with np.errstate(over="ignore"):  # beyond the narrow range: inf, unequal
+        narrow = splitters.astype(rows.scores.dtype)
+    return narrow if np.array_equal(narrow, splitters) else None
 
 
 def assemble_bucket(*pieces: Bucket) -> Bucket:

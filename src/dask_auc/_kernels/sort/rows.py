@@ -231,6 +231,8 @@ class UnsortedScores(SizedByArrays):
     weights: None = None
     ids: np.ndarray | None = None
     block: None = None  # its ids, if any, are wide
+    #: the dtype of the plan when the scores are narrowed (:attr:`UnsplitRows.given`)
+    given: np.dtype | None = None
     counted = False
 
     @property
@@ -261,6 +263,14 @@ class UnsplitRows(SizedByArrays):
     codes: np.ndarray  # uint8: the index in ``keys`` of each row's class
     keys: tuple[Any, ...]  # the by_label key of each code
     ids: np.ndarray | None = None  # the rows' ids, on a traced sort
+    #: the dtype the scores were given in, when they are kept narrowed (float64 scores
+    #: that are all float32 values, :func:`~dask_auc._kernels.sort.prepare.narrowed`)
+    given: np.dtype | None = None
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The dtype the scores stand for: the plan's, the buckets'."""
+        return self.scores.dtype if self.given is None else self.given
 
 
 #: blocks of fewer rows are never aggregated: their sort costs little either way
@@ -377,6 +387,9 @@ def _sorted_with_unsorted(parts: list[SortedScores]) -> SortedScores:
         return SortedScores(ranked, None, _merged_ids(traced, order))
     scores = np.concatenate([p.scores for p in rows])
     scores.sort()  # in place: the concatenation is a fresh array
+    # narrowed rows are sorted narrow (half the bytes), then given their plan's dtype
+    given = [p.given for p in rows if isinstance(p, UnsortedScores) and p.given is not None]
+    scores = scores.astype(np.result_type(scores, *given), copy=False)
     counted = [p for p in parts if p.counted and len(p)]
     return _merge_counted([SortedScores(scores), *counted]) if counted else SortedScores(scores)
 
