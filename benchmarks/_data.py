@@ -13,7 +13,7 @@ import numpy as np
 
 GEN_CHUNK = 1 << 20
 POSITIVE_RATE = 0.3
-KINDS = ("continuous", "tied")
+KINDS = ("continuous", "tied", "float32")
 
 
 def _chunk(index: int, rows: int, kind: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -21,7 +21,9 @@ def _chunk(index: int, rows: int, kind: str, seed: int) -> tuple[np.ndarray, np.
 
     The scores are a logistic model's output: the positives' logits are
     shifted up, giving an AUC of about 0.84.  ``tied`` rounds them to 3
-    decimals (about a thousand distinct values).
+    decimals (about a thousand distinct values); ``float32`` rounds them to the
+    nearest float32 and keeps them float64 (a float32 model's output read as
+    doubles: continuous, with the ties of ~16 million values in [0, 1)).
     """
     rng = np.random.default_rng([seed, index])
     label = (rng.random(rows) < POSITIVE_RATE).astype(np.int8)
@@ -33,6 +35,8 @@ def _chunk(index: int, rows: int, kind: str, seed: int) -> tuple[np.ndarray, np.
     np.reciprocal(score, out=score)
     if kind == "tied":
         np.round(score, 3, out=score)
+    elif kind == "float32":
+        score[...] = score.astype(np.float32)
     elif kind != "continuous":
         raise ValueError(f"unknown score kind {kind!r}; expected one of {KINDS}")
     return label, score
