@@ -148,13 +148,13 @@ def _split_unsplit(block: PreparedBlock, rows: UnsplitRows, plan: SortPlan) -> l
         return split_block(PreparedBlock(block.lengths, block.classes, by_label), plan)
     grouped, starts, ids = found
     code_of = {key: code for code, key in enumerate(rows.keys)}
+    # narrowed rows stay narrow until their bucket is sorted, which widens them to this
+    given = None if grouped.dtype == plan.splitters.dtype else plan.splitters.dtype
 
     def piece(a: int, b: int) -> SortedScores:
         # a piece is the one place a bucket holds unsorted rows: assemble_bucket sorts them
         piece_ids = None if ids is None else ids[a:b]
         return cast(SortedScores, UnsortedScores(grouped[a:b], None, piece_ids, given=given))
-
-    given = None if grouped.dtype == plan.splitters.dtype else plan.splitters.dtype
 
     none = piece(0, 0)
 

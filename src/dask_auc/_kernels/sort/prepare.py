@@ -33,8 +33,10 @@ keeps its rows as they are (:class:`~dask_auc._kernels.sort.rows.UnsplitRows`),
 :func:`~dask_auc._kernels.sort.buckets.split_block` groups them by class and
 bucket in two compiled passes, and
 :func:`~dask_auc._kernels.sort.buckets.assemble_bucket` sorts each bucket's rows
-once, with one ``np.sort``.  Tied blocks are aggregated by a compiled hash,
-and bucket summaries count pairs by a merge.
+once, with one ``np.sort``.  Float64 scores that are all float32 values are kept
+as float32 until then (:func:`narrowed`): held, split and moved in half the
+bytes.  Tied blocks are aggregated by a compiled hash, and bucket summaries
+count pairs by a merge.
 
 Nothing here imports dask.
 """
