@@ -33,7 +33,7 @@ from ..core.footprint import SizedByArrays
 from ..core.summary import PartialROC, TieGroup
 from . import compiled as _compiled
 from .plan import SortPlan
-from .prepare import PreparedBlock
+from .prepare import PreparedBlock, narrowed
 from .rows import (
     SortedScores,
     UnsortedScores,
@@ -182,9 +182,7 @@ def _narrowed_splitters(rows: UnsplitRows, splitters: np.ndarray) -> np.ndarray 
     """
     if rows.given is None or splitters.dtype != rows.given:
         return None
-    with np.errstate(over="ignore"):  # beyond the narrow range: inf, unequal
-        narrow = splitters.astype(rows.scores.dtype)
-    return narrow if np.array_equal(narrow, splitters) else None
+    return narrowed(splitters)  # the rows' own test: float32 values, all of them
 
 
 def assemble_bucket(*pieces: Bucket) -> Bucket:
