@@ -13,7 +13,9 @@ import numpy as np
 
 GEN_CHUNK = 1 << 20
 POSITIVE_RATE = 0.3
-KINDS = ("continuous", "tied", "float32")
+#: the kinds a script runs unless told (``float32`` is asked for by name)
+DEFAULT_KINDS = ("continuous", "tied")
+KINDS = (*DEFAULT_KINDS, "float32")
 
 
 def _chunk(index: int, rows: int, kind: str, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -35,7 +35,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import _process  # noqa: E402
-from _data import KINDS, generate  # noqa: E402
+from _data import DEFAULT_KINDS, KINDS, generate  # noqa: E402
 from bench_auc import (  # noqa: E402
     MIB,
     environment,
@@ -210,7 +210,7 @@ def table_rows(todo: list[tuple[str, str, int, str]], results: dict) -> list[lis
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=parse_rows, default=parse_rows("1e7"))
-    parser.add_argument("--kinds", type=parse_list(KINDS), default=list(KINDS))
+    parser.add_argument("--kinds", type=parse_list(KINDS), default=list(DEFAULT_KINDS))
     parser.add_argument("--functions", type=parse_list(FUNCTIONS), default=list(FUNCTIONS))
     parser.add_argument(
         "--max-points", type=int, default=2000, help="the bounded curve's max_points"

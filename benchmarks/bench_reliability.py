@@ -54,7 +54,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import _process  # noqa: E402
-from _data import KINDS  # noqa: E402
+from _data import DEFAULT_KINDS, KINDS  # noqa: E402
 
 TOLERANCE = 1e-12
 ROWS = (
@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=lambda t: int(float(t)), default=int(2e7))
     parser.add_argument("--chunks", type=int, default=16, help="dask chunks of the arrays")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per row")
-    parser.add_argument("--kinds", default=",".join(KINDS), help=f"of {', '.join(KINDS)}")
+    parser.add_argument("--kinds", default=",".join(DEFAULT_KINDS), help=f"of {', '.join(KINDS)}")
     _process.add_in_process_flag(parser)
     parser.add_argument(
         "--kernel", action="store_true", help="time the bucket kernel alone, one thread"

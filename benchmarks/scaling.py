@@ -30,7 +30,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import _process  # noqa: E402
-from _data import KINDS  # noqa: E402
+from _data import DEFAULT_KINDS, KINDS  # noqa: E402
 from _methods import SCALING_KINDS  # noqa: E402
 from bench_auc import (  # noqa: E402
     MIB,
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--kinds",
         type=parse_list(KINDS),
-        default=list(KINDS),
+        default=list(DEFAULT_KINDS),
         help=f"score kinds: {', '.join(KINDS)}",
     )
     parser.add_argument(
