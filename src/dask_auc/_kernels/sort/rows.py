@@ -92,13 +92,12 @@ def traced_by_label(
     >>> parts[1].scores.tolist(), parts[1].ids.tolist(), parts[1].ids.dtype.name
     ([0.2, 0.5], [2, 0], 'uint32')
     """
-    both = len(classes) == 2 and labels.dtype.kind in "biuf"
-    if ids is None:
-        check_narrow_ids(len(scores))
     by_label: dict[Any, SortedScores] = {}
-    if both:
+    if len(classes) == 2 and labels.dtype.kind in "biuf":
         # both classes by one sort, the class as the keys' top bit (numeric labels:
         # every row's label equals exactly one of the block's two)
+        if ids is None:  # before the sort: the positions cast from its order must fit
+            check_narrow_ids(len(scores))
         second = labels == classes[1]
         order, ranked = stable_order(scores, groups=second)
         first = len(scores) - int(np.count_nonzero(second))
