@@ -176,3 +176,22 @@ def test_positions_made_from_the_order_are_the_narrow_ids(labels) -> None:
         assert made[key].ids.dtype == part.ids.dtype == np.uint32
         np.testing.assert_array_equal(made[key].ids, part.ids)
         np.testing.assert_array_equal(made[key].scores, part.scores)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [np.array([1, 0] * 10), np.array(["b", "a"] * 10), np.array([7] * 20)],
+    ids=["two numeric classes", "by class", "one class"],
+)
+def test_positions_beyond_narrow_ids_raise_before_any_sort(labels, monkeypatch) -> None:
+    """A block longer than narrow ids hold is refused, by name, on every path of
+    ``traced_by_label`` (``ID_BITS`` lowered to 3 bits: blocks of 8 rows at most)."""
+    from dask_auc._kernels.sort import rows
+
+    monkeypatch.setattr(rows, "ID_BITS", 3)
+    monkeypatch.setattr(rows, "stable_order", lambda *a, **k: pytest.fail("sorted first"))
+    classes = tuple(np.unique(labels).tolist())
+    with pytest.raises(
+        ValueError, match=r"^a block of 20 rows: row ids hold positions below 2\*\*3"
+    ):
+        rows.traced_by_label(classes, labels, np.linspace(0, 1, 20), None)
